@@ -1,0 +1,111 @@
+/* The malloc family, served from the rank's own slot by mimalloc.
+ *
+ * Why mimalloc: it can be handed an arbitrary region as an arena
+ * (mi_manage_os_memory) and told never to take memory from anywhere else
+ * (mi_option_limit_os_alloc), it is thread-scalable, and Debian ships it.
+ * We define the entry points ourselves (rather than use mimalloc's own
+ * override) so the slot is attached before the first allocation, whoever
+ * makes it. madvise is interposed too: on a shared mapping MADV_DONTNEED only
+ * drops page-table entries, so mimalloc's purges become MADV_REMOVE, which
+ * really returns the memory. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <mimalloc.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sm_alloc.h"
+#include "sm_core.h"
+
+static uintptr_t heap_lo, heap_hi;
+static _Atomic int heap_ready;
+static atomic_flag oom_said = ATOMIC_FLAG_INIT;
+
+void sm_alloc_attach(void *base, size_t len)
+{
+    mi_option_set(mi_option_limit_os_alloc, 1);
+    mi_option_disable(mi_option_show_errors);
+    heap_lo = (uintptr_t)base;
+    heap_hi = heap_lo + len;
+    /* Uncommitted, so mimalloc purges what is freed; zero, as a fresh memfd is. */
+    if (!mi_manage_os_memory(base, len, false, false, true, -1))
+        sm_fatal("init: the allocator refused the slot heap [%p, +%zu)", base, len);
+    atomic_store_explicit(&heap_ready, 1, memory_order_release);
+}
+
+static inline void ready(void)
+{
+    if (SM_UNLIKELY(!atomic_load_explicit(&heap_ready, memory_order_acquire))) sm_core_init();
+}
+
+static void *oom(const char *routine, size_t n)
+{
+    if (!atomic_flag_test_and_set(&oom_said))
+        sm_say("rank %d: %s(%zu) failed: the rank's slot holds %llu MiB of heap; "
+               "raise smrun --mem-per-rank", sm_core.rank, routine, n,
+               (unsigned long long)(sm_core.heap_bytes >> 20));
+    errno = ENOMEM;
+    return NULL;
+}
+#define CHECKED(routine, n, expr)                              \
+    do {                                                       \
+        void *p_ = (expr);                                     \
+        return SM_LIKELY(p_ != NULL) ? p_ : oom(routine, n);   \
+    } while (0)
+
+void *malloc(size_t n) { ready(); CHECKED("malloc", n, mi_malloc(n)); }
+void free(void *p) { ready(); mi_free(p); }
+void cfree(void *p) { free(p); }
+void *calloc(size_t k, size_t n)
+{
+    ready();
+    size_t total;
+    if (__builtin_mul_overflow(k, n, &total)) { errno = ENOMEM; return NULL; }
+    CHECKED("calloc", total, mi_calloc(k, n));
+}
+void *realloc(void *p, size_t n)
+{
+    ready();
+    if (p && n == 0) { mi_free(p); return NULL; } /* glibc's behaviour */
+    CHECKED("realloc", n, mi_realloc(p, n));
+}
+void *reallocarray(void *p, size_t k, size_t n)
+{
+    size_t total;
+    if (__builtin_mul_overflow(k, n, &total)) { errno = ENOMEM; return NULL; }
+    return realloc(p, total);
+}
+void *aligned_alloc(size_t a, size_t n) { ready(); CHECKED("aligned_alloc", n, mi_aligned_alloc(a, n)); }
+void *memalign(size_t a, size_t n) { ready(); CHECKED("memalign", n, mi_memalign(a, n)); }
+void *valloc(size_t n) { ready(); CHECKED("valloc", n, mi_valloc(n)); }
+void *pvalloc(size_t n) { ready(); CHECKED("pvalloc", n, mi_pvalloc(n)); }
+int posix_memalign(void **out, size_t a, size_t n)
+{
+    ready();
+    if (a < sizeof(void *) || (a & (a - 1))) return EINVAL;
+    void *p = mi_malloc_aligned(n, a);
+    if (!p) { oom("posix_memalign", n); return ENOMEM; }
+    *out = p;
+    return 0;
+}
+size_t malloc_usable_size(void *p) { ready(); return p ? mi_usable_size(p) : 0; }
+
+/* glibc's internal names, which some libraries call directly. */
+void *__libc_malloc(size_t n) { return malloc(n); }
+void  __libc_free(void *p) { free(p); }
+void *__libc_calloc(size_t k, size_t n) { return calloc(k, n); }
+void *__libc_realloc(void *p, size_t n) { return realloc(p, n); }
+void *__libc_memalign(size_t a, size_t n) { return memalign(a, n); }
+void *__libc_valloc(size_t n) { return valloc(n); }
+void *__libc_pvalloc(size_t n) { return pvalloc(n); }
+
+int madvise(void *addr, size_t len, int advice)
+{
+    uintptr_t a = (uintptr_t)addr;
+    if ((advice == MADV_DONTNEED || advice == MADV_FREE) && a >= heap_lo && a + len <= heap_hi)
+        advice = MADV_REMOVE;
+    return (int)syscall(SYS_madvise, addr, len, advice);
+}

@@ -1,0 +1,8 @@
+/* The allocator glue: the malloc family served from the rank's own slot. */
+#ifndef SM_ALLOC_H
+#define SM_ALLOC_H
+#include <stddef.h>
+/* Hand [base, base+len) to the allocator; from now on every allocation of
+ * every thread comes from there, and nothing from elsewhere. */
+void sm_alloc_attach(void *base, size_t len);
+#endif

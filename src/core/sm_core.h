@@ -1,0 +1,113 @@
+/* The core's contract with the engines above it (p2p, coll, rma, shmem, mpi):
+ * rank control blocks, engine areas, and the process-wide core state. */
+#ifndef SM_CORE_H
+#define SM_CORE_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "smartmap.h"
+#include "sm_job.h"
+
+#define SM_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define SM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SM_CACHELINE   64
+
+/* Engine areas: fixed places in every rank's control region that an engine
+ * may lay out as it likes (rings, flags, locks). Zero when the job starts. */
+enum sm_area {
+    SM_AREA_P2P, SM_AREA_COLL, SM_AREA_RMA, SM_AREA_SHMEM, SM_AREA_MPI,
+    SM_AREA_COUNT
+};
+#define SM_AREA_OFF  (1ULL << 20)
+#define SM_AREA_SIZE (4ULL << 20)
+_Static_assert(SM_AREA_OFF + SM_AREA_COUNT * SM_AREA_SIZE <= SM_CTRL_SIZE, "areas fit");
+
+/* The staged copy path: an initiator asks the owner's service thread to copy
+ * between the owner's private memory and a global (exposed) buffer. */
+enum sm_svc_op { SM_SVC_WRITE = 1, SM_SVC_READ = 2 };
+struct sm_svc {
+    _Atomic uint32_t lock;       /* one initiator at a time: 0 free, 1 held, 2 contended */
+    _Atomic uint32_t req;        /* bumped by the initiator to post a request */
+    _Atomic uint32_t done;       /* set to req by the service thread when finished */
+    _Atomic uint32_t running;    /* the owner has a service thread */
+    uint32_t op;                 /* enum sm_svc_op */
+    int32_t  result;             /* 0 or an errno */
+    uint64_t local;              /* address in the owner's space */
+    uint64_t global;             /* exposed buffer, global address */
+    uint64_t len;
+};
+
+/* A rank's control block, at offset 0 of its slot. */
+struct sm_rank_ctrl {
+    struct sm_ctrl job;                          /* ABI with smrun: first */
+    alignas(SM_CACHELINE) _Atomic uint32_t ready; /* layout below published */
+    uint64_t globals_lo, globals_len;            /* where the rank's exposed regions */
+    uint64_t stack_lo, stack_len;                /* live in its own address space */
+    alignas(SM_CACHELINE) _Atomic uint32_t doorbell;   /* sm_wait / sm_wake */
+    _Atomic uint32_t sleepers;
+    alignas(SM_CACHELINE) _Atomic uint32_t word_sleepers; /* sleepers in sm_wait_word on words in this slot */
+    alignas(SM_CACHELINE) _Atomic uint32_t bar_arrived;   /* job barrier: used in rank 0's block */
+    alignas(SM_CACHELINE) _Atomic uint32_t bar_gen;
+    alignas(SM_CACHELINE) struct sm_svc svc;
+};
+_Static_assert(sizeof(struct sm_rank_ctrl) <= SM_AREA_OFF, "control block fits");
+
+struct sm_core {
+    int      rank, size;
+    pid_t    pid;
+    bool     singleton;           /* not started by smrun: a job of one */
+    bool     oversubscribed;      /* more ranks than CPUs: wait politely */
+    bool     huge_pages;
+    int      own_fd;              /* the rank's memfd (close-on-exec) */
+    uint64_t slot_bytes;          /* size of every rank's memfd */
+    uint64_t heap_bytes;
+    uintptr_t globals_lo, globals_len;
+    uintptr_t stack_lo, stack_len;
+};
+extern struct sm_core sm_core;
+
+static inline uintptr_t sm_slot_base(int rank)
+{
+    return (uintptr_t)SM_BASE + ((uintptr_t)rank << SM_SLOT_SHIFT);
+}
+static inline struct sm_rank_ctrl *sm_ctrl_of(int rank)
+{
+    return (struct sm_rank_ctrl *)sm_slot_base(rank);
+}
+/* An engine's area in rank's control region. */
+static inline void *sm_area(int rank, enum sm_area a)
+{
+    return (void *)(sm_slot_base(rank) + SM_AREA_OFF + (uintptr_t)a * SM_AREA_SIZE);
+}
+/* Offset inside a slot of local address a, or UINT64_MAX if not exposed. */
+static inline uint64_t sm_local_offset(uintptr_t a)
+{
+    uintptr_t s = a - (uintptr_t)SM_BASE;
+    if (s < ((uintptr_t)sm_core.size << SM_SLOT_SHIFT)) {
+        uint64_t off = s & (SM_SLOT - 1);
+        return off < sm_core.slot_bytes ? off : UINT64_MAX;
+    }
+    if (a - sm_core.globals_lo < sm_core.globals_len)
+        return SM_GLOBALS_OFF + (a - sm_core.globals_lo);
+    if (a - sm_core.stack_lo < sm_core.stack_len)
+        return SM_STACK_OFF + (a - sm_core.stack_lo);
+    return UINT64_MAX;
+}
+
+/* Initialise the core once; called by the constructor and by the first malloc. */
+void sm_core_init(void);
+/* Wait until a peer has published its layout (sm_rank_ctrl.ready). */
+void sm_wait_ready(int rank);
+/* Start the staged-copy service thread (after init, outside malloc). */
+void sm_copy_start_service(void);
+/* Print one line "smartmap: <routine>: <message>" on stderr, without malloc. */
+void sm_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void sm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sm_stats_report(void);
+
+#endif

@@ -1,0 +1,56 @@
+/* The contract between smrun and libsmartmap: address layout, environment,
+ * and the per-rank control block that both sides read. Internal to the core. */
+#ifndef SM_JOB_H
+#define SM_JOB_H
+
+#include <stdint.h>
+
+/* Slots: rank r's memfd is mapped by every rank (and by smrun) at
+ * SM_BASE + r * SM_SLOT. Offsets inside a slot are the memfd's offsets. */
+#define SM_BASE        0x100000000000ULL  /* 16 TiB: below PIE (0x5555...) and the mmap area */
+#define SM_SLOT_SHIFT  37                 /* 128 GiB of address space per rank */
+#define SM_SLOT        (1ULL << SM_SLOT_SHIFT)
+#define SM_NMAX        512                /* ranks per job */
+
+#define SM_CTRL_OFF    0ULL                   /* control block (struct sm_ctrl), engine areas */
+#define SM_CTRL_SIZE   (32ULL << 20)
+#define SM_STAGE_OFF   (32ULL << 20)          /* bounce buffer of the staged copy path */
+#define SM_STAGE_SIZE  (4ULL << 20)
+#define SM_STACK_OFF   (64ULL << 20)          /* the main thread's stack */
+#define SM_STACK_MAX   (64ULL << 20)
+#define SM_GLOBALS_OFF (128ULL << 20)         /* the executable's .data/.bss */
+#define SM_GLOBALS_MAX ((4ULL << 30) - SM_GLOBALS_OFF)
+#define SM_HEAP_OFF    (4ULL << 30)           /* the malloc arena, up to the memfd's end */
+#define SM_HEAP_ALIGN  (64ULL << 20)          /* mimalloc arena blocks are 32 MiB */
+#define SM_HEAP_MIN    (64ULL << 20)
+#define SM_HEAP_MAX    (SM_SLOT - SM_HEAP_OFF)
+
+/* Environment set by smrun for each rank. SMARTMAP_PID guards against a
+ * process the rank started (fork/exec) believing it is the rank. */
+#define SM_ENV_RANK  "SMARTMAP_RANK"   /* 0..size-1 */
+#define SM_ENV_SIZE  "SMARTMAP_SIZE"   /* number of ranks */
+#define SM_ENV_PID   "SMARTMAP_PID"    /* pid of the rank process itself */
+#define SM_ENV_FD0   "SMARTMAP_FD0"    /* memfds of ranks 0..size-1 are fds FD0..FD0+size-1 */
+#define SM_ENV_PAGES "SMARTMAP_PAGES"  /* "4k" or "2m" */
+
+/* The first bytes of every slot: written by the rank, read by peers and by
+ * smrun (which maps the first page of every memfd). Layout is ABI between
+ * smrun and the library; engines get their own areas further in. */
+#define SM_CTRL_MAGIC 0x534d415254504d31ULL /* "SMARTPM1" */
+
+enum sm_ctrl_flag {
+    SM_CTRL_NEEDS_FINALIZE = 1u << 0,  /* an engine is initialised: exiting now is a failure */
+    SM_CTRL_NOTE           = 1u << 1,  /* exit_note holds how the rank ended (e.g. an abort) */
+};
+
+struct sm_ctrl {
+    uint64_t magic;                 /* SM_CTRL_MAGIC once the rank has initialised */
+    int32_t  rank;
+    int32_t  pid;
+    _Atomic uint32_t flags;         /* enum sm_ctrl_flag */
+    int32_t  exit_code;             /* with SM_CTRL_NOTE: the code the rank asked for */
+    char     finalize_name[32];     /* with NEEDS_FINALIZE: e.g. "MPI_Finalize" */
+    char     exit_note[128];        /* with SM_CTRL_NOTE: printed by smrun */
+};
+
+#endif

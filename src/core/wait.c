@@ -1,0 +1,131 @@
+/* Waiting and waking (DESIGN.md §6): spin with pause, then yield, then sleep
+ * on a futex in shared memory with a bounded timeout. Wakers make a system
+ * call only when someone sleeps. Also the job-wide barrier. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sm_core.h"
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Shared (not FUTEX_PRIVATE) futexes: the word is in a memfd mapped by
+ * several processes, at different addresses in each. */
+static void futex_wait(const volatile uint32_t *w, uint32_t old, long ns)
+{
+    struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+    syscall(SYS_futex, w, FUTEX_WAIT, old, &ts, NULL, 0);
+}
+static void futex_wake(volatile uint32_t *w)
+{
+    syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* How long to spin and yield before sleeping. With a core per rank spinning
+ * is cheapest; oversubscribed, spinning steals the core the waker needs. */
+static inline int spin_iters(void) { return sm_core.oversubscribed ? 64 : 20000; }
+static inline int yield_iters(void) { return sm_core.oversubscribed ? 4 : 200; }
+#define SLEEP_MIN_NS 50000L      /* first sleep 50 us, doubling ... */
+#define SLEEP_MAX_NS 5000000L    /* ... up to 5 ms: the cost of a missed wake */
+
+/* The rank whose slot holds p: sleeper counts live in its control block. */
+static struct sm_rank_ctrl *owner_of(const volatile void *p)
+{
+    uintptr_t s = (uintptr_t)p - (uintptr_t)SM_BASE;
+    if (s < ((uintptr_t)sm_core.size << SM_SLOT_SHIFT)) return sm_ctrl_of((int)(s >> SM_SLOT_SHIFT));
+    return sm_local_offset((uintptr_t)p) != UINT64_MAX ? sm_ctrl_of(sm_core.rank) : NULL;
+}
+
+uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old)
+{
+    const _Atomic uint32_t *w = (const _Atomic uint32_t *)word;
+    uint32_t v;
+    for (int i = spin_iters(); i > 0; i--) {
+        if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
+        cpu_relax();
+    }
+    for (int i = yield_iters(); i > 0; i--) {
+        if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
+        sched_yield();
+    }
+    struct sm_rank_ctrl *owner = owner_of(word);
+    long ns = SLEEP_MIN_NS;
+    for (;;) {
+        if (owner) atomic_fetch_add(&owner->word_sleepers, 1);
+        if ((v = atomic_load(w)) == old) futex_wait(word, old, ns);
+        if (owner) atomic_fetch_sub(&owner->word_sleepers, 1);
+        if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
+        if (ns < SLEEP_MAX_NS) ns *= 2;
+    }
+}
+
+void sm_wake_word(volatile uint32_t *word)
+{
+    struct sm_rank_ctrl *owner = owner_of(word);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!owner || atomic_load_explicit(&owner->word_sleepers, memory_order_relaxed))
+        futex_wake(word);
+}
+
+void sm_wait(bool (*cond)(void *), void *arg)
+{
+    for (int i = spin_iters(); i > 0; i--) {
+        if (cond(arg)) return;
+        cpu_relax();
+    }
+    for (int i = yield_iters(); i > 0; i--) {
+        if (cond(arg)) return;
+        sched_yield();
+    }
+    struct sm_rank_ctrl *me = sm_ctrl_of(sm_core.rank);
+    long ns = SLEEP_MIN_NS;
+    for (;;) {
+        uint32_t seq = atomic_load(&me->doorbell);
+        atomic_fetch_add(&me->sleepers, 1);
+        bool done = cond(arg);
+        if (!done) futex_wait((volatile uint32_t *)&me->doorbell, seq, ns);
+        atomic_fetch_sub(&me->sleepers, 1);
+        if (done || cond(arg)) return;
+        if (ns < SLEEP_MAX_NS) ns *= 2;
+    }
+}
+
+void sm_wake(int rank)
+{
+    if ((unsigned)rank >= (unsigned)sm_core.size) return;
+    struct sm_rank_ctrl *c = sm_ctrl_of(rank);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&c->sleepers, memory_order_relaxed)) {
+        atomic_fetch_add(&c->doorbell, 1);
+        futex_wake((volatile uint32_t *)&c->doorbell);
+    }
+}
+
+/* Central counter with a generation number, in rank 0's control block. */
+void sm_barrier(void)
+{
+    sm_core_init();
+    if (sm_core.size == 1) return;
+    struct sm_rank_ctrl *c0 = sm_ctrl_of(0);
+    uint32_t gen = atomic_load_explicit(&c0->bar_gen, memory_order_acquire);
+    if (atomic_fetch_add(&c0->bar_arrived, 1) == (uint32_t)sm_core.size - 1) {
+        atomic_store_explicit(&c0->bar_arrived, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&c0->bar_gen, 1, memory_order_release);
+        sm_wake_word((volatile uint32_t *)&c0->bar_gen);
+    } else {
+        while (atomic_load_explicit(&c0->bar_gen, memory_order_acquire) == gen)
+            sm_wait_word((volatile uint32_t *)&c0->bar_gen, gen);
+    }
+}
