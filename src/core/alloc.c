@@ -36,6 +36,8 @@ void sm_alloc_attach(void *base, size_t len)
     atomic_store_explicit(&heap_ready, 1, memory_order_release);
 }
 
+void sm_alloc_forked(void) { heap_lo = heap_hi = 0; }
+
 static inline void ready(void)
 {
     if (SM_UNLIKELY(!atomic_load_explicit(&heap_ready, memory_order_acquire))) sm_core_init();

@@ -346,7 +346,11 @@ void sm_wait_ready(int rank)
 __attribute__((constructor(101))) static void sm_constructor(void)
 {
     sm_core_init();
-    if (sm_core.size > 1) sm_copy_start_service();
+    if (sm_core.size == 1) return;
+    sm_copy_start_service();
+    /* Every rank has moved its globals and stack into its slot before any
+     * main() runs: a peer's early store must not be overwritten by the copy. */
+    sm_barrier();
 }
 
 __attribute__((destructor)) static void sm_destructor(void)

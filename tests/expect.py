@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Run a command and check its exit code and how often patterns appear in
+its combined output. Used by CTest for checks a program cannot make itself.
+
+  expect.py [--rc N] [--count REGEX N]... [--absent REGEX]... -- CMD ARGS...
+"""
+import argparse, re, subprocess, sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--rc", type=int, default=0)
+ap.add_argument("--count", nargs=2, action="append", default=[], metavar=("REGEX", "N"))
+ap.add_argument("--absent", action="append", default=[])
+ap.add_argument("--timeout", type=float, default=120)
+ap.add_argument("cmd", nargs=argparse.REMAINDER)
+a = ap.parse_args()
+cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
+p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=a.timeout)
+out = p.stdout
+sys.stdout.write(out)
+bad = []
+if p.returncode != a.rc:
+    bad.append(f"exit code {p.returncode}, expected {a.rc}")
+for rx, n in a.count:
+    got = len(re.findall(rx, out, re.M))
+    if got != int(n):
+        bad.append(f"/{rx}/ appears {got} times, expected {n}")
+for rx in a.absent:
+    if re.search(rx, out, re.M):
+        bad.append(f"/{rx}/ must not appear")
+for b in bad:
+    print("expect.py: " + b)
+sys.exit(1 if bad else 0)
