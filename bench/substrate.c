@@ -102,12 +102,13 @@ int main(int argc, char **argv)
     }
     double m_sm = median(t_sm, REPS), m_raw = median(t_raw, REPS);
     if (me == 0) {
-        printf("# smartmap substrate benchmark (rank 0 <-> rank 1, %d runs alternated, medians)\n", REPS);
-        printf("\n## flag ping-pong, half round trip\n");
-        printf("%-28s %10s %10s\n", "path", "ns", "spread");
-        printf("%-28s %10.1f %9.0f%%\n", "sm_remote (smartmap)", m_sm, 100 * spread(t_sm, REPS));
-        printf("%-28s %10.1f %9.0f%%\n", "MAP_SHARED memfd (raw)", m_raw, 100 * spread(t_raw, REPS));
-        printf("ratio smartmap/raw: %.2fx (target <= 1.2x)\n", m_sm / m_raw);
+        printf("Rank 0 <-> rank 1; %d runs alternated between the two sides; medians, with the\n"
+               "spread (max-min)/median of the runs.\n", REPS);
+        printf("\n### Flag ping-pong, half round trip\n\n");
+        printf("| path | ns | spread |\n|---|---:|---:|\n");
+        printf("| sm_remote (smartmap) | %.1f | %.0f%% |\n", m_sm, 100 * spread(t_sm, REPS));
+        printf("| MAP_SHARED memfd (raw limit) | %.1f | %.0f%% |\n", m_raw, 100 * spread(t_raw, REPS));
+        printf("\nsmartmap / raw: **%.2fx** (target <= 1.2x)\n", m_sm / m_raw);
     }
 
     /* Bandwidth: rank 0 pulls from rank 1's heap with sm_get; the baseline
@@ -123,8 +124,8 @@ int main(int argc, char **argv)
     sm_barrier();
     if (me == 0) {
         sm_get(1, &peer_src, &published, sizeof peer_src);
-        printf("\n## single-copy bandwidth: sm_get from rank 1 vs memcpy in one process\n");
-        printf("%12s %14s %14s %8s %8s\n", "bytes", "sm_get MB/s", "memcpy MB/s", "ratio", "spread");
+        printf("\n### Single-copy bandwidth: sm_get from rank 1 vs memcpy within one process\n\n");
+        printf("| bytes | sm_get MB/s | memcpy MB/s | ratio | spread |\n|---:|---:|---:|---:|---:|\n");
         double worst_large = 1e9;
         for (size_t n = 8; n <= max; n *= quick ? 16 : 4) {
             long it = (long)((quick ? 64 : 512) * 1048576.0 / (double)n);
@@ -144,10 +145,10 @@ int main(int argc, char **argv)
             }
             double a = median(bw_sm, REPS), sa = spread(bw_sm, REPS);
             double b = median(bw_mc, REPS);
-            printf("%12zu %14.0f %14.0f %7.2fx %7.0f%%\n", n, a, b, a / b, 100 * sa);
+            printf("| %zu | %.0f | %.0f | %.2fx | %.0f%% |\n", n, a, b, a / b, 100 * sa);
             if (n >= (1 << 20) && a / b < worst_large) worst_large = a / b;
         }
-        printf("smallest sm_get/memcpy ratio at >= 1 MiB: %.2fx (target >= 0.9x)\n", worst_large);
+        printf("\nsmallest sm_get / memcpy ratio at >= 1 MiB: **%.2fx** (target >= 0.9x)\n", worst_large);
     }
     sm_barrier();
     return 0;

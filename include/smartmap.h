@@ -12,6 +12,8 @@
 extern "C" {
 #endif
 
+#define SM_API __attribute__((visibility("default")))
+
 #define SMARTMAP_VERSION_MAJOR 0
 #define SMARTMAP_VERSION_MINOR 1
 #define SMARTMAP_VERSION_PATCH 0
@@ -30,9 +32,9 @@ enum sm_error {
 /* --- Job ----------------------------------------------------------------
  * The library initialises itself before main() in a rank started by smrun.
  * A program started without smrun is a job of one rank. */
-int  sm_rank(void);
-int  sm_size(void);
-void sm_barrier(void);            /* all ranks of the job */
+SM_API int  sm_rank(void);
+SM_API int  sm_size(void);
+SM_API void sm_barrier(void);            /* all ranks of the job */
 
 /* --- Translation (DESIGN.md §1) -----------------------------------------
  * sm_global(p): the address at which every rank of the job (the caller
@@ -42,9 +44,9 @@ void sm_barrier(void);            /* all ranks of the job */
  *   variable, or heap memory allocated symmetrically).
  * Both return NULL when p is not exposed (private mmap, another thread's
  * stack, a shared library's globals) or r is out of range. */
-void *sm_global(const void *p);
-void *sm_remote(int rank, const void *p);
-bool  sm_exposed(const void *p);  /* true if p is reachable by peers directly */
+SM_API void *sm_global(const void *p);
+SM_API void *sm_remote(int rank, const void *p);
+SM_API bool  sm_exposed(const void *p);  /* true if p is reachable by peers directly */
 
 /* --- Copy engine --------------------------------------------------------
  * sm_put copies len bytes from the caller's src to dst in rank's address
@@ -54,41 +56,41 @@ bool  sm_exposed(const void *p);  /* true if p is reachable by peers directly */
  * kernel (process_vm_readv/writev) where permitted, else staged through the
  * slot with the target's help. Always correct; the bytes each path carried
  * are printed at exit with SMARTMAP_STATS=1. */
-int sm_put(int rank, void *dst, const void *src, size_t len);
-int sm_get(int rank, void *dst, const void *src, size_t len);
+SM_API int sm_put(int rank, void *dst, const void *src, size_t len);
+SM_API int sm_get(int rank, void *dst, const void *src, size_t len);
 
 enum sm_path { SM_PATH_DIRECT, SM_PATH_KERNEL, SM_PATH_STAGED, SM_PATH_COUNT };
 /* Bytes moved by sm_put/sm_get on each path so far in this process. */
-void sm_path_bytes(uint64_t bytes[SM_PATH_COUNT]);
+SM_API void sm_path_bytes(uint64_t bytes[SM_PATH_COUNT]);
 
 /* --- Waiting and waking (DESIGN.md §6) ----------------------------------
  * Waiters spin with pause, then yield, then sleep on a futex in shared
  * memory; sleeps are bounded, so a missed wake costs time, never a hang. */
 /* Wait until *word != old (word in exposed memory, any rank's). Returns the
  * new value. Whoever changes the word calls sm_wake_word(word). */
-uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old);
-void     sm_wake_word(volatile uint32_t *word);
+SM_API uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old);
+SM_API void     sm_wake_word(volatile uint32_t *word);
 /* Wait until cond(arg) is true, sleeping on the caller's doorbell. Whoever
  * makes cond true for rank r calls sm_wake(r). */
-void sm_wait(bool (*cond)(void *arg), void *arg);
-void sm_wake(int rank);
+SM_API void sm_wait(bool (*cond)(void *arg), void *arg);
+SM_API void sm_wake(int rank);
 
 /* --- Memory -------------------------------------------------------------- */
 struct sm_mem_info {
     size_t heap_capacity;   /* bytes the rank's slot can give to malloc */
     size_t slot_resident;   /* bytes of the rank's slot backed by memory now */
 };
-void sm_mem_info(struct sm_mem_info *info);
+SM_API void sm_mem_info(struct sm_mem_info *info);
 
 /* --- Job lifecycle, for the engines built on the substrate ---------------
  * Between sm_finalize_required("MPI_Finalize") and sm_finalize_done(), a
  * rank that exits is reported by smrun as a failure ("exited without calling
  * MPI_Finalize") and ends the job. */
-void sm_finalize_required(const char *finalize_routine);
-void sm_finalize_done(void);
+SM_API void sm_finalize_required(const char *finalize_routine);
+SM_API void sm_finalize_done(void);
 /* End the job: smrun prints "rank R (pid P) <note>", kills every rank and
  * exits with code. */
-_Noreturn void sm_abort(int code, const char *note);
+SM_API _Noreturn void sm_abort(int code, const char *note);
 
 #ifdef __cplusplus
 }

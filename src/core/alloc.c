@@ -46,8 +46,8 @@ static inline void ready(void)
 static void *oom(const char *routine, size_t n)
 {
     if (!atomic_flag_test_and_set(&oom_said))
-        sm_say("rank %d: %s(%zu) failed: the rank's slot holds %llu MiB of heap; "
-               "raise smrun --mem-per-rank", sm_core.rank, routine, n,
+        sm_say("%s(%zu) failed: the rank's slot holds %llu MiB of heap; "
+               "raise smrun --mem-per-rank", routine, n,
                (unsigned long long)(sm_core.heap_bytes >> 20));
     errno = ENOMEM;
     return NULL;
@@ -58,33 +58,33 @@ static void *oom(const char *routine, size_t n)
         return SM_LIKELY(p_ != NULL) ? p_ : oom(routine, n);   \
     } while (0)
 
-void *malloc(size_t n) { ready(); CHECKED("malloc", n, mi_malloc(n)); }
-void free(void *p) { ready(); mi_free(p); }
-void cfree(void *p) { free(p); }
-void *calloc(size_t k, size_t n)
+SM_API void *malloc(size_t n) { ready(); CHECKED("malloc", n, mi_malloc(n)); }
+SM_API void free(void *p) { ready(); mi_free(p); }
+SM_API void cfree(void *p) { free(p); }
+SM_API void *calloc(size_t k, size_t n)
 {
     ready();
     size_t total;
     if (__builtin_mul_overflow(k, n, &total)) { errno = ENOMEM; return NULL; }
     CHECKED("calloc", total, mi_calloc(k, n));
 }
-void *realloc(void *p, size_t n)
+SM_API void *realloc(void *p, size_t n)
 {
     ready();
     if (p && n == 0) { mi_free(p); return NULL; } /* glibc's behaviour */
     CHECKED("realloc", n, mi_realloc(p, n));
 }
-void *reallocarray(void *p, size_t k, size_t n)
+SM_API void *reallocarray(void *p, size_t k, size_t n)
 {
     size_t total;
     if (__builtin_mul_overflow(k, n, &total)) { errno = ENOMEM; return NULL; }
     return realloc(p, total);
 }
-void *aligned_alloc(size_t a, size_t n) { ready(); CHECKED("aligned_alloc", n, mi_aligned_alloc(a, n)); }
-void *memalign(size_t a, size_t n) { ready(); CHECKED("memalign", n, mi_memalign(a, n)); }
-void *valloc(size_t n) { ready(); CHECKED("valloc", n, mi_valloc(n)); }
-void *pvalloc(size_t n) { ready(); CHECKED("pvalloc", n, mi_pvalloc(n)); }
-int posix_memalign(void **out, size_t a, size_t n)
+SM_API void *aligned_alloc(size_t a, size_t n) { ready(); CHECKED("aligned_alloc", n, mi_aligned_alloc(a, n)); }
+SM_API void *memalign(size_t a, size_t n) { ready(); CHECKED("memalign", n, mi_memalign(a, n)); }
+SM_API void *valloc(size_t n) { ready(); CHECKED("valloc", n, mi_valloc(n)); }
+SM_API void *pvalloc(size_t n) { ready(); CHECKED("pvalloc", n, mi_pvalloc(n)); }
+SM_API int posix_memalign(void **out, size_t a, size_t n)
 {
     ready();
     if (a < sizeof(void *) || (a & (a - 1))) return EINVAL;
@@ -93,18 +93,18 @@ int posix_memalign(void **out, size_t a, size_t n)
     *out = p;
     return 0;
 }
-size_t malloc_usable_size(void *p) { ready(); return p ? mi_usable_size(p) : 0; }
+SM_API size_t malloc_usable_size(void *p) { ready(); return p ? mi_usable_size(p) : 0; }
 
 /* glibc's internal names, which some libraries call directly. */
-void *__libc_malloc(size_t n) { return malloc(n); }
-void  __libc_free(void *p) { free(p); }
-void *__libc_calloc(size_t k, size_t n) { return calloc(k, n); }
-void *__libc_realloc(void *p, size_t n) { return realloc(p, n); }
-void *__libc_memalign(size_t a, size_t n) { return memalign(a, n); }
-void *__libc_valloc(size_t n) { return valloc(n); }
-void *__libc_pvalloc(size_t n) { return pvalloc(n); }
+SM_API void *__libc_malloc(size_t n) { return malloc(n); }
+SM_API void  __libc_free(void *p) { free(p); }
+SM_API void *__libc_calloc(size_t k, size_t n) { return calloc(k, n); }
+SM_API void *__libc_realloc(void *p, size_t n) { return realloc(p, n); }
+SM_API void *__libc_memalign(size_t a, size_t n) { return memalign(a, n); }
+SM_API void *__libc_valloc(size_t n) { return valloc(n); }
+SM_API void *__libc_pvalloc(size_t n) { return pvalloc(n); }
 
-int madvise(void *addr, size_t len, int advice)
+SM_API int madvise(void *addr, size_t len, int advice)
 {
     uintptr_t a = (uintptr_t)addr;
     if ((advice == MADV_DONTNEED || advice == MADV_FREE) && a >= heap_lo && a + len <= heap_hi)

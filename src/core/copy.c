@@ -91,7 +91,7 @@ void sm_path_bytes(uint64_t out[SM_PATH_COUNT])
 void sm_stats_report(void)
 {
     if (!stats_on()) return;
-    sm_say("rank %d: sm_put/sm_get bytes: direct %llu, kernel %llu, staged %llu", sm_core.rank,
+    sm_say("sm_put/sm_get bytes: direct %llu, kernel %llu, staged %llu",
            (unsigned long long)path_bytes[SM_PATH_DIRECT],
            (unsigned long long)path_bytes[SM_PATH_KERNEL],
            (unsigned long long)path_bytes[SM_PATH_STAGED]);
@@ -287,14 +287,14 @@ static int copy_slow(const char *routine, int rank, bool write, uintptr_t remote
     return SM_ERR_STATE;
 }
 
-static inline int check_args(const char *routine, int rank, const void *a, const void *b, size_t len)
+static inline int check_args(const char *routine, int rank, const void *dst, const void *src, size_t len)
 {
     if (SM_UNLIKELY((unsigned)rank >= (unsigned)sm_core.size)) {
         sm_say("%s: rank %d out of range [0, %d)", routine, rank, sm_core.size);
         return SM_ERR_ARG;
     }
-    if (SM_UNLIKELY(len && (!a || !b))) {
-        sm_say("%s: NULL address (%p, %p) with length %zu", routine, a, b, len);
+    if (SM_UNLIKELY(len && (!dst || !src))) {
+        sm_say("%s: %s is NULL (length %zu)", routine, dst ? "src" : "dst", len);
         return SM_ERR_ARG;
     }
     if (SM_UNLIKELY(len > PTRDIFF_MAX)) {
@@ -321,7 +321,7 @@ int sm_put(int rank, void *dst, const void *src, size_t len)
 int sm_get(int rank, void *dst, const void *src, size_t len)
 {
     sm_core_init();
-    int rc = check_args("sm_get", rank, src, dst, len);
+    int rc = check_args("sm_get", rank, dst, src, len);
     if (rc || !len) return rc;
     void *g = peer_global(rank, (uintptr_t)src, len);
     if (SM_LIKELY(g != NULL)) {

@@ -75,7 +75,7 @@ static void fork_on_private_stack(void)
     }
 }
 
-pid_t fork(void)
+SM_API pid_t fork(void)
 {
     sm_core_init();
     if (!sm_core.stack_len && !sm_core.globals_len) {

@@ -30,7 +30,8 @@ static _Atomic int init_state; /* 0 not started, 1 running, 2 done */
 static void vsay(const char *fmt, va_list ap)
 {
     char buf[512];
-    int n = snprintf(buf, sizeof buf, "smartmap: ");
+    int n = sm_core.size > 1 ? snprintf(buf, sizeof buf, "smartmap: rank %d: ", sm_core.rank)
+                             : snprintf(buf, sizeof buf, "smartmap: ");
     int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
     size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
     if (len > sizeof buf - 2) len = sizeof buf - 2;
@@ -347,6 +348,9 @@ __attribute__((constructor(101))) static void sm_constructor(void)
 {
     sm_core_init();
     if (sm_core.size == 1) return;
+    /* Output goes to smrun through a pipe: line buffering, as on a terminal,
+     * so a rank killed because a peer failed has not lost its last lines. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     sm_copy_start_service();
     /* Every rank has moved its globals and stack into its slot before any
      * main() runs: a peer's early store must not be overwritten by the copy. */
@@ -392,6 +396,6 @@ _Noreturn void sm_abort(int code, const char *note)
     snprintf(c->exit_note, sizeof c->exit_note, "%s", note ? note : "called sm_abort");
     c->exit_code = code;
     atomic_fetch_or(&c->flags, SM_CTRL_NOTE);
-    if (sm_core.singleton) sm_say("rank 0: %s", c->exit_note);
+    if (sm_core.singleton) sm_say("%s", c->exit_note);
     _exit(code);
 }

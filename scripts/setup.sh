@@ -1,0 +1,17 @@
+#!/bin/sh
+# Install what is missing on Debian 12 (apt-get, as root or through sudo),
+# then configure and build smartmap into build/ (build/bin: smrun, smcc).
+set -eu
+cd "$(dirname "$0")/.."
+need=
+for pkg in cmake ninja-build gcc libc6-dev libmimalloc-dev python3 util-linux; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need="$need $pkg"
+done
+if [ -n "$need" ]; then
+  echo "setup: installing$need"
+  sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $need >/dev/null
+fi
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build

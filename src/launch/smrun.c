@@ -1,0 +1,662 @@
+/* smrun.c: the launcher (Catamount's yod): creates the ranks' memfds, forks
+ * and sets up the ranks, forwards their output line by line and signals to
+ * them, notices the first failure, and leaves nothing behind. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "smrun.h"
+
+#define LINE_MAX_BUF (1u << 20)   /* a longer partial line is forwarded unfinished */
+#define KILL_GRACE_MS 1000        /* forwarded signal -> SIGKILL */
+
+/* One output stream of one rank: bytes after the last '\n' wait here. */
+struct stream {
+    int    fd;          /* read end of the rank's pipe; -1 at EOF */
+    char  *buf;
+    size_t len, cap;
+};
+
+struct rank {
+    pid_t  pid;
+    int    app;
+    bool   exited;      /* seen by waitid(WNOWAIT): a zombie until the end */
+    int    status;      /* wait status */
+    const struct sm_ctrl *ctrl;  /* the first page of its memfd, read-only */
+    struct stream io[2];         /* [0] stdout, [1] stderr */
+};
+
+static struct options opt;
+static struct rank *ranks;
+static int nranks;
+static int fd0;
+static pid_t pgid;            /* the ranks' process group (rank 0's pid) */
+static pid_t self;
+static int epfd, sigfd, devnull = -1;
+static sigset_t orig_mask, handled;
+static struct sigaction orig_pipe, orig_ttin;
+static bool out_broken[2];    /* smrun's stdout/stderr gone: drop rank output */
+
+/* stdin relay (only when stdin is a terminal): see start_stdin_relay(). */
+static int relay_in = -1;     /* write end of rank 0's stdin pipe */
+static int relay_rd = -1;     /* read end, given to rank 0 */
+static char relay_buf[4096];
+static size_t relay_len, relay_off;
+static bool relay_stdin_on;
+
+/* The cause that ends the job, first come first served. */
+static bool ending;
+static int exit_code;
+static int64_t kill_at_ms = -1;   /* SIGKILL the group then (signal grace) */
+static int64_t timeout_at_ms = -1;
+
+enum { EV_SIGNAL = 1u << 30, EV_STDIN, EV_RELAY };
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static _Noreturn void die(const char *what)
+{
+    msg("%s: %s", what, strerror(errno));
+    exit(SMRUN_EXIT_INTERNAL);
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+/* All of buf to fd (1 or 2), waiting if fd is non-blocking. A reader that
+ * went away (EPIPE) stops forwarding to that stream; the ranks keep going. */
+static void write_all(int s, const char *buf, size_t len)
+{
+    int fd = s ? STDERR_FILENO : STDOUT_FILENO;
+    while (len && !out_broken[s]) {
+        ssize_t w = write(fd, buf, len);
+        if (w > 0) { buf += w; len -= (size_t)w; continue; }
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && errno == EAGAIN) {
+            struct pollfd p = { .fd = fd, .events = POLLOUT };
+            poll(&p, 1, -1);
+            continue;
+        }
+        out_broken[s] = true;
+    }
+}
+
+/* Forward the complete lines in [buf, buf+len) of rank r with one write(). */
+static void emit(int r, int s, const char *buf, size_t len)
+{
+    if (!len) return;
+    if (!opt.tag_output) { write_all(s, buf, len); return; }
+    char tag[16];
+    int tlen = snprintf(tag, sizeof tag, "[%d] ", r);
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++) lines += buf[i] == '\n';
+    if (len && buf[len - 1] != '\n') lines++;
+    char *out = malloc(len + lines * (size_t)tlen + 1);
+    if (!out) { write_all(s, buf, len); return; }
+    size_t o = 0;
+    for (size_t i = 0; i < len; ) {
+        memcpy(out + o, tag, (size_t)tlen); o += (size_t)tlen;
+        const char *nl = memchr(buf + i, '\n', len - i);
+        size_t l = nl ? (size_t)(nl - (buf + i)) + 1 : len - i;
+        memcpy(out + o, buf + i, l); o += l; i += l;
+    }
+    if (out[o - 1] != '\n') out[o++] = '\n';   /* a tagged final fragment ends its line */
+    write_all(s, out, o);
+    free(out);
+}
+
+/* Read what the pipe has; forward whole lines; at EOF the remainder too.
+ * Returns false when the pipe would block. */
+static bool pump(int r, int s)
+{
+    struct stream *st = &ranks[r].io[s];
+    if (st->fd < 0) return false;
+    if (st->cap - st->len < 65536) {
+        st->cap = st->cap ? st->cap * 2 : 131072;
+        st->buf = xrealloc(st->buf, st->cap);
+    }
+    ssize_t n = read(st->fd, st->buf + st->len, st->cap - st->len);
+    if (n < 0 && errno == EINTR) return true;
+    if (n <= 0) {
+        if (n < 0 && errno == EAGAIN) return false;
+        emit(r, s, st->buf, st->len);            /* EOF (or error): flush the partial line */
+        st->len = 0;
+        epoll_ctl(epfd, EPOLL_CTL_DEL, st->fd, NULL);
+        close(st->fd);
+        st->fd = -1;
+        free(st->buf);
+        st->buf = NULL;
+        st->cap = 0;
+        return false;
+    }
+    size_t old = st->len;
+    st->len += (size_t)n;
+    char *last = memrchr(st->buf + old, '\n', (size_t)n);
+    size_t whole = last ? (size_t)(last - st->buf) + 1 : 0;
+    if (!whole && st->len >= LINE_MAX_BUF) whole = st->len;  /* runaway line */
+    if (whole) {
+        emit(r, s, st->buf, whole);
+        memmove(st->buf, st->buf + whole, st->len - whole);
+        st->len -= whole;
+    }
+    return true;
+}
+
+static void drain_rank(int r)
+{
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 1024 && pump(r, s); i++) ;
+}
+
+/* ---- the stdin relay -------------------------------------------------------
+ * Ranks run in their own process group, which is not the terminal's
+ * foreground group: a rank reading the terminal would be stopped (SIGTTIN).
+ * So when stdin is a terminal smrun reads it and feeds rank 0 through a pipe;
+ * otherwise rank 0 simply inherits smrun's stdin. */
+
+static void start_stdin_relay(void)
+{
+    if (!isatty(STDIN_FILENO)) return;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) die("pipe");
+    relay_rd = p[0];
+    relay_in = p[1];
+    fcntl(relay_in, F_SETFL, O_NONBLOCK);
+    /* smrun in the background: read() fails with EIO instead of stopping us. */
+    struct sigaction ign = { .sa_handler = SIG_IGN };
+    sigaction(SIGTTIN, &ign, &orig_ttin);
+    struct epoll_event ev = { .events = EPOLLIN, .data.u32 = EV_STDIN };
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, STDIN_FILENO, &ev) == 0) relay_stdin_on = true;
+    struct epoll_event evo = { .events = 0, .data.u32 = EV_RELAY };
+    epoll_ctl(epfd, EPOLL_CTL_ADD, relay_in, &evo);
+}
+
+static void stop_stdin_relay(void)
+{
+    if (relay_stdin_on) epoll_ctl(epfd, EPOLL_CTL_DEL, STDIN_FILENO, NULL);
+    relay_stdin_on = false;
+    if (relay_in >= 0) { epoll_ctl(epfd, EPOLL_CTL_DEL, relay_in, NULL); close(relay_in); }
+    relay_in = -1;
+}
+
+static void relay_step(void)
+{
+    if (relay_in < 0) return;
+    if (relay_off == relay_len) {
+        ssize_t n = read(STDIN_FILENO, relay_buf, sizeof relay_buf);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+        if (n <= 0) { stop_stdin_relay(); return; }  /* EOF (^D), or EIO in the background */
+        relay_len = (size_t)n;
+        relay_off = 0;
+    }
+    while (relay_off < relay_len) {
+        ssize_t w = write(relay_in, relay_buf + relay_off, relay_len - relay_off);
+        if (w > 0) { relay_off += (size_t)w; continue; }
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && errno == EAGAIN) break;
+        stop_stdin_relay();                           /* rank 0 closed its stdin */
+        return;
+    }
+    /* While rank 0 has not taken everything, wait for it rather than stdin. */
+    bool full = relay_off < relay_len;
+    struct epoll_event ev = { .events = full ? 0 : EPOLLIN, .data.u32 = EV_STDIN };
+    epoll_ctl(epfd, EPOLL_CTL_MOD, STDIN_FILENO, &ev);
+    struct epoll_event evo = { .events = full ? EPOLLOUT : 0, .data.u32 = EV_RELAY };
+    epoll_ctl(epfd, EPOLL_CTL_MOD, relay_in, &evo);
+}
+
+/* ---- the children ------------------------------------------------------- */
+
+/* Children of smrun: the ranks, and whatever they started that was
+ * orphaned (smrun is their subreaper). */
+static int list_children(pid_t **out)
+{
+    int n = 0, cap = 0;
+    pid_t *v = NULL;
+    DIR *d = opendir("/proc");
+    if (!d) { *out = NULL; return 0; }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t len = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (len <= 0) continue;
+        buf[len] = '\0';
+        char *p = strrchr(buf, ')');                 /* comm may hold spaces and ')' */
+        char state;
+        int ppid;
+        if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2 || ppid != self) continue;
+        if (n == cap) v = xrealloc(v, sizeof(pid_t) * (size_t)(cap = cap ? 2 * cap : 64));
+        v[n++] = (pid_t)atoi(e->d_name);
+    }
+    closedir(d);
+    *out = v;
+    return n;
+}
+
+static int rank_of(pid_t pid)
+{
+    for (int r = 0; r < nranks; r++) if (ranks[r].pid == pid) return r;
+    return -1;
+}
+
+static int ranks_alive(void)
+{
+    int n = 0;
+    for (int r = 0; r < nranks; r++) n += !ranks[r].exited;
+    return n;
+}
+
+/* Signal the ranks' process group. Safe from pid reuse: ranks stay zombies
+ * until the very end, so the group (rank 0's pid) exists while we use it. */
+static void kill_group(int sig)
+{
+    if (pgid > 0) kill(-pgid, sig);
+}
+
+/* Everything in the child between fork and exec. */
+static _Noreturn void child(int r, int sp_out[2], int sp_err[2])
+{
+    const struct app *a = &opt.apps[ranks[r].app];
+    char num[32];
+
+    setpgid(0, r == 0 ? 0 : pgid);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != self) _exit(127);           /* smrun died before prctl */
+
+    sigaction(SIGPIPE, &orig_pipe, NULL);
+    if (relay_rd >= 0) sigaction(SIGTTIN, &orig_ttin, NULL);
+    sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+
+    int stdin_fd = r == 0 ? (relay_rd >= 0 ? relay_rd : -1) : devnull;
+    if ((stdin_fd >= 0 && dup2(stdin_fd, STDIN_FILENO) < 0) ||
+        dup2(sp_out[1], STDOUT_FILENO) < 0 || dup2(sp_err[1], STDERR_FILENO) < 0)
+        _exit(127);
+
+    int pers = personality(0xffffffff);
+    if (pers == -1 || personality((unsigned long)pers | ADDR_NO_RANDOMIZE) == -1) {
+        if (r == 0) msg("warning: cannot turn address space randomisation off: %s", strerror(errno));
+    }
+
+    if (opt.bind_core) {
+        cpu_set_t all, one;
+        if (sched_getaffinity(0, sizeof all, &all) == 0 && CPU_COUNT(&all) > 0) {
+            int want = r % CPU_COUNT(&all), cpu = -1;
+            for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
+                if (CPU_ISSET(c, &all) && k++ == want) { cpu = c; break; }
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            if (sched_setaffinity(0, sizeof one, &one) != 0 && r == 0)
+                msg("warning: cannot bind rank 0 to CPU %d: %s", cpu, strerror(errno));
+        }
+    }
+
+    /* Environment: smrun's, then -x, then ours (which -x cannot override). */
+    for (int i = 0; i < opt.ngenv; i++) if (strchr(opt.genv[i], '=')) putenv(opt.genv[i]);
+    for (int i = 0; i < a->nenv; i++) if (strchr(a->env[i], '=')) putenv(a->env[i]);
+    snprintf(num, sizeof num, "%d", r);           setenv(SM_ENV_RANK, num, 1);
+    snprintf(num, sizeof num, "%d", nranks);      setenv(SM_ENV_SIZE, num, 1);
+    snprintf(num, sizeof num, "%d", (int)getpid()); setenv(SM_ENV_PID, num, 1);
+    snprintf(num, sizeof num, "%d", fd0);         setenv(SM_ENV_FD0, num, 1);
+    setenv(SM_ENV_PAGES, opt.pages, 1);
+    setenv("SMARTMAP_LAUNCHER", "smrun " SMRUN_VERSION, 1);
+    if (opt.preload) {
+        const char *old = getenv("LD_PRELOAD");
+        if (old && *old) {
+            char *v = malloc(strlen(opt.preload_lib) + strlen(old) + 2);
+            if (v) { sprintf(v, "%s:%s", opt.preload_lib, old); setenv("LD_PRELOAD", v, 1); }
+        } else {
+            setenv("LD_PRELOAD", opt.preload_lib, 1);
+        }
+    }
+
+    /* Every other fd smrun opened is O_CLOEXEC; the memfds at FD0.. are not. */
+    execv(a->path, a->argv);
+    msg("rank %d: cannot execute %s: %s", r, a->path, strerror(errno));
+    _exit(127);
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+static void ensure_std_fds(void)
+{
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0) {
+            int n = open("/dev/null", O_RDWR);
+            if (n >= 0 && n != fd) { dup2(n, fd); close(n); }
+        }
+}
+
+static int highest_open_fd(void)
+{
+    int hi = 2;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return 1024;                         /* no /proc: stay well clear */
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] != '.' && fd != dirfd(d) && fd > hi) hi = fd;
+    }
+    closedir(d);
+    return hi;
+}
+
+/* fds the job needs in smrun: the memfds, two pipes per rank, a few more. */
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+    rlim_t need = (rlim_t)fd0 + 3 * (rlim_t)nranks + 32;
+    if (rl.rlim_cur >= need) return;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+        usage_error("-n: %d ranks need %llu file descriptors, but the limit is %llu (ulimit -Hn)",
+                    nranks, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+    rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) die("setrlimit(RLIMIT_NOFILE)");
+}
+
+/* One memfd per rank at fds FD0.., inherited by every rank (not close-on-exec),
+ * and the first page of each mapped here to read the rank's control block. */
+static void create_memfds(void)
+{
+    size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+    size_t ctrl_len = (sizeof(struct sm_ctrl) + psz - 1) / psz * psz;
+    for (int r = 0; r < nranks; r++) {
+        char name[32];
+        snprintf(name, sizeof name, "smartmap.rank%d", r);
+        int fd = memfd_create(name, 0);
+        if (fd < 0) die("memfd_create");
+        if (fd != fd0 + r) {
+            if (dup2(fd, fd0 + r) < 0) die("dup2");
+            close(fd);
+        }
+        if (ftruncate(fd0 + r, (off_t)(SM_HEAP_OFF + opt.heap_bytes)) != 0) die("ftruncate(memfd)");
+        void *p = mmap(NULL, ctrl_len, PROT_READ, MAP_SHARED, fd0 + r, 0);
+        if (p == MAP_FAILED) die("mmap(memfd)");
+        ranks[r].ctrl = p;
+    }
+}
+
+static void add_fd(int fd, uint32_t id)
+{
+    struct epoll_event ev = { .events = EPOLLIN, .data.u32 = id };
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0) die("epoll_ctl");
+}
+
+static void spawn(void)
+{
+    fflush(NULL);
+    for (int r = 0; r < nranks; r++) {
+        int po[2], pe[2];
+        if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0) die("pipe");
+        pid_t pid = fork();
+        if (pid < 0) {
+            msg("fork (rank %d): %s", r, strerror(errno));
+            exit_code = SMRUN_EXIT_INTERNAL;
+            ending = true;
+            close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
+            for (int k = r; k < nranks; k++) { ranks[k].exited = true; ranks[k].io[0].fd = ranks[k].io[1].fd = -1; }
+            kill_group(SIGKILL);
+            return;
+        }
+        if (pid == 0) child(r, po, pe);
+        if (r == 0) pgid = pid;
+        setpgid(pid, pgid);                      /* also here: whoever runs first wins */
+        ranks[r].pid = pid;
+        close(po[1]);
+        close(pe[1]);
+        ranks[r].io[0].fd = po[0];
+        ranks[r].io[1].fd = pe[0];
+        fcntl(po[0], F_SETFL, O_NONBLOCK);
+        fcntl(pe[0], F_SETFL, O_NONBLOCK);
+        add_fd(po[0], (uint32_t)r << 1);
+        add_fd(pe[0], (uint32_t)r << 1 | 1);
+    }
+    if (relay_rd >= 0) { close(relay_rd); relay_rd = -1; }
+}
+
+/* ---- failure ------------------------------------------------------------ */
+
+/* A copy of a string from the rank's control block, printable and ended. */
+static void ctrl_string(const char *src, size_t max, char *dst)
+{
+    size_t i;
+    for (i = 0; i < max && src[i]; i++)
+        dst[i] = (src[i] >= 32 && src[i] < 127) ? src[i] : '?';
+    dst[i] = '\0';
+}
+
+/* Rank r has exited: if that is a failure and the first, it ends the job. */
+static void rank_exited(int r)
+{
+    struct rank *k = &ranks[r];
+    const struct sm_ctrl *c = k->ctrl;
+    bool valid = c->magic == SM_CTRL_MAGIC && c->pid == k->pid;
+    uint32_t flags = valid ? atomic_load(&((struct sm_ctrl *)c)->flags) : 0;
+    int st = k->status;
+    char how[200], sig[16];
+    int code;
+
+    if (flags & SM_CTRL_NOTE) {
+        char note[sizeof c->exit_note + 1];
+        ctrl_string(c->exit_note, sizeof c->exit_note, note);
+        snprintf(how, sizeof how, "%s", note);
+        code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    } else if (WIFSIGNALED(st)) {
+        snprintf(how, sizeof how, "killed by %s%s", signal_name(WTERMSIG(st), sig),
+                 WCOREDUMP(st) ? " (core dumped)" : "");
+        code = 128 + WTERMSIG(st);
+    } else if (WEXITSTATUS(st) != 0) {
+        snprintf(how, sizeof how, "exited with code %d", WEXITSTATUS(st));
+        code = WEXITSTATUS(st);
+    } else if (flags & SM_CTRL_NEEDS_FINALIZE) {
+        char name[sizeof c->finalize_name + 1];
+        ctrl_string(c->finalize_name, sizeof c->finalize_name, name);
+        snprintf(how, sizeof how, "exited without calling %s", name[0] ? name : "finalize");
+        code = 1;
+    } else {
+        if (opt.verbose) msg("rank %d (pid %d) exited with code 0", r, (int)k->pid);
+        return;
+    }
+    if (ending) return;                          /* only the first failure is the cause */
+    ending = true;
+    exit_code = code;
+    kill_group(SIGKILL);
+    drain_rank(r);                               /* its last words before our verdict */
+    msg("rank %d (pid %d) %s", r, (int)k->pid, how);
+    if (opt.verbose) msg("killing the %d other rank%s", ranks_alive(), ranks_alive() == 1 ? "" : "s");
+}
+
+/* Note ranks that have exited, leaving them zombies (WNOWAIT); reap
+ * orphaned grandchildren that exited. */
+static void check_children(void)
+{
+    bool any = false;
+    for (int r = 0; r < nranks; r++) {
+        if (ranks[r].exited) continue;
+        siginfo_t si = { 0 };
+        if (waitid(P_PID, (id_t)ranks[r].pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0)
+            continue;
+        ranks[r].exited = true;
+        ranks[r].status = si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0)
+                        : (si.si_status | (si.si_code == CLD_DUMPED ? 0x80 : 0));
+        any = true;
+        rank_exited(r);
+    }
+    if (!any) {                                  /* the SIGCHLD was an orphan's */
+        pid_t *kids;
+        int n = list_children(&kids);
+        for (int i = 0; i < n; i++)
+            if (rank_of(kids[i]) < 0) waitpid(kids[i], NULL, WNOHANG);
+        free(kids);
+    }
+}
+
+static void on_signal(int sig)
+{
+    char name[16];
+    switch (sig) {
+    case SIGCHLD: check_children(); return;
+    case SIGUSR1: case SIGUSR2: kill_group(sig); return;   /* for the ranks, as mpirun */
+    case SIGTSTP:                                /* ^Z: the job stops with smrun */
+        if (!ending) { kill_group(SIGSTOP); raise(SIGSTOP); }
+        return;
+    case SIGCONT: kill_group(SIGCONT); return;   /* fg/bg: and resumes with it */
+    }
+    if (ending) {                                /* a second signal: no more grace */
+        if (kill_at_ms >= 0) { kill_group(SIGKILL); kill_at_ms = now_ms(); }
+        return;
+    }
+    ending = true;
+    exit_code = 128 + sig;
+    msg("received %s; ending the job", signal_name(sig, name));
+    kill_group(sig);
+    kill_group(SIGCONT);                         /* stopped ranks must see it too */
+    kill_at_ms = now_ms() + KILL_GRACE_MS;
+}
+
+/* ---- the end ------------------------------------------------------------ */
+
+/* Kill whatever is left (ranks, the processes they started, orphans smrun
+ * inherited as subreaper), reap all, and forward the remaining output. */
+static void finish(void)
+{
+    kill_group(SIGKILL);                         /* the group exists: zombies keep it */
+    stop_stdin_relay();
+    for (;;) {
+        pid_t *kids;
+        int n = list_children(&kids);
+        for (int i = 0; i < n; i++) kill(kids[i], SIGKILL);
+        free(kids);
+        int st;
+        pid_t pid;
+        while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+            int r = rank_of(pid);
+            if (r >= 0 && !ranks[r].exited) { ranks[r].exited = true; ranks[r].status = st; }
+        }
+        if (pid < 0 && errno == ECHILD) break;
+        /* Wait for the next death (or re-scan for new orphans after 20 ms). */
+        sigset_t chld;
+        sigemptyset(&chld);
+        sigaddset(&chld, SIGCHLD);
+        struct timespec ts = { 0, 20 * 1000000 };
+        sigtimedwait(&chld, NULL, &ts);
+    }
+    /* Every writer is gone: the pipes hold the rest, then EOF. */
+    for (int r = 0; r < nranks; r++) drain_rank(r);
+}
+
+int main(int argc, char **argv)
+{
+    ensure_std_fds();
+    self = getpid();
+    parse_options(argc, argv, &opt);
+    nranks = opt.nranks;
+    ranks = xcalloc((size_t)nranks, sizeof *ranks);
+    for (int ctx = 0; ctx < opt.napps; ctx++)
+        for (int i = 0; i < opt.apps[ctx].nranks; i++) ranks[opt.apps[ctx].first_rank + i].app = ctx;
+
+    /* FD0 lies above every fd open now; smrun's own fds, opened later and
+     * close-on-exec, take free numbers below or above the memfds. */
+    fd0 = highest_open_fd() + 1;
+    raise_nofile();
+    create_memfds();
+
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die("prctl(PR_SET_CHILD_SUBREAPER)");
+    /* An inherited SIG_IGN for SIGCHLD would auto-reap the ranks: no statuses. */
+    signal(SIGCHLD, SIG_DFL);
+    sigemptyset(&handled);
+    int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&handled, sigs[i]);
+    if (sigprocmask(SIG_BLOCK, &handled, &orig_mask) != 0) die("sigprocmask");
+    struct sigaction ign = { .sa_handler = SIG_IGN };
+    sigaction(SIGPIPE, &ign, &orig_pipe);
+    sigfd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sigfd < 0) die("signalfd");
+    epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd < 0) die("epoll_create1");
+    add_fd(sigfd, EV_SIGNAL);
+    devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull < 0) die("/dev/null");
+    start_stdin_relay();
+
+    if (opt.verbose) {
+        char heap[32];
+        format_bytes(opt.heap_bytes, heap, sizeof heap);
+        msg("%d rank%s, %s of heap each, memfds at fd %d.., %s pages, bind to %s", nranks,
+            nranks == 1 ? "" : "s", heap, fd0, opt.pages, opt.bind_core ? "core" : "none");
+        if (opt.preload) msg("preload %s", opt.preload_lib);
+        for (int i = 0; i < opt.ngenv; i++)
+            if (!strchr(opt.genv[i], '=') && !getenv(opt.genv[i]))
+                msg("-x %s: not set in smrun's environment", opt.genv[i]);
+    }
+
+    spawn();
+    if (opt.timeout > 0) timeout_at_ms = now_ms() + (int64_t)(opt.timeout * 1000 + 0.5);
+    check_children();                            /* deaths before the loop began */
+
+    struct epoll_event evs[64];
+    while (ranks_alive() > 0) {
+        if (ending && kill_at_ms < 0) break;     /* failure or timeout: SIGKILL sent */
+        int64_t now = now_ms();
+        if (timeout_at_ms >= 0 && !ending && now >= timeout_at_ms) {
+            ending = true;
+            exit_code = SMRUN_EXIT_TIMEOUT;
+            int alive = ranks_alive();
+            msg("job exceeded --timeout %g s; killing %d rank%s", opt.timeout, alive, alive == 1 ? "" : "s");
+            kill_group(SIGKILL);
+            break;
+        }
+        if (kill_at_ms >= 0 && now >= kill_at_ms) {
+            if (opt.verbose) msg("%d rank%s still running after 1 s: SIGKILL", ranks_alive(),
+                                 ranks_alive() == 1 ? "" : "s");
+            kill_group(SIGKILL);
+            break;
+        }
+        int64_t deadline = kill_at_ms >= 0 ? kill_at_ms : !ending ? timeout_at_ms : -1;
+        int64_t wait = deadline < 0 ? -1 : deadline - now;   /* > 0: checked above */
+        int n = epoll_wait(epfd, evs, 64, (int)(wait > INT_MAX ? INT_MAX : wait));
+        if (n < 0 && errno != EINTR) die("epoll_wait");
+        for (int i = 0; i < n; i++) {
+            uint32_t id = evs[i].data.u32;
+            if (id == EV_SIGNAL) {
+                struct signalfd_siginfo si;
+                while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) on_signal((int)si.ssi_signo);
+            } else if (id == EV_STDIN || id == EV_RELAY) {
+                relay_step();
+            } else {
+                pump((int)(id >> 1), (int)(id & 1));
+            }
+        }
+    }
+    finish();
+    if (opt.verbose) msg("exit code %d", exit_code);
+    return exit_code;
+}

@@ -1,0 +1,27 @@
+/* A rank that ends badly while its peers wait in sm_barrier; smrun must end
+ * the job. Mode (argv[1]): segv, exit3, nofinalize, abort, ok. Rank 1 is the
+ * one that fails (rank 0 when alone). */
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include "check.h"
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "ok";
+    int me = sm_rank(), victim = sm_size() > 1 ? 1 : 0;
+    sm_finalize_required("MPI_Finalize");
+    char *buf = malloc(1 << 20);
+    memset(buf, me, 1 << 20);
+    sm_barrier();
+    if (me == victim) {
+        if (!strcmp(mode, "segv")) raise(SIGSEGV);
+        if (!strcmp(mode, "exit3")) exit(3);
+        if (!strcmp(mode, "nofinalize")) return 0;
+        if (!strcmp(mode, "abort")) sm_abort(5, "called MPI_Abort(MPI_COMM_WORLD, 5)");
+    }
+    sm_barrier();   /* the others wait here for a peer that is gone */
+    sm_finalize_done();
+    free(buf);
+    return 0;
+}

@@ -1,0 +1,695 @@
+#!/usr/bin/env python3
+"""test_smrun.py: tests of smrun, the launcher, through the helper ranks
+lt_rank and lt_ctrl: identity, environment, MPMD, output forwarding, memfds,
+ASLR, pinning, failures, signals, timeouts, bad arguments, and that no
+process or file of a job survives it.
+
+Run: python3 test_smrun.py --smrun build/bin/smrun --bindir build/bin
+         [--preload-lib path/to/liblt_preload.so] [unittest args, e.g. -k Fail]
+"""
+import argparse
+import ctypes
+import fcntl
+import os
+import pty
+import resource
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+import unittest
+
+SMRUN = BINDIR = PRELOAD_LIB = None
+LT_RANK = LT_CTRL = None
+
+SM_HEAP_OFF = 4 << 30
+SM_HEAP_ALIGN = 64 << 20
+SM_HEAP_MIN = 64 << 20
+SM_HEAP_MAX = (1 << 37) - SM_HEAP_OFF
+SM_NMAX = 512
+ENDS_WITHIN = 2.5   # "ends the job within 2 s", with slack for a noisy VM
+
+
+def meminfo(field):
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def shm_entries():
+    try:
+        return set(os.listdir("/dev/shm"))
+    except OSError:
+        return set()
+
+
+class Result:
+    def __init__(self, rc, out, err, elapsed):
+        self.rc, self.out, self.err, self.elapsed = rc, out, err, elapsed
+
+    def smrun_lines(self):
+        return [l for l in self.err.splitlines() if l.startswith("smrun: ")]
+
+
+class SmrunTest(unittest.TestCase):
+    """Each test gets $LT_DIR, where the helpers record themselves; tearDown
+    checks that none of the recorded processes, nor anything in their process
+    groups, is still there, and that /dev/shm did not change."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="smrun-test-")
+        self.shm_before = shm_entries()
+
+    def tearDown(self):
+        try:
+            self.assert_nothing_left()
+            self.assertEqual(shm_entries() - self.shm_before, set(), "new files in /dev/shm")
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    # ---- helpers ----
+
+    def env(self, extra=None):
+        e = dict(os.environ)
+        e["LT_DIR"] = self.dir
+        e.update(extra or {})
+        return e
+
+    def run_smrun(self, args, extra_env=None, stdin=subprocess.DEVNULL, timeout=60, smrun=None):
+        t0 = time.monotonic()
+        p = subprocess.run([smrun or SMRUN] + args, env=self.env(extra_env), stdin=stdin,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+        return Result(p.returncode, p.stdout.decode(errors="replace"),
+                      p.stderr.decode(errors="replace"), time.monotonic() - t0)
+
+    def records(self, kind="rank"):
+        """{rank or pid: (pid, starttime, pgid, rank)} of what the helpers recorded."""
+        recs = []
+        for name in os.listdir(self.dir):
+            if name.startswith(kind + "."):
+                with open(os.path.join(self.dir, name)) as f:
+                    pid, start, pgid, rank = (int(x) for x in f.read().split())
+                    recs.append((pid, start, pgid, rank))
+        return recs
+
+    def wait_records(self, n, kind="rank", limit=20):
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < limit:
+            if len(self.records(kind)) >= n:
+                return
+            time.sleep(0.01)
+        self.fail("only %d of %d %s records appeared" % (len(self.records(kind)), n, kind))
+
+    def assert_nothing_left(self):
+        recs = self.records("rank") + self.records("grandchild")
+        pgids = {r[2] for r in recs}
+        alive = []
+        for pid, start, pgid, rank in recs:
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[19]) == start:   # field 22: the same process
+                    alive.append((pid, fields[0]))
+            except (OSError, IndexError):
+                pass
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % name) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) in pgids:
+                alive.append((int(name), fields[0] + " in pgid " + fields[2]))
+        self.assertEqual(alive, [], "processes of the job survived smrun")
+
+    def assert_one_cause(self, res, pattern, rc):
+        lines = res.smrun_lines()
+        self.assertEqual(res.rc, rc, res.err)
+        self.assertEqual(len(lines), 1, "one message from smrun expected:\n" + res.err)
+        m = re.fullmatch(pattern, lines[0])
+        self.assertTrue(m, "%r does not match %r" % (lines[0], pattern))
+        self.assertLess(res.elapsed, ENDS_WITHIN, "the job took %.2f s to end" % res.elapsed)
+        return m
+
+    def fresh_dir(self):
+        """Between two jobs of one test: check the first, forget its records."""
+        self.assert_nothing_left()
+        shutil.rmtree(self.dir)
+        os.mkdir(self.dir)
+
+    def pid_of(self, rank):
+        pids = [r[0] for r in self.records() if r[3] == rank]
+        self.assertEqual(len(pids), 1)
+        return pids[0]
+
+
+class TestBasics(SmrunTest):
+    def hello(self, n, *extra):
+        res = self.run_smrun(list(extra) + ["-n", str(n), LT_RANK, "hello"])
+        self.assertEqual(res.rc, 0, res.err)
+        self.assertEqual(res.err, "")
+        ranks = []
+        for line in res.out.splitlines():
+            m = re.fullmatch(r"hello rank=(\d+) size=(\d+) pidmatch=1 pages=4k "
+                             r"launcher=smrun \d+\.\d+\.\d+ args=0", line)
+            self.assertTrue(m, line)
+            self.assertEqual(int(m.group(2)), n)
+            ranks.append(int(m.group(1)))
+        self.assertEqual(sorted(ranks), list(range(n)))
+        return res
+
+    def test_ranks_2_4_8(self):
+        for n in (2, 4, 8):
+            res = self.hello(n)
+            if n == 8:
+                self.assertLess(res.elapsed, 5, "8 ranks on few cores must start fast")
+            self.fresh_dir()
+
+    def test_256_ranks(self):
+        self.hello(256)
+
+    def test_process_group(self):
+        self.hello(4)
+        recs = self.records()
+        pgids = {r[2] for r in recs}
+        self.assertEqual(len(pgids), 1, "all ranks in one process group")
+        self.assertEqual(pgids.pop(), self.pid_of(0), "rank 0 leads the group")
+        self.assertNotIn(os.getpgrp(), {r[2] for r in recs}, "not smrun's group")
+
+    def test_np_forms(self):
+        for form in (["-np", "3"], ["--np", "3"], ["-n=3"], ["--np=3"], ["-n3"], ["--n", "3"],
+                     ["--oversubscribe", "--allow-run-as-root", "-n", "3"]):
+            res = self.run_smrun(form + [LT_RANK, "hello"])
+            self.assertEqual(res.rc, 0, "%s: %s" % (form, res.err))
+            self.assertEqual(len(res.out.splitlines()), 3, form)
+        # Single-dash long options, as mpirun takes them.
+        res = self.run_smrun(["-np", "2", "-tag-output", LT_RANK, "hello"])
+        self.assertEqual(res.rc, 0, res.err)
+        self.assertTrue(all(l.startswith("[") for l in res.out.splitlines()), res.out)
+
+    def test_program_args_are_the_programs(self):
+        args = ["a b", "-n", "5", "--timeout", "", "--help"]
+        res = self.run_smrun(["-n", "2", LT_RANK, "hello"] + args)
+        self.assertEqual(res.rc, 0, res.err)
+        got = [l[4:] for l in res.out.splitlines() if l.startswith("arg ")]
+        self.assertEqual(got, args * 2)
+        self.assertEqual(res.out.count("size=2 "), 2)
+
+    def test_program_found_in_path(self):
+        path = BINDIR + os.pathsep + os.environ.get("PATH", "")
+        res = self.run_smrun(["-n", "2", "lt_rank", "hello"], extra_env={"PATH": path})
+        self.assertEqual(res.rc, 0, res.err)
+        self.assertEqual(res.out.count("hello rank="), 2)
+
+    def test_environment(self):
+        res = self.run_smrun(["-n", "2", "-x", "LT_SET=from-x", "-x", "LT_OVR=new", "-x", "LT_KEEP",
+                              LT_RANK, "env", "LT_SET", "LT_OVR", "LT_KEEP", "LT_PASS",
+                              "SMARTMAP_RANK", "SMARTMAP_SIZE", "SMARTMAP_FD0", "SMARTMAP_PAGES",
+                              "SMARTMAP_LAUNCHER"],
+                             extra_env={"LT_OVR": "old", "LT_KEEP": "kept", "LT_PASS": "passed"})
+        self.assertEqual(res.rc, 0, res.err)
+        for r in (0, 1):
+            for kv in ("LT_SET=from-x", "LT_OVR=new", "LT_KEEP=kept", "LT_PASS=passed",
+                       "SMARTMAP_RANK=%d" % r, "SMARTMAP_SIZE=2", "SMARTMAP_PAGES=4k"):
+                self.assertIn("rank %d: %s\n" % (r, kv), res.out)
+            self.assertRegex(res.out, r"rank %d: SMARTMAP_FD0=\d+\n" % r)
+            self.assertRegex(res.out, r"rank %d: SMARTMAP_LAUNCHER=smrun \d+\.\d+\.\d+\n" % r)
+
+    def test_mpmd(self):
+        vars_ = ["SMARTMAP_RANK", "SMARTMAP_SIZE", "LT_CTX", "LT_ALL"]
+        res = self.run_smrun(["-x", "LT_ALL=all", "-n", "2", LT_RANK, "env"] + vars_ +
+                             [":", "-n", "3", "-x", "LT_CTX=second", LT_CTRL, "finalize", "0",
+                              ":", "-np", "1", LT_RANK, "env"] + vars_)
+        self.assertEqual(res.rc, 0, res.err)
+        for r in (0, 1, 5):
+            self.assertIn("rank %d: SMARTMAP_RANK=%d\n" % (r, r), res.out)
+            self.assertIn("rank %d: SMARTMAP_SIZE=6\n" % r, res.out)
+            self.assertIn("rank %d: LT_CTX=(unset)\n" % r, res.out)
+            self.assertIn("rank %d: LT_ALL=all\n" % r, res.out)
+        for r in (2, 3, 4):
+            self.assertIn("rank %d: finalized\n" % r, res.out)
+        self.assertEqual(sorted(r[3] for r in self.records()), list(range(6)))
+
+    def test_stdin(self):
+        data = b"x" * 100000
+        p = subprocess.run([SMRUN, "-n", "3", LT_RANK, "stdin"], input=data, env=self.env(),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        out = p.stdout.decode()
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("rank 0: stdin bytes=100000\n", out)
+        self.assertIn("rank 1: stdin bytes=0\n", out)
+        self.assertIn("rank 2: stdin bytes=0\n", out)
+
+    def test_terminal_stdin_is_relayed(self):
+        # smrun on a terminal, in its foreground group: the ranks are in a group
+        # of their own, so rank 0 must get the input through smrun (reading the
+        # terminal itself would stop it with SIGTTIN).
+        master, slave = pty.openpty()
+
+        def controlling_tty():
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+        p = subprocess.Popen([SMRUN, "-n", "2", LT_RANK, "stdin"], env=self.env(), stdin=slave,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=controlling_tty)
+        os.close(slave)
+        try:
+            self.wait_records(2)
+            os.write(master, b"hello\nworld\n")
+            time.sleep(0.2)
+            os.write(master, b"\x04")                # ^D: end of input
+            out, err = p.communicate(timeout=10)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            os.close(master)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn(b"rank 0: stdin bytes=12\n", out)
+        self.assertIn(b"rank 1: stdin bytes=0\n", out)
+
+    def test_fd_limit(self):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard != resource.RLIM_INFINITY and hard < 2048:
+            self.skipTest("hard RLIMIT_NOFILE below 2048")
+        # The soft limit is raised to the hard one when the job needs it...
+        p = subprocess.run([SMRUN, "-n", "300", LT_RANK, "hello"], env=self.env(),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard)))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.count(b"hello rank="), 300)
+        self.fresh_dir()
+        # ... and a hard limit too low for the job is a usage error.
+        p = subprocess.run([SMRUN, "-n", "300", LT_RANK, "hello"], env=self.env(),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256)))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertRegex(p.stderr.decode(), r"^smrun: -n: 300 ranks need \d+ file descriptors, .*\n$")
+        self.assertEqual(self.records(), [])
+
+    def test_no_stray_fds(self):
+        res = self.run_smrun(["-n", "3", LT_RANK, "fds"])
+        self.assertEqual(res.rc, 0, res.err)
+        self.assertEqual(sorted(res.out.splitlines()), ["rank %d: extra fds:" % r for r in range(3)])
+
+    def test_help_and_version(self):
+        res = self.run_smrun(["--help"])
+        self.assertEqual(res.rc, 0)
+        self.assertEqual(res.err, "")
+        for word in ("Usage:", "-n N", "-np", "-x VAR", "--mem-per-rank", "--pages", "--bind-to",
+                     "--tag-output", "--timeout", "--preload", "--verbose", "--version",
+                     "SMARTMAP_RANK", "SMARTMAP_SIZE", "SMARTMAP_PID", "SMARTMAP_FD0",
+                     "SMARTMAP_PAGES", "Exit status", "124", "Examples"):
+            self.assertIn(word, res.out)
+        self.assertEqual(self.run_smrun(["-h"]).rc, 0)
+        res = self.run_smrun(["--version"])
+        self.assertEqual(res.rc, 0)
+        self.assertRegex(res.out, r"^smrun \(smartmap\) \d+\.\d+\.\d+\n$")
+
+
+class TestOutput(SmrunTest):
+    def check_lines(self, text, nranks, count, length, stream, tag):
+        seen = set()
+        for line in text.splitlines():
+            if tag:
+                m = re.match(r"\[(\d+)\] ", line)
+                self.assertTrue(m, "untagged line %r" % line[:80])
+                line = line[m.end():]
+                tag_rank = int(m.group(1))
+            m = re.fullmatch(r"L (\d+) (\d+) ([a-z]+) E", line)
+            self.assertTrue(m, "broken line %r" % line[:120])
+            r, i, payload = int(m.group(1)), int(m.group(2)), m.group(3)
+            if tag:
+                self.assertEqual(tag_rank, r)
+            self.assertEqual(payload, chr(ord("a") + (r + i) % 26) * length, "mixed line")
+            self.assertEqual((i % 3 == 2), stream == "err", "line on the wrong stream")
+            self.assertNotIn((r, i), seen)
+            seen.add((r, i))
+        want = {(r, i) for r in range(nranks) for i in range(count) if (i % 3 == 2) == (stream == "err")}
+        self.assertEqual(seen, want, "lines lost")
+
+    def test_lines_never_interleave(self):
+        n, count, length = 6, 3000, 1500
+        res = self.run_smrun(["-n", str(n), LT_RANK, "lines", str(count), str(length)], timeout=120)
+        self.assertEqual(res.rc, 0, res.err[:500])
+        self.check_lines(res.out, n, count, length, "out", False)
+        self.check_lines(res.err, n, count, length, "err", False)
+
+    def test_tag_output(self):
+        n, count, length = 4, 500, 5000
+        res = self.run_smrun(["--tag-output", "-n", str(n), LT_RANK, "lines", str(count), str(length)])
+        self.assertEqual(res.rc, 0, res.err[:500])
+        self.check_lines(res.out, n, count, length, "out", True)
+        self.check_lines(res.err, n, count, length, "err", True)
+        res = self.run_smrun(["--tag-output", "-n", "3", LT_RANK, "hello"])
+        for line in res.out.splitlines():
+            self.assertRegex(line, r"^\[(\d)\] hello rank=\1 ")
+
+
+class TestRankSetup(SmrunTest):
+    def test_memfds(self):
+        res = self.run_smrun(["-n", "3", "--mem-per-rank", "128M", LT_RANK, "memfd", str(128 << 20)])
+        self.assertEqual(res.rc, 0, res.err)
+        for r in range(3):
+            self.assertIn("rank %d: memfds ok cloexec=0 size=%d\n" % (r, SM_HEAP_OFF + (128 << 20)), res.out)
+
+    def test_mem_per_rank_forms(self):
+        for arg, heap in (("1073741824", 1 << 30), ("1GiB", 1 << 30), ("1.5G", 3 << 29),
+                          ("100M", 128 << 20), ("65536K", 64 << 20), ("256mb", 256 << 20)):
+            res = self.run_smrun(["-n", "2", "--mem-per-rank", arg, LT_RANK, "memfd", str(heap)])
+            self.assertEqual(res.rc, 0, arg + ": " + res.err)
+            self.assertEqual(res.out.count("memfds ok"), 2, arg + ": " + res.out)
+
+    def test_default_mem_is_a_fair_share(self):
+        n = 2
+        share = int(meminfo("MemTotal") * 0.9 / n) // SM_HEAP_ALIGN * SM_HEAP_ALIGN
+        share = min(max(share, SM_HEAP_MIN), SM_HEAP_MAX)
+        res = self.run_smrun(["-n", str(n), LT_RANK, "memfd", str(share)])
+        self.assertEqual(res.rc, 0, res.err)
+        self.assertEqual(res.out.count("memfds ok"), n, res.out)
+
+    def test_aslr_off(self):
+        outs = []
+        for _ in range(2):
+            res = self.run_smrun(["-n", "2", LT_RANK, "aslr"])
+            self.assertEqual(res.rc, 0, res.err)
+            for line in res.out.splitlines():
+                m = re.fullmatch(r"rank \d: personality=([0-9a-f]+) stack=(\S+) heap=(\S+)", line)
+                self.assertTrue(m, line)
+                self.assertTrue(int(m.group(1), 16) & 0x0040000, "ADDR_NO_RANDOMIZE not set")
+            outs.append(sorted(l.split(" ", 2)[2] for l in res.out.splitlines()))
+        self.assertEqual(outs[0], outs[1], "addresses differ between runs")
+
+    def affinity(self, *opts):
+        res = self.run_smrun(list(opts) + ["-n", "5", LT_RANK, "affinity"])
+        self.assertEqual(res.rc, 0, res.err)
+        got = {}
+        for line in res.out.splitlines():
+            m = re.fullmatch(r"rank (\d+): ncpus=(\d+) cpus=([\d,]*)", line)
+            self.assertTrue(m, line)
+            got[int(m.group(1))] = [int(c) for c in m.group(3).split(",") if c]
+        return got
+
+    def test_bind_to_core(self):
+        mine = sorted(os.sched_getaffinity(0))
+        for opts in ((), ("--bind-to", "core")):
+            got = self.affinity(*opts)
+            for r in range(5):
+                self.assertEqual(got[r], [mine[r % len(mine)]], "rank %d" % r)
+
+    def test_bind_to_none(self):
+        mine = sorted(os.sched_getaffinity(0))
+        got = self.affinity("--bind-to", "none")
+        for r in range(5):
+            self.assertEqual(got[r], mine)
+
+    def test_pages(self):
+        try:
+            with open("/sys/kernel/mm/transparent_hugepage/shmem_enabled") as f:
+                sel = re.search(r"\[(\w+)\]", f.read()).group(1)
+        except (OSError, AttributeError):
+            sel = "unavailable"
+        ok = sel in ("always", "within_size", "advise", "force")
+        res = self.run_smrun(["-n", "2", "--pages", "2m", LT_RANK, "env", "SMARTMAP_PAGES"])
+        self.assertEqual(res.rc, 0, res.err)
+        if ok:
+            self.assertEqual(res.err, "")
+            self.assertEqual(res.out.count("SMARTMAP_PAGES=2m"), 2)
+        else:
+            self.assertEqual(res.err, "smrun: warning: 2 MiB pages are not available for shared "
+                             "memory here (shmem_enabled=%s); using 4 KiB pages\n" % sel)
+            self.assertEqual(res.out.count("SMARTMAP_PAGES=4k"), 2)
+        res = self.run_smrun(["-n", "1", "--pages", "4k", LT_RANK, "env", "SMARTMAP_PAGES"])
+        self.assertEqual((res.rc, res.err, res.out), (0, "", "rank 0: SMARTMAP_PAGES=4k\n"))
+
+    def test_preload(self):
+        if not PRELOAD_LIB:
+            self.skipTest("no --preload-lib given")
+        # An install tree: <prefix>/bin/smrun and <prefix>/lib/libsmartmap.so.
+        prefix = os.path.join(self.dir, "prefix")
+        os.makedirs(os.path.join(prefix, "bin"))
+        smrun = os.path.join(prefix, "bin", "smrun")
+        shutil.copy2(SMRUN, smrun)
+        res = self.run_smrun(["--preload", "-n", "1", LT_RANK, "hello"], smrun=smrun)
+        self.assertEqual(res.rc, 2)
+        self.assertRegex(res.err, r"^smrun: --preload: .*libsmartmap\.so: no such file\n$")
+        os.makedirs(os.path.join(prefix, "lib"))
+        lib = os.path.join(prefix, "lib", "libsmartmap.so")
+        shutil.copy2(PRELOAD_LIB, lib)
+        res = self.run_smrun(["--preload", "-n", "2", LT_RANK, "env", "LD_PRELOAD", "LT_PRELOADED"],
+                             smrun=smrun)
+        self.assertEqual(res.rc, 0, res.err)
+        for r in (0, 1):
+            self.assertIn("rank %d: LD_PRELOAD=%s\n" % (r, os.path.join(os.path.realpath(os.path.dirname(lib)),
+                                                                      "libsmartmap.so")), res.out)
+            self.assertIn("rank %d: LT_PRELOADED=yes\n" % r, res.out)
+        res = self.run_smrun(["-n", "1", LT_RANK, "env", "LT_PRELOADED"], smrun=smrun)
+        self.assertEqual(res.out, "rank 0: LT_PRELOADED=(unset)\n")
+
+
+class TestFailure(SmrunTest):
+    def test_segfault(self):
+        res = self.run_smrun(["-n", "4", LT_RANK, "die", "2", "segv"])
+        m = self.assert_one_cause(res, r"smrun: rank 2 \(pid (\d+)\) killed by SIGSEGV( \(core dumped\))?", 139)
+        self.assertEqual(int(m.group(1)), self.pid_of(2))
+        # Its output is not lost, the unfinished last line included.
+        self.assertIn("rank 2: last words on stdout\npartial line without newline", res.out)
+
+    def test_exit_code(self):
+        res = self.run_smrun(["-n", "4", LT_RANK, "die", "1", "exit", "3"])
+        m = self.assert_one_cause(res, r"smrun: rank 1 \(pid (\d+)\) exited with code 3", 3)
+        self.assertEqual(int(m.group(1)), self.pid_of(1))
+
+    def test_abort(self):
+        res = self.run_smrun(["-n", "3", LT_RANK, "die", "0", "abort"])
+        self.assert_one_cause(res, r"smrun: rank 0 \(pid \d+\) killed by SIGABRT( \(core dumped\))?", 134)
+
+    def test_only_the_first_failure_is_reported(self):
+        res = self.run_smrun(["-n", "6", LT_RANK, "die", "-1", "exit", "4"])
+        self.assert_one_cause(res, r"smrun: rank \d \(pid \d+\) exited with code 4", 4)
+
+    def test_ranks_die_with_a_killed_smrun(self):
+        # SIGKILL cannot be forwarded: the ranks go by PR_SET_PDEATHSIG. This
+        # test process becomes their subreaper, to reap them and see them gone.
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_CHILD_SUBREAPER = 36
+        self.assertEqual(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0)
+        try:
+            p = subprocess.Popen([SMRUN, "-n", "4", LT_RANK, "hang"], env=self.env(),
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+            self.wait_records(4)
+            t0 = time.monotonic()
+            p.kill()
+            p.wait()
+            pids = {r[0] for r in self.records()}
+            while pids and time.monotonic() - t0 < 10:
+                try:
+                    pid, _ = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if pid == 0:
+                    time.sleep(0.01)
+                pids.discard(pid)
+            self.assertEqual(pids, set(), "ranks survived smrun")
+            self.assertLess(time.monotonic() - t0, ENDS_WITHIN)
+        finally:
+            libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+    def test_exec_failure(self):
+        bad = os.path.join(self.dir, "badinterp")
+        with open(bad, "w") as f:
+            f.write("#!/nonexistent/interpreter\n")
+        os.chmod(bad, 0o755)
+        res = self.run_smrun(["-n", "2", bad])
+        self.assertEqual(res.rc, 127, res.err)
+        self.assertIn("cannot execute", res.err)
+        self.assertRegex(res.err, r"smrun: rank \d \(pid \d+\) exited with code 127\n")
+
+    def test_timeout(self):
+        res = self.run_smrun(["-n", "4", "--timeout", "1", LT_RANK, "hang"])
+        self.assertEqual(res.rc, 124, res.err)
+        self.assertEqual(res.smrun_lines(), ["smrun: job exceeded --timeout 1 s; killing 4 ranks"])
+        self.assertGreaterEqual(res.elapsed, 1.0)
+        self.assertLess(res.elapsed, 1 + ENDS_WITHIN)
+        self.assertEqual(res.out.count("hanging"), 4)
+
+    def signal_job(self, sig, mode, n=4):
+        p = subprocess.Popen([SMRUN, "-n", str(n), LT_RANK, mode], env=self.env(),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            self.wait_records(n)
+            t0 = time.monotonic()
+            p.send_signal(sig)
+            out, err = p.communicate(timeout=30)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        return Result(p.returncode, out.decode(), err.decode(), time.monotonic() - t0)
+
+    def test_sigint(self):
+        res = self.signal_job(signal.SIGINT, "hang")
+        self.assert_one_cause(res, r"smrun: received SIGINT; ending the job", 130)
+
+    def test_sigterm_to_ranks_that_ignore_it(self):
+        res = self.signal_job(signal.SIGTERM, "ignore-int")
+        self.assert_one_cause(res, r"smrun: received SIGTERM; ending the job", 143)
+        self.assertGreaterEqual(res.elapsed, 0.9, "SIGKILL only after 1 s of grace")
+
+    def test_sighup_and_sigquit(self):
+        res = self.signal_job(signal.SIGHUP, "hang", n=2)
+        self.assert_one_cause(res, r"smrun: received SIGHUP; ending the job", 129)
+        self.fresh_dir()
+        res = self.signal_job(signal.SIGQUIT, "hang", n=2)
+        self.assert_one_cause(res, r"smrun: received SIGQUIT; ending the job", 131)
+
+    def test_sigusr1_is_forwarded(self):
+        res = self.signal_job(signal.SIGUSR1, "hang", n=3)
+        self.assert_one_cause(res, r"smrun: rank \d \(pid \d+\) killed by SIGUSR1", 128 + signal.SIGUSR1)
+
+    def test_stop_and_continue(self):
+        def states():
+            out = []
+            for pid in [r[0] for r in self.records()]:
+                with open("/proc/%d/stat" % pid) as f:
+                    out.append(f.read().rsplit(")", 1)[1].split()[0])
+            return out
+
+        def wait_state(want):
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 10 and set(states()) != {want}:
+                time.sleep(0.01)
+            self.assertEqual(set(states()), {want})
+
+        p = subprocess.Popen([SMRUN, "-n", "3", LT_RANK, "hang"], env=self.env(), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            self.wait_records(3)
+            p.send_signal(signal.SIGTSTP)
+            wait_state("T")
+            p.send_signal(signal.SIGCONT)
+            wait_state("S")
+            p.send_signal(signal.SIGTERM)
+            out, err = p.communicate(timeout=30)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, 143, err)
+
+    def test_exit_without_finalize(self):
+        res = self.run_smrun(["-n", "3", LT_CTRL, "nofinalize", "1"])
+        m = self.assert_one_cause(res, r"smrun: rank 1 \(pid (\d+)\) exited without calling MPI_Finalize", 1)
+        self.assertEqual(int(m.group(1)), self.pid_of(1))
+
+    def test_abort_note(self):
+        res = self.run_smrun(["-n", "3", LT_CTRL, "note", "2", "7", "called MPI_Abort(MPI_COMM_WORLD, 7)"])
+        m = self.assert_one_cause(res, r"smrun: rank 2 \(pid (\d+)\) called MPI_Abort\(MPI_COMM_WORLD, 7\)", 7)
+        self.assertEqual(int(m.group(1)), self.pid_of(2))
+        self.assertIn("rank 2: aborting\n", res.err)
+
+    def test_finalized_ranks_succeed(self):
+        res = self.run_smrun(["-n", "3", LT_CTRL, "finalize", "0"])
+        self.assertEqual((res.rc, res.err), (0, ""))
+        self.assertEqual(res.out.count("finalized"), 3)
+
+    def test_untrusted_control_blocks(self):
+        # A block without the magic, or of another pid, is not the rank's.
+        for mode in ("badmagic", "badpid"):
+            res = self.run_smrun(["-n", "3", LT_CTRL, mode, "-1"])
+            self.assertEqual((res.rc, res.err), (0, ""), mode)
+
+    def test_grandchildren_are_killed(self):
+        res = self.run_smrun(["-n", "3", LT_RANK, "grandchild", "-1"])
+        self.assertEqual(res.rc, 0, res.err)
+        self.assertEqual(len(self.records("grandchild")), 6)
+        self.assertLess(res.elapsed, 10)
+
+    def test_grandchildren_of_a_failed_job_are_killed(self):
+        res = self.run_smrun(["-n", "3", LT_RANK, "grandchild", "1", "fail"])
+        self.assert_one_cause(res, r"smrun: rank 1 \(pid \d+\) exited with code 5", 5)
+        self.assertGreaterEqual(len(self.records("grandchild")), 2)
+
+
+class TestBadArguments(SmrunTest):
+    def check(self, args, pattern):
+        res = self.run_smrun(args)
+        self.assertEqual(res.rc, 2, "%s: %s" % (args, res.err))
+        self.assertEqual(res.out, "", args)
+        lines = res.err.splitlines()
+        self.assertEqual(len(lines), 1, "%s: one line expected: %r" % (args, res.err))
+        self.assertRegex(lines[0], "^smrun: " + pattern, args)
+        self.assertEqual(self.records(), [], "%s: a rank was started" % args)
+
+    def test_bad_arguments(self):
+        data = os.path.join(self.dir, "data.txt")
+        with open(data, "w") as f:
+            f.write("not a program\n")
+        os.chmod(data, 0o644)
+        mem, swap = meminfo("MemTotal"), meminfo("SwapTotal")
+        big = ((mem + swap) // 8 >> 30) + 1
+        cases = [
+            (["-n", "0", LT_RANK], r"-n: '0' is not a positive integer$"),
+            (["-n", "abc", LT_RANK], r"-n: 'abc' is not a positive integer$"),
+            (["-n", "-3", LT_RANK], r"-n: '-3' is not a positive integer$"),
+            (["-n", "2x", LT_RANK], r"-n: '2x' is not a positive integer$"),
+            (["-n", str(SM_NMAX + 1), LT_RANK], r"-n: %d .*%d" % (SM_NMAX + 1, SM_NMAX)),
+            (["-n", "300", LT_RANK, ":", "-n", "300", LT_RANK], r"-n: 600 .*%d" % SM_NMAX),
+            ([], r"no program"),
+            (["-n", "2"], r"no program"),
+            (["-n", "2", LT_RANK, "hello", ":"], r".*no program"),
+            (["-n", "2", "./nope"], r"\./nope: no such file$"),
+            (["-n", "2", data], re.escape(data) + r": not executable$"),
+            (["-n", "2", self.dir], re.escape(self.dir) + r": is a directory$"),
+            (["-n", "2", "no-such-command-smrun-test"], r"no-such-command-smrun-test: command not found"),
+            (["--bogus", LT_RANK], r"unknown option '--bogus'"),
+            (["-q", LT_RANK], r"unknown option '-q'"),
+            (["--mem-per-rank", "lots", LT_RANK], r"--mem-per-rank: 'lots' is not a size"),
+            (["--mem-per-rank", "1.5Q", LT_RANK], r"--mem-per-rank: '1.5Q' is not a size"),
+            (["--mem-per-rank", "-1G", LT_RANK], r"--mem-per-rank: '-1G' is not a size"),
+            (["--mem-per-rank", "32M", LT_RANK], r"--mem-per-rank: '32M' is below the minimum"),
+            (["--mem-per-rank", "1T", LT_RANK], r"--mem-per-rank: '1T' is above the maximum"),
+            (["--pages", "1g", LT_RANK], r"--pages: '1g' is not 4k or 2m$"),
+            (["--bind-to", "socket", LT_RANK], r"--bind-to: 'socket' is not core or none$"),
+            (["--timeout", "abc", LT_RANK], r"--timeout: 'abc' is not a positive number"),
+            (["--timeout", "0", LT_RANK], r"--timeout: '0' is not a positive number"),
+            (["--timeout", "-5", LT_RANK], r"--timeout: '-5' is not a positive number"),
+            (["-n", "2", "--timeout"], r"--timeout: needs a value$"),
+            (["-x", "1BAD=x", LT_RANK], r"-x: '1BAD=x'"),
+        ]
+        if big <= SM_HEAP_MAX >> 30:
+            cases.append((["-n", "8", "--mem-per-rank", "%dG" % big, LT_RANK],
+                          r"--mem-per-rank: '%dG': 8 ranks x .* is more than this machine has" % big))
+        for args, pattern in cases:
+            with self.subTest(args=args):
+                self.check(args, pattern)
+
+
+def main():
+    global SMRUN, BINDIR, PRELOAD_LIB, LT_RANK, LT_CTRL
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--smrun", required=True)
+    ap.add_argument("--bindir", required=True, help="where lt_rank and lt_ctrl are")
+    ap.add_argument("--preload-lib", help="a shared library to stand in for libsmartmap.so")
+    opts, rest = ap.parse_known_args()
+    SMRUN = os.path.abspath(opts.smrun)
+    BINDIR = os.path.abspath(opts.bindir)
+    PRELOAD_LIB = opts.preload_lib and os.path.abspath(opts.preload_lib)
+    LT_RANK = os.path.join(BINDIR, "lt_rank")
+    LT_CTRL = os.path.join(BINDIR, "lt_ctrl")
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+
+
+if __name__ == "__main__":
+    main()
