@@ -19,14 +19,14 @@
 
 void *sm_global(const void *p)
 {
-    sm_core_init();
+    sm_core_ensure();
     uint64_t off = sm_local_offset((uintptr_t)p);
     return off == UINT64_MAX ? NULL : (void *)(sm_slot_base(sm_core.rank) + off);
 }
 
 void *sm_remote(int rank, const void *p)
 {
-    sm_core_init();
+    sm_core_ensure();
     if ((unsigned)rank >= (unsigned)sm_core.size) return NULL;
     uint64_t off = sm_local_offset((uintptr_t)p);
     return off == UINT64_MAX ? NULL : (void *)(sm_slot_base(rank) + off);
@@ -34,19 +34,14 @@ void *sm_remote(int rank, const void *p)
 
 bool sm_exposed(const void *p)
 {
-    sm_core_init();
+    sm_core_ensure();
     return sm_local_offset((uintptr_t)p) != UINT64_MAX;
 }
 
-/* [a, a+len) named in rank's own address space, as a global address, or
- * NULL if rank's memory there is not exposed (or not wholly). */
-static void *peer_global(int rank, uintptr_t a, size_t len)
+/* [a, a+len) named in rank's own address space (not a slot address), as a
+ * global address, or NULL if rank's memory there is not exposed (or not wholly). */
+static void *peer_global_lookup(int rank, uintptr_t a, size_t len)
 {
-    uintptr_t s = a - (uintptr_t)SM_BASE;
-    if (s < ((uintptr_t)sm_core.size << SM_SLOT_SHIFT)) {
-        uint64_t off = s & (SM_SLOT - 1);
-        return off + len <= sm_core.slot_bytes ? (void *)a : NULL;
-    }
     uintptr_t glo, glen, slo, slen;
     if (rank == sm_core.rank) {
         glo = sm_core.globals_lo, glen = sm_core.globals_len;
@@ -61,6 +56,17 @@ static void *peer_global(int rank, uintptr_t a, size_t len)
     if (a - slo < slen && len <= slen - (a - slo))
         return (void *)(sm_slot_base(rank) + SM_STACK_OFF + (a - slo));
     return NULL;
+}
+
+/* Global addresses (what sm_global and sm_remote give) pass straight through. */
+static inline void *peer_global(int rank, uintptr_t a, size_t len)
+{
+    uintptr_t s = a - (uintptr_t)SM_BASE;
+    if (SM_LIKELY(s < ((uintptr_t)sm_core.size << SM_SLOT_SHIFT))) {
+        uint64_t off = s & (SM_SLOT - 1);
+        return off + len <= sm_core.slot_bytes ? (void *)a : NULL;
+    }
+    return peer_global_lookup(rank, a, len);
 }
 
 /* --- Statistics --------------------------------------------------------------- */
@@ -263,6 +269,25 @@ static int staged_copy(int rank, bool write, uintptr_t remote, void *local, size
     return rc;
 }
 
+/* --- A chosen path, for engines that compare transports ---------------------- */
+
+int sm_copy_via(enum sm_path path, int rank, bool write, void *remote, void *local, size_t len)
+{
+    sm_core_ensure();
+    if (!len) return SM_OK;
+    if (path == SM_PATH_DIRECT) {
+        void *g = peer_global(rank, (uintptr_t)remote, len);
+        if (!g) return SM_ERR_ACCESS;
+        if (write) memcpy(g, local, len);
+        else memcpy(local, g, len);
+        count(SM_PATH_DIRECT, len);
+        return SM_OK;
+    }
+    int rc = path == SM_PATH_KERNEL ? kernel_copy(rank, write, (uintptr_t)remote, local, len)
+                                    : staged_copy(rank, write, (uintptr_t)remote, local, len);
+    return rc == 0 ? SM_OK : rc == EFAULT ? SM_ERR_ACCESS : SM_ERR_STATE;
+}
+
 /* --- sm_put / sm_get --------------------------------------------------------- */
 
 static int copy_slow(const char *routine, int rank, bool write, uintptr_t remote, void *local,
@@ -306,7 +331,7 @@ static inline int check_args(const char *routine, int rank, const void *dst, con
 
 int sm_put(int rank, void *dst, const void *src, size_t len)
 {
-    sm_core_init();
+    sm_core_ensure();
     int rc = check_args("sm_put", rank, dst, src, len);
     if (rc || !len) return rc;
     void *g = peer_global(rank, (uintptr_t)dst, len);
@@ -320,7 +345,7 @@ int sm_put(int rank, void *dst, const void *src, size_t len)
 
 int sm_get(int rank, void *dst, const void *src, size_t len)
 {
-    sm_core_init();
+    sm_core_ensure();
     int rc = check_args("sm_get", rank, dst, src, len);
     if (rc || !len) return rc;
     void *g = peer_global(rank, (uintptr_t)src, len);

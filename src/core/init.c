@@ -331,6 +331,7 @@ void sm_core_init(void)
     if (atomic_compare_exchange_strong(&init_state, &expect, 1)) {
         init_once();
         atomic_store_explicit(&init_state, 2, memory_order_release);
+        __atomic_store_n(&sm_core.initialized, 1, __ATOMIC_RELEASE);
         return;
     }
     /* Another thread is initialising. */
@@ -364,8 +365,8 @@ __attribute__((destructor)) static void sm_destructor(void)
 
 /* --- Public job API -------------------------------------------------------- */
 
-int sm_rank(void) { sm_core_init(); return sm_core.rank; }
-int sm_size(void) { sm_core_init(); return sm_core.size; }
+int sm_rank(void) { sm_core_ensure(); return sm_core.rank; }
+int sm_size(void) { sm_core_ensure(); return sm_core.size; }
 
 void sm_mem_info(struct sm_mem_info *info)
 {

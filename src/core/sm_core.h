@@ -58,6 +58,7 @@ struct sm_rank_ctrl {
 _Static_assert(sizeof(struct sm_rank_ctrl) <= SM_AREA_OFF, "control block fits");
 
 struct sm_core {
+    int      initialized;         /* set (release) when sm_core_init has finished */
     int      rank, size;
     pid_t    pid;
     bool     singleton;           /* not started by smrun: a job of one */
@@ -101,10 +102,18 @@ static inline uint64_t sm_local_offset(uintptr_t a)
 
 /* Initialise the core once; called by the constructor and by the first malloc. */
 void sm_core_init(void);
+/* The cheap check for entry points: a plain load once initialised. */
+static inline void sm_core_ensure(void)
+{
+    if (SM_UNLIKELY(!__atomic_load_n(&sm_core.initialized, __ATOMIC_ACQUIRE))) sm_core_init();
+}
 /* Wait until a peer has published its layout (sm_rank_ctrl.ready). */
 void sm_wait_ready(int rank);
 /* Start the staged-copy service thread (after init, outside malloc). */
 void sm_copy_start_service(void);
+/* Copy on one given path (no fallback): write copies local -> remote (an
+ * address in rank's space). SM_ERR_ACCESS if the path cannot reach it. */
+int sm_copy_via(enum sm_path path, int rank, bool write, void *remote, void *local, size_t len);
 /* Print one line "smartmap: <routine>: <message>" on stderr, without malloc. */
 void sm_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void sm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

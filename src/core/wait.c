@@ -116,7 +116,7 @@ void sm_wake(int rank)
 /* Central counter with a generation number, in rank 0's control block. */
 void sm_barrier(void)
 {
-    sm_core_init();
+    sm_core_ensure();
     if (sm_core.size == 1) return;
     struct sm_rank_ctrl *c0 = sm_ctrl_of(0);
     uint32_t gen = atomic_load_explicit(&c0->bar_gen, memory_order_acquire);
