@@ -10,15 +10,12 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include "sm_alloc.h"
 #include "sm_core.h"
 
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
-static ucontext_t caller_ctx, fork_ctx;
-static char fork_stack[64 << 10] __attribute__((aligned(16)));
 static pid_t fork_result;
 static int fork_errno;
 static int fork_pipe[2];
@@ -87,12 +84,7 @@ SM_API pid_t fork(void)
         pthread_mutex_unlock(&fork_lock);
         return -1;
     }
-    getcontext(&fork_ctx);
-    fork_ctx.uc_stack.ss_sp = fork_stack;
-    fork_ctx.uc_stack.ss_size = sizeof fork_stack;
-    fork_ctx.uc_link = &caller_ctx;
-    makecontext(&fork_ctx, fork_on_private_stack, 0);
-    swapcontext(&caller_ctx, &fork_ctx);
+    sm_on_private_stack(fork_on_private_stack);
     pid_t r = fork_result;
     int e = fork_errno;
     if (r == 0) pthread_mutex_init(&fork_lock, NULL);

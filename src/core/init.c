@@ -225,10 +225,20 @@ static void expose_globals(void)
 
 /* --- Stack: the main thread's stack moves onto the memfd in place -------- */
 
+void sm_on_private_stack(void (*fn)(void))
+{
+    static ucontext_t back, ctx;
+    static char stack[64 << 10] __attribute__((aligned(16)));
+    getcontext(&ctx);
+    ctx.uc_stack.ss_sp = stack;
+    ctx.uc_stack.ss_size = sizeof stack;
+    ctx.uc_link = &back; /* fn's return resumes the caller */
+    makecontext(&ctx, fn, 0);
+    swapcontext(&back, &ctx);
+}
+
 struct stack_move { uintptr_t old_lo, hi, new_lo; bool ok; };
 static struct stack_move stack_move;
-static ucontext_t main_ctx, alt_ctx;
-static char alt_stack[64 << 10] __attribute__((aligned(16)));
 
 static void move_stack_on_alt(void)
 {
@@ -238,7 +248,6 @@ static void move_stack_on_alt(void)
     void *p = mmap((void *)m->new_lo, m->hi - m->new_lo, PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_FIXED, sm_core.own_fd, (off_t)SM_STACK_OFF);
     m->ok = (p == (void *)m->new_lo);
-    /* Returning resumes main_ctx through uc_link. */
 }
 
 static void expose_stack(void)
@@ -270,12 +279,7 @@ static void expose_stack(void)
     if (new_lo > lo) return;
     stack_move = (struct stack_move){ .old_lo = lo, .hi = hi, .new_lo = new_lo };
     /* Copy and remap from a private stack: nothing may run on the old one. */
-    getcontext(&alt_ctx);
-    alt_ctx.uc_stack.ss_sp = alt_stack;
-    alt_ctx.uc_stack.ss_size = sizeof alt_stack;
-    alt_ctx.uc_link = &main_ctx;
-    makecontext(&alt_ctx, move_stack_on_alt, 0);
-    swapcontext(&main_ctx, &alt_ctx);
+    sm_on_private_stack(move_stack_on_alt);
     if (!stack_move.ok)
         sm_fatal("init: cannot remap the main stack [%p, %p): %s", (void *)new_lo, (void *)hi,
                  strerror(errno));

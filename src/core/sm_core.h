@@ -111,6 +111,9 @@ static inline void sm_core_ensure(void)
 void sm_wait_ready(int rank);
 /* Start the staged-copy service thread (after init, outside malloc). */
 void sm_copy_start_service(void);
+/* Run fn on a private stack in libsmartmap's own (never exposed) memory;
+ * callers serialise (init runs once; fork holds its lock). */
+void sm_on_private_stack(void (*fn)(void));
 /* Copy on one given path (no fallback): write copies local -> remote (an
  * address in rank's space). SM_ERR_ACCESS if the path cannot reach it. */
 int sm_copy_via(enum sm_path path, int rank, bool write, void *remote, void *local, size_t len);
