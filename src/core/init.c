@@ -116,8 +116,10 @@ static void map_slots(int fd0)
         if (p != at)
             sm_fatal("init: cannot map rank %d's slot (fd %d, %llu bytes): %s", r, fd0 + r,
                      (unsigned long long)sm_core.slot_bytes, strerror(errno));
-        if (sm_core.huge_pages)
+        if (sm_core.huge_pages) {
             madvise((char *)at + SM_HEAP_OFF, sm_core.heap_bytes, MADV_HUGEPAGE);
+            madvise((char *)at + SM_SYM_OFF, sm_core.slot_bytes - SM_SYM_OFF, MADV_HUGEPAGE);
+        }
     }
 }
 
@@ -131,7 +133,7 @@ static int find_job(void)
     /* The memfds must still be open: a rank closes them once mapped, so its
      * own children (which inherit the environment) fall back to singletons. */
     struct stat st0;
-    if (fstat((int)fd0, &st0) != 0 || st0.st_size <= (off_t)SM_HEAP_OFF) return -1;
+    if (fstat((int)fd0, &st0) != 0 || st0.st_size < (off_t)SM_SYM_OFF) return -1;
     for (long r = 1; r < size; r++) {
         struct stat st;
         if (fstat((int)(fd0 + r), &st) != 0 || st.st_size != st0.st_size) return -1;
@@ -148,6 +150,9 @@ static int find_job(void)
     sm_core.rank = (int)rank;
     sm_core.size = (int)size;
     sm_core.slot_bytes = (uint64_t)st0.st_size;
+    long heap = env_long(SM_ENV_HEAP, 0);
+    if (heap < (long)SM_HEAP_MIN || (uint64_t)heap > SM_HEAP_MAX || heap % (long)SM_HEAP_ALIGN) heap = SM_HEAP_MIN;
+    sm_core.heap_bytes = (uint64_t)heap;
     return (int)fd0;
 }
 
@@ -163,7 +168,8 @@ static int make_singleton(void)
     heap = (heap + SM_HEAP_ALIGN - 1) & ~(SM_HEAP_ALIGN - 1);
     int fd = memfd_create("smartmap.single", MFD_CLOEXEC);
     if (fd < 0) sm_fatal("init: memfd_create: %s", strerror(errno));
-    sm_core.slot_bytes = SM_HEAP_OFF + heap;
+    sm_core.heap_bytes = heap;
+    sm_core.slot_bytes = SM_SYM_OFF + heap; /* a symmetric heap as large as the heap */
     if (ftruncate(fd, (off_t)sm_core.slot_bytes) != 0)
         sm_fatal("init: cannot size the slot to %llu bytes: %s",
                  (unsigned long long)sm_core.slot_bytes, strerror(errno));
@@ -307,7 +313,7 @@ static void init_once(void)
         map_slots(own);
     }
     sm_core.own_fd = own;
-    sm_core.heap_bytes = sm_core.slot_bytes - SM_HEAP_OFF;
+    sm_core.sym_bytes = sm_core.slot_bytes - SM_SYM_OFF;
     /* Not the affinity mask: a pinned rank sees one CPU however many there are. */
     sm_core.oversubscribed = sm_core.size > sysconf(_SC_NPROCESSORS_ONLN);
 

@@ -66,7 +66,8 @@ struct sm_core {
     bool     huge_pages;
     int      own_fd;              /* the rank's memfd (close-on-exec) */
     uint64_t slot_bytes;          /* size of every rank's memfd */
-    uint64_t heap_bytes;
+    uint64_t heap_bytes;          /* malloc arena at SM_HEAP_OFF */
+    uint64_t sym_bytes;           /* symmetric heap at SM_SYM_OFF, same in every rank */
     uintptr_t globals_lo, globals_len;
     uintptr_t stack_lo, stack_len;
 };
@@ -84,6 +85,14 @@ static inline struct sm_rank_ctrl *sm_ctrl_of(int rank)
 static inline void *sm_area(int rank, enum sm_area a)
 {
     return (void *)(sm_slot_base(rank) + SM_AREA_OFF + (uintptr_t)a * SM_AREA_SIZE);
+}
+/* The rank's symmetric heap: [SM_SYM_OFF, +sym_bytes) of its slot, the same
+ * size in every rank. Whoever manages it (SHMEM) must allocate the same
+ * offsets in every rank. */
+static inline void *sm_symmetric_base(size_t *len)
+{
+    *len = sm_core.sym_bytes;
+    return (void *)(sm_slot_base(sm_core.rank) + SM_SYM_OFF);
 }
 /* Offset inside a slot of local address a, or UINT64_MAX if not exposed. */
 static inline uint64_t sm_local_offset(uintptr_t a)

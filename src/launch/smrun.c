@@ -326,6 +326,8 @@ static _Noreturn void child(int r, int sp_out[2], int sp_err[2])
     snprintf(num, sizeof num, "%d", (int)getpid()); setenv(SM_ENV_PID, num, 1);
     snprintf(num, sizeof num, "%d", fd0);         setenv(SM_ENV_FD0, num, 1);
     setenv(SM_ENV_PAGES, opt.pages, 1);
+    snprintf(num, sizeof num, "%llu", (unsigned long long)opt.heap_bytes);
+    setenv(SM_ENV_HEAP, num, 1);
     setenv("SMARTMAP_LAUNCHER", "smrun " SMRUN_VERSION, 1);
     if (opt.preload) {
         const char *old = getenv("LD_PRELOAD");
@@ -397,7 +399,7 @@ static void create_memfds(void)
             if (dup2(fd, fd0 + r) < 0) die("dup2");
             close(fd);
         }
-        if (ftruncate(fd0 + r, (off_t)(SM_HEAP_OFF + opt.heap_bytes)) != 0) die("ftruncate(memfd)");
+        if (ftruncate(fd0 + r, (off_t)(SM_SYM_OFF + opt.sym_bytes)) != 0) die("ftruncate(memfd)");
         void *p = mmap(NULL, ctrl_len, PROT_READ, MAP_SHARED, fd0 + r, 0);
         if (p == MAP_FAILED) die("mmap(memfd)");
         ranks[r].ctrl = p;
