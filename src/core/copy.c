@@ -173,9 +173,8 @@ static bool range_accessible(uintptr_t a, size_t len, bool need_write)
 
 static void *service_main(void *arg)
 {
-    (void)arg;
     struct sm_svc *s = &sm_ctrl_of(sm_core.rank)->svc;
-    uint32_t seen = atomic_load(&s->req);
+    uint32_t seen = (uint32_t)(uintptr_t)arg; /* read before any peer could post */
     for (;;) {
         uint32_t req = sm_wait_word((volatile uint32_t *)&s->req, seen);
         seen = req;
@@ -206,7 +205,8 @@ void sm_copy_start_service(void)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread inherits: signals go to the program */
     pthread_t t;
-    int rc = pthread_create(&t, &attr, service_main, NULL);
+    uintptr_t seen = atomic_load(&s->req);
+    int rc = pthread_create(&t, &attr, service_main, (void *)seen);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     if (rc != 0) {
