@@ -211,7 +211,7 @@ void sm_copy_start_service(void)
     pthread_attr_destroy(&attr);
     if (rc != 0) {
         sm_say("init: cannot start the copy service thread: %s; peers cannot reach this rank's "
-               "private memory without process_vm_writev", strerror(rc));
+               "private memory without process_vm_writev", strerrordesc_np(rc));
         return;
     }
     pthread_setname_np(t, "smartmap-svc");
@@ -308,7 +308,7 @@ static int copy_slow(const char *routine, int rank, bool write, uintptr_t remote
                (void *)remote, len, write ? "writable" : "readable", rank);
         return SM_ERR_ACCESS;
     }
-    sm_say("%s: rank %d unreachable: %s", routine, rank, strerror(rc));
+    sm_say("%s: rank %d unreachable: %s", routine, rank, strerrordesc_np(rc));
     return SM_ERR_STATE;
 }
 

@@ -45,7 +45,7 @@ static void child_detach(void)
     uintptr_t heap = sm_slot_base(sm_core.rank) + SM_HEAP_OFF;
     ok = ok && mmap((void *)heap, sm_core.heap_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
                     sm_core.own_fd, (off_t)SM_HEAP_OFF) == (void *)heap;
-    if (!ok) sm_fatal("fork: the child cannot copy the rank's memory: %s", strerror(errno));
+    if (!ok) sm_fatal("fork: the child cannot copy the rank's memory: %s", strerrordesc_np(errno));
     sm_alloc_forked();
     sm_core.globals_len = sm_core.stack_len = 0; /* the child's copies are private */
 }

@@ -26,6 +26,7 @@
 struct sm_core sm_core = { .rank = 0, .size = 1, .own_fd = -1 };
 
 static _Atomic int init_state; /* 0 not started, 1 running, 2 done */
+static _Atomic pid_t init_tid; /* the thread running init: its own mallocs must not wait */
 
 static void vsay(const char *fmt, va_list ap)
 {
@@ -108,14 +109,14 @@ static void map_slots(int fd0)
     if (res == MAP_FAILED || res != want)
         sm_fatal("init: cannot reserve the slot range [%p, %p) for %d ranks: %s "
                  "(something else is mapped there)", want, (void *)((uintptr_t)want + span),
-                 sm_core.size, res == MAP_FAILED ? strerror(errno) : "kernel placed it elsewhere");
+                 sm_core.size, res == MAP_FAILED ? strerrordesc_np(errno) : "kernel placed it elsewhere");
     for (int r = 0; r < sm_core.size; r++) {
         void *at = (void *)sm_slot_base(r);
         void *p = mmap(at, sm_core.slot_bytes, PROT_READ | PROT_WRITE,
                        MAP_SHARED | MAP_FIXED, fd0 + r, 0);
         if (p != at)
             sm_fatal("init: cannot map rank %d's slot (fd %d, %llu bytes): %s", r, fd0 + r,
-                     (unsigned long long)sm_core.slot_bytes, strerror(errno));
+                     (unsigned long long)sm_core.slot_bytes, strerrordesc_np(errno));
         if (sm_core.huge_pages) {
             madvise((char *)at + SM_HEAP_OFF, sm_core.heap_bytes, MADV_HUGEPAGE);
             madvise((char *)at + SM_SYM_OFF, sm_core.slot_bytes - SM_SYM_OFF, MADV_HUGEPAGE);
@@ -167,12 +168,12 @@ static int make_singleton(void)
     if (heap > SM_HEAP_MAX) heap = SM_HEAP_MAX;
     heap = (heap + SM_HEAP_ALIGN - 1) & ~(SM_HEAP_ALIGN - 1);
     int fd = memfd_create("smartmap.single", MFD_CLOEXEC);
-    if (fd < 0) sm_fatal("init: memfd_create: %s", strerror(errno));
+    if (fd < 0) sm_fatal("init: memfd_create: %s", strerrordesc_np(errno));
     sm_core.heap_bytes = heap;
     sm_core.slot_bytes = SM_SYM_OFF + heap; /* a symmetric heap as large as the heap */
     if (ftruncate(fd, (off_t)sm_core.slot_bytes) != 0)
         sm_fatal("init: cannot size the slot to %llu bytes: %s",
-                 (unsigned long long)sm_core.slot_bytes, strerror(errno));
+                 (unsigned long long)sm_core.slot_bytes, strerrordesc_np(errno));
     return fd;
 }
 
@@ -224,7 +225,7 @@ static void expose_globals(void)
                    sm_core.own_fd, (off_t)SM_GLOBALS_OFF);
     if (p != (void *)seg.lo)
         sm_fatal("init: cannot remap the executable's globals at %p: %s", (void *)seg.lo,
-                 strerror(errno));
+                 strerrordesc_np(errno));
     sm_core.globals_lo = seg.lo;
     sm_core.globals_len = len;
 }
@@ -258,7 +259,7 @@ static void move_stack_on_alt(void)
 
 static void expose_stack(void)
 {
-    static char maps[1 << 16];
+    static char maps[1 << 19]; /* [stack] is the last line, after every slot's */
     size_t n = read_maps(maps, sizeof maps);
     if (n == 0) return;
     uintptr_t below_end = 0, lo = 0, hi = 0;
@@ -288,7 +289,7 @@ static void expose_stack(void)
     sm_on_private_stack(move_stack_on_alt);
     if (!stack_move.ok)
         sm_fatal("init: cannot remap the main stack [%p, %p): %s", (void *)new_lo, (void *)hi,
-                 strerror(errno));
+                 strerrordesc_np(errno));
     sm_core.stack_lo = new_lo;
     sm_core.stack_len = hi - new_lo;
 }
@@ -305,7 +306,7 @@ static void init_once(void)
     if (fd0 >= 0) {
         map_slots(fd0);
         own = fcntl(fd0 + sm_core.rank, F_DUPFD_CLOEXEC, 3);
-        if (own < 0) sm_fatal("init: dup of the rank's memfd: %s", strerror(errno));
+        if (own < 0) sm_fatal("init: dup of the rank's memfd: %s", strerrordesc_np(errno));
         /* Mapped now; our children must not inherit the job's memfds. */
         for (int r = 0; r < sm_core.size; r++) close(fd0 + r);
     } else {
@@ -339,11 +340,14 @@ void sm_core_init(void)
     if (SM_LIKELY(s == 2)) return;
     int expect = 0;
     if (atomic_compare_exchange_strong(&init_state, &expect, 1)) {
+        atomic_store(&init_tid, gettid());
         init_once();
         atomic_store_explicit(&init_state, 2, memory_order_release);
         __atomic_store_n(&sm_core.initialized, 1, __ATOMIC_RELEASE);
         return;
     }
+    /* Init itself allocated (a libc routine did): let it through. */
+    if (atomic_load(&init_tid) == gettid()) return;
     /* Another thread is initialising. */
     while (atomic_load_explicit(&init_state, memory_order_acquire) != 2) sched_yield();
 }

@@ -7,23 +7,26 @@
 
 /* Slots: rank r's memfd is mapped by every rank (and by smrun) at
  * SM_BASE + r * SM_SLOT. Offsets inside a slot are the memfd's offsets. */
-#define SM_BASE        0x100000000000ULL  /* 16 TiB: below PIE (0x5555...) and the mmap area */
-#define SM_SLOT_SHIFT  37                 /* 128 GiB of address space per rank */
+/* 1 TiB up to 17 TiB: above non-PIE executables and their brk heap, below
+ * the legacy mmap base (0x155555554000, 21.3 TiB, used under `ulimit -s
+ * unlimited`), PIE executables (0x5555...) and the top-down mmap area. */
+#define SM_BASE        0x10000000000ULL
+#define SM_SLOT_SHIFT  36                 /* 64 GiB of address space per rank */
 #define SM_SLOT        (1ULL << SM_SLOT_SHIFT)
-#define SM_NMAX        512                /* ranks per job */
+#define SM_NMAX        256                /* ranks per job */
 
 #define SM_CTRL_OFF    0ULL                   /* control block (struct sm_ctrl), engine areas */
 #define SM_CTRL_SIZE   (32ULL << 20)
 #define SM_STAGE_OFF   (32ULL << 20)          /* bounce buffer of the staged copy path */
 #define SM_STAGE_SIZE  (4ULL << 20)
-#define SM_STACK_OFF   (64ULL << 20)          /* the main thread's stack */
-#define SM_STACK_MAX   (64ULL << 20)
 #define SM_GLOBALS_OFF (128ULL << 20)         /* the executable's .data/.bss */
-#define SM_GLOBALS_MAX ((4ULL << 30) - SM_GLOBALS_OFF)
+#define SM_GLOBALS_MAX ((3ULL << 30) - SM_GLOBALS_OFF)
+#define SM_STACK_OFF   (3ULL << 30)           /* the main thread's stack: RLIMIT_STACK, */
+#define SM_STACK_MAX   (1ULL << 30)           /* at most 1 GiB (for `ulimit -s unlimited`) */
 #define SM_HEAP_OFF    (4ULL << 30)           /* the malloc arena: SMARTMAP_HEAP_BYTES long */
 #define SM_HEAP_ALIGN  (64ULL << 20)          /* mimalloc arena blocks are 32 MiB */
 #define SM_HEAP_MIN    (64ULL << 20)
-#define SM_SYM_OFF     (64ULL << 30)          /* symmetric heap (SHMEM), up to the memfd's end */
+#define SM_SYM_OFF     (32ULL << 30)          /* symmetric heap (SHMEM), up to the memfd's end */
 #define SM_SYM_MAX     (SM_SLOT - SM_SYM_OFF)
 #define SM_HEAP_MAX    (SM_SYM_OFF - SM_HEAP_OFF)
 /* Every memfd is SM_SYM_OFF + symmetric bytes long; the hole between the end

@@ -22,7 +22,7 @@ int main(void)
     }
     int me = rank(), n = size();
     char *p = malloc(1000);
-    if ((uintptr_t)p < 0x100000000000ULL || (uintptr_t)p >= 0x100000000000ULL + ((uint64_t)n << 37)) {
+    if ((uintptr_t)p < 0x10000000000ULL || (uintptr_t)p >= 0x10000000000ULL + ((uint64_t)n << 36)) {
         fprintf(stderr, "rank %d: malloc returned %p, outside the slots\n", me, (void *)p);
         return 1;
     }

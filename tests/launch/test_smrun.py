@@ -30,9 +30,9 @@ LT_RANK = LT_CTRL = None
 SM_HEAP_OFF = 4 << 30
 SM_HEAP_ALIGN = 64 << 20
 SM_HEAP_MIN = 64 << 20
-SM_SYM_OFF = 64 << 30
+SM_SYM_OFF = 32 << 30
 SM_HEAP_MAX = SM_SYM_OFF - SM_HEAP_OFF
-SM_NMAX = 512
+SM_NMAX = 256
 ENDS_WITHIN = 2.5   # "ends the job within 2 s", with slack for a noisy VM
 
 
@@ -284,18 +284,18 @@ class TestBasics(SmrunTest):
         if hard != resource.RLIM_INFINITY and hard < 2048:
             self.skipTest("hard RLIMIT_NOFILE below 2048")
         # The soft limit is raised to the hard one when the job needs it...
-        p = subprocess.run([SMRUN, "-n", "300", LT_RANK, "hello"], env=self.env(),
+        p = subprocess.run([SMRUN, "-n", "250", LT_RANK, "hello"], env=self.env(),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard)))
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(p.stdout.count(b"hello rank="), 300)
+        self.assertEqual(p.stdout.count(b"hello rank="), 250)
         self.fresh_dir()
         # ... and a hard limit too low for the job is a usage error.
-        p = subprocess.run([SMRUN, "-n", "300", LT_RANK, "hello"], env=self.env(),
+        p = subprocess.run([SMRUN, "-n", "250", LT_RANK, "hello"], env=self.env(),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256)))
         self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertRegex(p.stderr.decode(), r"^smrun: -n: 300 ranks need \d+ file descriptors, .*\n$")
+        self.assertRegex(p.stderr.decode(), r"^smrun: -n: 250 ranks need \d+ file descriptors, .*\n$")
         self.assertEqual(self.records(), [])
 
     def test_no_stray_fds(self):
@@ -646,7 +646,7 @@ class TestBadArguments(SmrunTest):
             (["-n", "-3", LT_RANK], r"-n: '-3' is not a positive integer$"),
             (["-n", "2x", LT_RANK], r"-n: '2x' is not a positive integer$"),
             (["-n", str(SM_NMAX + 1), LT_RANK], r"-n: %d .*%d" % (SM_NMAX + 1, SM_NMAX)),
-            (["-n", "300", LT_RANK, ":", "-n", "300", LT_RANK], r"-n: 600 .*%d" % SM_NMAX),
+            (["-n", "200", LT_RANK, ":", "-n", "200", LT_RANK], r"-n: 400 .*%d" % SM_NMAX),
             ([], r"no program"),
             (["-n", "2"], r"no program"),
             (["-n", "2", LT_RANK, "hello", ":"], r".*no program"),
