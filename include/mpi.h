@@ -1,0 +1,375 @@
+/* mpi.h: the MPI 3.1 C interface of smartmap (what is implemented, plus the
+ * constants programs commonly use). Every MPI_X has its profiling name PMPI_X.
+ *
+ * Handles are pointers to opaque library objects (as in Open MPI), so the
+ * compiler rejects an MPI_Datatype passed as an MPI_Comm. Predefined handles
+ * are small integers cast to the handle type (not addresses of exported
+ * variables): they are constant expressions, need no copy relocations, and
+ * the library turns them into its objects with one comparison. */
+#ifndef SMARTMAP_MPI_H
+#define SMARTMAP_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SMPI_API __attribute__((visibility("default")))
+
+#define MPI_VERSION    3
+#define MPI_SUBVERSION 1
+#define SMARTMAP_MPI   1
+
+typedef struct smpi_comm     *MPI_Comm;
+typedef struct smpi_group    *MPI_Group;
+typedef struct smpi_type     *MPI_Datatype;
+typedef struct smpi_op       *MPI_Op;
+typedef struct smpi_request  *MPI_Request;
+typedef struct smpi_errh     *MPI_Errhandler;
+typedef struct smpi_message  *MPI_Message;
+typedef struct smpi_info     *MPI_Info;
+typedef intptr_t  MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *code, ...);
+typedef int  MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int  MPI_Comm_delete_attr_function(MPI_Comm comm, int keyval, void *attribute_val,
+                                           void *extra_state);
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int smpi_cancelled;
+    MPI_Count smpi_count;       /* bytes received */
+} MPI_Status;
+
+#define SMPI_PREDEF(T, n) ((T)(intptr_t)(n))
+
+/* --- Null handles and predefined objects -------------------------------- */
+#define MPI_COMM_NULL       SMPI_PREDEF(MPI_Comm, 0)
+#define MPI_COMM_WORLD      SMPI_PREDEF(MPI_Comm, 1)
+#define MPI_COMM_SELF       SMPI_PREDEF(MPI_Comm, 2)
+#define MPI_GROUP_NULL      SMPI_PREDEF(MPI_Group, 0)
+#define MPI_GROUP_EMPTY     SMPI_PREDEF(MPI_Group, 1)
+#define MPI_REQUEST_NULL    SMPI_PREDEF(MPI_Request, 0)
+#define MPI_ERRHANDLER_NULL SMPI_PREDEF(MPI_Errhandler, 0)
+#define MPI_ERRORS_ARE_FATAL SMPI_PREDEF(MPI_Errhandler, 1)
+#define MPI_ERRORS_RETURN   SMPI_PREDEF(MPI_Errhandler, 2)
+#define MPI_MESSAGE_NULL    SMPI_PREDEF(MPI_Message, 0)
+#define MPI_MESSAGE_NO_PROC SMPI_PREDEF(MPI_Message, 1)
+#define MPI_INFO_NULL       SMPI_PREDEF(MPI_Info, 0)
+
+/* Datatypes: the numbers index the library's table (src/mpi/type.c). */
+#define MPI_DATATYPE_NULL        SMPI_PREDEF(MPI_Datatype, 0)
+#define MPI_CHAR                 SMPI_PREDEF(MPI_Datatype, 1)
+#define MPI_SIGNED_CHAR          SMPI_PREDEF(MPI_Datatype, 2)
+#define MPI_UNSIGNED_CHAR        SMPI_PREDEF(MPI_Datatype, 3)
+#define MPI_BYTE                 SMPI_PREDEF(MPI_Datatype, 4)
+#define MPI_WCHAR                SMPI_PREDEF(MPI_Datatype, 5)
+#define MPI_SHORT                SMPI_PREDEF(MPI_Datatype, 6)
+#define MPI_UNSIGNED_SHORT       SMPI_PREDEF(MPI_Datatype, 7)
+#define MPI_INT                  SMPI_PREDEF(MPI_Datatype, 8)
+#define MPI_UNSIGNED             SMPI_PREDEF(MPI_Datatype, 9)
+#define MPI_LONG                 SMPI_PREDEF(MPI_Datatype, 10)
+#define MPI_UNSIGNED_LONG        SMPI_PREDEF(MPI_Datatype, 11)
+#define MPI_LONG_LONG_INT        SMPI_PREDEF(MPI_Datatype, 12)
+#define MPI_LONG_LONG            MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG   SMPI_PREDEF(MPI_Datatype, 13)
+#define MPI_FLOAT                SMPI_PREDEF(MPI_Datatype, 14)
+#define MPI_DOUBLE               SMPI_PREDEF(MPI_Datatype, 15)
+#define MPI_LONG_DOUBLE          SMPI_PREDEF(MPI_Datatype, 16)
+#define MPI_INT8_T               SMPI_PREDEF(MPI_Datatype, 17)
+#define MPI_INT16_T              SMPI_PREDEF(MPI_Datatype, 18)
+#define MPI_INT32_T              SMPI_PREDEF(MPI_Datatype, 19)
+#define MPI_INT64_T              SMPI_PREDEF(MPI_Datatype, 20)
+#define MPI_UINT8_T              SMPI_PREDEF(MPI_Datatype, 21)
+#define MPI_UINT16_T             SMPI_PREDEF(MPI_Datatype, 22)
+#define MPI_UINT32_T             SMPI_PREDEF(MPI_Datatype, 23)
+#define MPI_UINT64_T             SMPI_PREDEF(MPI_Datatype, 24)
+#define MPI_C_BOOL               SMPI_PREDEF(MPI_Datatype, 25)
+#define MPI_C_FLOAT_COMPLEX      SMPI_PREDEF(MPI_Datatype, 26)
+#define MPI_C_COMPLEX            MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX     SMPI_PREDEF(MPI_Datatype, 27)
+#define MPI_C_LONG_DOUBLE_COMPLEX SMPI_PREDEF(MPI_Datatype, 28)
+#define MPI_AINT                 SMPI_PREDEF(MPI_Datatype, 29)
+#define MPI_OFFSET               SMPI_PREDEF(MPI_Datatype, 30)
+#define MPI_COUNT                SMPI_PREDEF(MPI_Datatype, 31)
+#define MPI_PACKED               SMPI_PREDEF(MPI_Datatype, 32)
+#define MPI_FLOAT_INT            SMPI_PREDEF(MPI_Datatype, 33)
+#define MPI_DOUBLE_INT           SMPI_PREDEF(MPI_Datatype, 34)
+#define MPI_LONG_INT             SMPI_PREDEF(MPI_Datatype, 35)
+#define MPI_2INT                 SMPI_PREDEF(MPI_Datatype, 36)
+#define MPI_SHORT_INT            SMPI_PREDEF(MPI_Datatype, 37)
+#define MPI_LONG_DOUBLE_INT      SMPI_PREDEF(MPI_Datatype, 38)
+#define SMPI_TYPE_PREDEF_COUNT   39
+
+#define MPI_OP_NULL  SMPI_PREDEF(MPI_Op, 0)
+#define MPI_MAX      SMPI_PREDEF(MPI_Op, 1)
+#define MPI_MIN      SMPI_PREDEF(MPI_Op, 2)
+#define MPI_SUM      SMPI_PREDEF(MPI_Op, 3)
+#define MPI_PROD     SMPI_PREDEF(MPI_Op, 4)
+#define MPI_LAND     SMPI_PREDEF(MPI_Op, 5)
+#define MPI_BAND     SMPI_PREDEF(MPI_Op, 6)
+#define MPI_LOR      SMPI_PREDEF(MPI_Op, 7)
+#define MPI_BOR      SMPI_PREDEF(MPI_Op, 8)
+#define MPI_LXOR     SMPI_PREDEF(MPI_Op, 9)
+#define MPI_BXOR     SMPI_PREDEF(MPI_Op, 10)
+#define MPI_MINLOC   SMPI_PREDEF(MPI_Op, 11)
+#define MPI_MAXLOC   SMPI_PREDEF(MPI_Op, 12)
+#define MPI_REPLACE  SMPI_PREDEF(MPI_Op, 13)
+#define MPI_NO_OP    SMPI_PREDEF(MPI_Op, 14)
+
+/* --- Constants --------------------------------------------------------------- */
+#define MPI_ANY_SOURCE   (-1)
+#define MPI_PROC_NULL    (-2)
+#define MPI_ROOT         (-3)
+#define MPI_ANY_TAG      (-1)
+#define MPI_UNDEFINED    (-32766)
+#define MPI_KEYVAL_INVALID (-1)
+#define MPI_BSEND_OVERHEAD 128
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING   256
+#define MPI_MAX_OBJECT_NAME    128
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_STATUS_IGNORE   ((MPI_Status *)0)  /* as Open MPI: no bogus address for GCC to check */
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_IN_PLACE        ((void *)1)
+#define MPI_BOTTOM          ((void *)0)
+#define MPI_UNWEIGHTED      ((int *)2)
+
+enum { MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE };
+enum { MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR, MPI_UNEQUAL };
+enum { MPI_COMM_TYPE_SHARED = 1 };
+enum { MPI_ORDER_C = 56, MPI_ORDER_FORTRAN = 57 };
+/* Predefined attribute keys on MPI_COMM_WORLD. */
+enum { MPI_TAG_UB = 1000, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_APPNUM, MPI_UNIVERSE_SIZE,
+       MPI_LASTUSEDCODE };
+enum { MPI_COMBINER_NAMED, MPI_COMBINER_DUP, MPI_COMBINER_CONTIGUOUS, MPI_COMBINER_VECTOR,
+       MPI_COMBINER_HVECTOR, MPI_COMBINER_INDEXED, MPI_COMBINER_HINDEXED,
+       MPI_COMBINER_INDEXED_BLOCK, MPI_COMBINER_HINDEXED_BLOCK, MPI_COMBINER_STRUCT,
+       MPI_COMBINER_SUBARRAY, MPI_COMBINER_DARRAY, MPI_COMBINER_RESIZED };
+
+/* Error classes (MPI 3.1 §8.4); codes are classes. */
+enum {
+    MPI_SUCCESS = 0, MPI_ERR_BUFFER, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_TAG, MPI_ERR_COMM,
+    MPI_ERR_RANK, MPI_ERR_REQUEST, MPI_ERR_ROOT, MPI_ERR_GROUP, MPI_ERR_OP, MPI_ERR_TOPOLOGY,
+    MPI_ERR_DIMS, MPI_ERR_ARG, MPI_ERR_UNKNOWN, MPI_ERR_TRUNCATE, MPI_ERR_OTHER, MPI_ERR_INTERN,
+    MPI_ERR_IN_STATUS, MPI_ERR_PENDING, MPI_ERR_KEYVAL, MPI_ERR_NO_MEM, MPI_ERR_BASE,
+    MPI_ERR_INFO_KEY, MPI_ERR_INFO_VALUE, MPI_ERR_INFO_NOKEY, MPI_ERR_SPAWN, MPI_ERR_PORT,
+    MPI_ERR_SERVICE, MPI_ERR_NAME, MPI_ERR_WIN, MPI_ERR_SIZE, MPI_ERR_DISP, MPI_ERR_INFO,
+    MPI_ERR_LOCKTYPE, MPI_ERR_ASSERT, MPI_ERR_RMA_CONFLICT, MPI_ERR_RMA_SYNC,
+    MPI_ERR_RMA_RANGE, MPI_ERR_RMA_ATTACH, MPI_ERR_RMA_SHARED, MPI_ERR_RMA_FLAVOR,
+    MPI_ERR_FILE, MPI_ERR_NOT_SAME, MPI_ERR_AMODE, MPI_ERR_UNSUPPORTED_DATAREP,
+    MPI_ERR_UNSUPPORTED_OPERATION, MPI_ERR_NO_SUCH_FILE, MPI_ERR_FILE_EXISTS,
+    MPI_ERR_BAD_FILE, MPI_ERR_ACCESS, MPI_ERR_NO_SPACE, MPI_ERR_QUOTA, MPI_ERR_READ_ONLY,
+    MPI_ERR_FILE_IN_USE, MPI_ERR_DUP_DATAREP, MPI_ERR_CONVERSION, MPI_ERR_IO,
+    MPI_ERR_LASTCODE
+};
+
+/* Predefined attribute callbacks. */
+SMPI_API int smpi_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
+#define MPI_COMM_NULL_COPY_FN   ((MPI_Comm_copy_attr_function *)0)
+#define MPI_COMM_DUP_FN         smpi_comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
+
+/* Declares MPI_name and its profiling twin PMPI_name. */
+#define SMPI_DECL(ret, name, args) SMPI_API ret MPI_##name args; SMPI_API ret PMPI_##name args;
+
+/* Environment */
+SMPI_DECL(int, Init, (int *argc, char ***argv))
+SMPI_DECL(int, Init_thread, (int *argc, char ***argv, int required, int *provided))
+SMPI_DECL(int, Finalize, (void))
+SMPI_DECL(int, Initialized, (int *flag))
+SMPI_DECL(int, Finalized, (int *flag))
+SMPI_DECL(int, Abort, (MPI_Comm comm, int errorcode))
+SMPI_DECL(double, Wtime, (void))
+SMPI_DECL(double, Wtick, (void))
+SMPI_DECL(int, Get_processor_name, (char *name, int *resultlen))
+SMPI_DECL(int, Get_version, (int *version, int *subversion))
+SMPI_DECL(int, Get_library_version, (char *version, int *resultlen))
+SMPI_DECL(int, Query_thread, (int *provided))
+SMPI_DECL(int, Is_thread_main, (int *flag))
+
+/* Errors */
+SMPI_DECL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+SMPI_DECL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+SMPI_DECL(int, Errhandler_free, (MPI_Errhandler *errhandler))
+SMPI_DECL(int, Error_string, (int errorcode, char *string, int *resultlen))
+SMPI_DECL(int, Error_class, (int errorcode, int *errorclass))
+
+/* Point-to-point */
+SMPI_DECL(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+SMPI_DECL(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+SMPI_DECL(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+SMPI_DECL(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+SMPI_DECL(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request))
+SMPI_DECL(int, Buffer_attach, (void *buffer, int size))
+SMPI_DECL(int, Buffer_detach, (void *buffer_addr, int *size))
+SMPI_DECL(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                      MPI_Status *status))
+SMPI_DECL(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                       MPI_Request *request))
+SMPI_DECL(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request))
+SMPI_DECL(int, Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *request))
+SMPI_DECL(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                       MPI_Request *request))
+SMPI_DECL(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm, MPI_Request *request))
+SMPI_DECL(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                            MPI_Comm comm, MPI_Request *request))
+SMPI_DECL(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                           MPI_Comm comm, MPI_Request *request))
+SMPI_DECL(int, Start, (MPI_Request *request))
+SMPI_DECL(int, Startall, (int count, MPI_Request array_of_requests[]))
+SMPI_DECL(int, Wait, (MPI_Request *request, MPI_Status *status))
+SMPI_DECL(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
+SMPI_DECL(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]))
+SMPI_DECL(int, Testall, (int count, MPI_Request array_of_requests[], int *flag,
+                         MPI_Status array_of_statuses[]))
+SMPI_DECL(int, Waitany, (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status))
+SMPI_DECL(int, Testany, (int count, MPI_Request array_of_requests[], int *index, int *flag,
+                         MPI_Status *status))
+SMPI_DECL(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount,
+                          int array_of_indices[], MPI_Status array_of_statuses[]))
+SMPI_DECL(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount,
+                          int array_of_indices[], MPI_Status array_of_statuses[]))
+SMPI_DECL(int, Request_free, (MPI_Request *request))
+SMPI_DECL(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+SMPI_DECL(int, Cancel, (MPI_Request *request))
+SMPI_DECL(int, Test_cancelled, (const MPI_Status *status, int *flag))
+SMPI_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+SMPI_DECL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+SMPI_DECL(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
+SMPI_DECL(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
+SMPI_DECL(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status))
+SMPI_DECL(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                         MPI_Status *status))
+SMPI_DECL(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                       MPI_Status *status))
+SMPI_DECL(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                        MPI_Request *request))
+SMPI_DECL(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                          int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+SMPI_DECL(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                  int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+
+/* Communicators and groups */
+SMPI_DECL(int, Comm_size, (MPI_Comm comm, int *size))
+SMPI_DECL(int, Comm_rank, (MPI_Comm comm, int *rank))
+SMPI_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+SMPI_DECL(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+SMPI_DECL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info,
+                                 MPI_Comm *newcomm))
+SMPI_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+SMPI_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
+SMPI_DECL(int, Comm_free, (MPI_Comm *comm))
+SMPI_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+SMPI_DECL(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+SMPI_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+SMPI_DECL(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
+SMPI_DECL(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+SMPI_DECL(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
+SMPI_DECL(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
+SMPI_DECL(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+SMPI_DECL(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                                    MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                                    void *extra_state))
+SMPI_DECL(int, Comm_free_keyval, (int *comm_keyval))
+SMPI_DECL(int, Group_size, (MPI_Group group, int *size))
+SMPI_DECL(int, Group_rank, (MPI_Group group, int *rank))
+SMPI_DECL(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+SMPI_DECL(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+SMPI_DECL(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+SMPI_DECL(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+SMPI_DECL(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+SMPI_DECL(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+SMPI_DECL(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                                       int ranks2[]))
+SMPI_DECL(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+SMPI_DECL(int, Group_free, (MPI_Group *group))
+
+/* Datatypes */
+SMPI_DECL(int, Type_size, (MPI_Datatype datatype, int *size))
+SMPI_DECL(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+SMPI_DECL(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent))
+SMPI_DECL(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
+SMPI_DECL(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype))
+SMPI_DECL(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype))
+SMPI_DECL(int, Type_indexed, (int count, const int array_of_blocklengths[],
+                              const int array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype *newtype))
+SMPI_DECL(int, Type_create_hindexed, (int count, const int array_of_blocklengths[],
+                                      const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                      MPI_Datatype *newtype))
+SMPI_DECL(int, Type_create_indexed_block, (int count, int blocklength, const int array_of_displacements[],
+                                           MPI_Datatype oldtype, MPI_Datatype *newtype))
+SMPI_DECL(int, Type_create_struct, (int count, const int array_of_blocklengths[],
+                                    const MPI_Aint array_of_displacements[],
+                                    const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+SMPI_DECL(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                                      const int array_of_starts[], int order, MPI_Datatype oldtype,
+                                      MPI_Datatype *newtype))
+SMPI_DECL(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                     MPI_Datatype *newtype))
+SMPI_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
+SMPI_DECL(int, Type_commit, (MPI_Datatype *datatype))
+SMPI_DECL(int, Type_free, (MPI_Datatype *datatype))
+SMPI_DECL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+                      int *position, MPI_Comm comm))
+SMPI_DECL(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                        MPI_Datatype datatype, MPI_Comm comm))
+SMPI_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
+SMPI_DECL(int, Get_address, (const void *location, MPI_Aint *address))
+
+SMPI_DECL(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
+SMPI_DECL(int, Op_free, (MPI_Op *op))
+
+/* Collectives */
+SMPI_DECL(int, Barrier, (MPI_Comm comm))
+SMPI_DECL(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+SMPI_DECL(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        int root, MPI_Comm comm))
+SMPI_DECL(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm))
+SMPI_DECL(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+SMPI_DECL(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+SMPI_DECL(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+SMPI_DECL(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm))
+SMPI_DECL(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm))
+SMPI_DECL(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                      MPI_Op op, MPI_Comm comm))
+SMPI_DECL(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                         MPI_Comm comm))
+SMPI_DECL(int, Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+SMPI_DECL(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+SMPI_DECL(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                           MPI_Datatype recvtype, MPI_Comm comm))
+SMPI_DECL(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+
+#undef SMPI_DECL
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,376 @@
+/* Collective bindings: argument checks, MPI_IN_PLACE, packing of
+ * non-contiguous datatypes, then one call into src/coll. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm_core.h"
+#include "smpi.h"
+
+static int check_root(struct smpi_comm *c, int root, const char *R)
+{
+    if (root < 0 || root >= c->pt.size)
+        return smpi_error(c, MPI_ERR_ROOT, R, "root %d not in [0, %d)", root, c->pt.size);
+    return MPI_SUCCESS;
+}
+
+static int check_data(struct smpi_comm *c, const void *buf, int count, MPI_Datatype type,
+                      struct smpi_type **t, const char *R)
+{
+    int rc = smpi_type_check(c, type, R, t);
+    if (rc) return rc;
+    if (count < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", count);
+    if (!buf && count > 0 && (*t)->size && (*t)->id)
+        return smpi_error(c, MPI_ERR_BUFFER, R, "buffer is NULL with count %d", count);
+    return MPI_SUCCESS;
+}
+
+#define BEGIN(R) SMPI_CHECK_INIT(R); SMPI_GET_COMM(c, comm, R); int rc
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+    BEGIN("MPI_Barrier");
+    (void)rc;
+    coll_barrier(&c->co);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Barrier = PMPI_Barrier
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    static const char R[] = "MPI_Bcast";
+    BEGIN(R);
+    struct smpi_type *t;
+    if ((rc = check_data(c, buffer, count, datatype, &t, R)) || (rc = check_root(c, root, R))) return rc;
+    void *tmp, *b = smpi_contig_buf(buffer, count, t, c->pt.rank == root, &tmp);
+    coll_bcast(b, (size_t)count * t->size, root, &c->co);
+    if (tmp) {
+        if (c->pt.rank != root) smpi_unpack(tmp, count, t, buffer);
+        free(tmp);
+    }
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Bcast = PMPI_Bcast
+
+/* Reductions work on arrays of the element type: predefined types as they
+ * are, homogeneous derived types packed. */
+enum { ALL = -1, SCAN = -2, EXSCAN = -3 };   /* reduce's root argument for the others */
+static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  int root, MPI_Comm comm, const char *R)
+{
+    BEGIN(R);
+    struct smpi_type *t;
+    bool all = root < 0, at_root = all || c->pt.rank == root;
+    if (!all && (rc = check_root(c, root, R))) return rc;
+    if ((rc = check_data(c, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, &t, R))) return rc;
+    if (at_root && (rc = check_data(c, recvbuf, count, datatype, &t, R))) return rc;
+    if (sendbuf == MPI_IN_PLACE && !at_root)
+        return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is only for the root");
+    struct coll_op o;
+    if ((rc = smpi_op_prepare(c, op, datatype, t, R, &o))) return rc;
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    bool user = (uintptr_t)op >= 4096;   /* user functions see the datatype's own layout */
+    size_t n = user ? (size_t)count : (size_t)count * t->nbasic;
+    void *stmp = NULL, *rtmp = NULL, *out = recvbuf;
+    if (!t->id && !user) {               /* derived: pack into an array of elements */
+        in = smpi_contig_buf((void *)in, count, t, true, &stmp);
+        if (at_root) out = smpi_contig_buf(recvbuf, count, t, false, &rtmp);
+    }
+    if (root == ALL) coll_allreduce(in, out, n, &o, &c->co);
+    else if (root < 0) coll_scan(in, out, n, &o, root == EXSCAN, &c->co);
+    else coll_reduce(in, out, n, &o, root, &c->co);
+    if (rtmp) smpi_unpack(rtmp, count, t, recvbuf);
+    free(stmp);
+    free(rtmp);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm)
+{
+    if (root < 0) {
+        SMPI_GET_COMM(c, comm, "MPI_Reduce");
+        return check_root(c, root, "MPI_Reduce");
+    }
+    return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Reduce");
+}
+#pragma weak MPI_Reduce = PMPI_Reduce
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm)
+{
+    return reduce(sendbuf, recvbuf, count, datatype, op, ALL, comm, "MPI_Allreduce");
+}
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce(sendbuf, recvbuf, count, datatype, op, SCAN, comm, "MPI_Scan");
+}
+#pragma weak MPI_Scan = PMPI_Scan
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce(sendbuf, recvbuf, count, datatype, op, EXSCAN, comm, "MPI_Exscan");
+}
+#pragma weak MPI_Exscan = PMPI_Exscan
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm)
+{
+    static const char R[] = "MPI_Reduce_scatter_block";
+    BEGIN(R);
+    struct smpi_type *t;
+    if ((rc = check_data(c, recvbuf, recvcount, datatype, &t, R))) return rc;
+    /* reduce the whole vector at rank 0, then hand out the blocks */
+    int n = c->pt.size;
+    size_t bytes = (size_t)recvcount * (size_t)n * (size_t)smpi_extent(t);
+    void *whole = malloc(bytes ? bytes : 1);
+    if (!whole) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", bytes);
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    if ((rc = reduce(in, whole, recvcount * n, datatype, op, 0, comm, R)) == MPI_SUCCESS)
+        rc = PMPI_Scatter(whole, recvcount, datatype, recvbuf, recvcount, datatype, 0, comm);
+    free(whole);
+    return rc;
+}
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+
+/* The rooted and all-to-all data movers share one shape: per-rank blocks of
+ * len bytes, the sent and received type signatures must agree. */
+enum mover { GATHER, SCATTER, ALLGATHER, ALLTOALL };
+
+static int move(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, int rcount,
+                MPI_Datatype rtype, int root, MPI_Comm comm, enum mover kind, const char *R)
+{
+    BEGIN(R);
+    int n = c->pt.size, me = c->pt.rank;
+    bool rooted = kind == GATHER || kind == SCATTER, at_root = !rooted || me == root;
+    if (rooted && (rc = check_root(c, root, R))) return rc;
+    bool send_side = kind != SCATTER || at_root, recv_side = kind != GATHER || at_root;
+    /* MPI_IN_PLACE: the root's recvbuf for Scatter (its block stays in sendbuf),
+     * else sendbuf, and then the data to send already sits in recvbuf. */
+    bool in_place = kind == SCATTER ? recvbuf == MPI_IN_PLACE : sendbuf == MPI_IN_PLACE;
+    if (in_place && rooted && !at_root) return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is only for the root");
+    if (in_place && kind == SCATTER) recv_side = false;
+    bool send_from_recv = in_place && kind != SCATTER;
+    struct smpi_type *st = NULL, *rt = NULL;
+    if ((recv_side || send_from_recv) && (rc = check_data(c, recvbuf, rcount, rtype, &rt, R))) return rc;
+    if (send_side && !send_from_recv && (rc = check_data(c, sendbuf, scount, stype, &st, R))) return rc;
+    int per_s = kind == ALLTOALL || kind == SCATTER ? n : 1;     /* blocks in the send buffer */
+    int per_r = kind == SCATTER ? 1 : n;                           /* blocks in the receive buffer */
+    size_t len = st ? (size_t)scount * st->size : (size_t)rcount * rt->size;
+    if (st && rt && (size_t)rcount * rt->size != len)
+        return smpi_error(c, MPI_ERR_TRUNCATE, R, "%zu bytes sent per rank but %zu expected",
+                          len, (size_t)rcount * rt->size);
+    void *stmp = NULL, *rtmp = NULL;
+    const void *in = NULL;
+    void *out = NULL;
+    if (recv_side) out = smpi_contig_buf(recvbuf, rcount * per_r, rt, send_from_recv, &rtmp);
+    if (send_from_recv) {
+        if (kind == ALLTOALL) {                     /* recvbuf is overwritten: send from a copy */
+            if (!(stmp = malloc(len * (size_t)n + 1))) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", len);
+            memcpy(stmp, out, len * (size_t)n);
+            in = stmp;
+        } else in = (char *)out + (size_t)me * len;
+    } else if (send_side) in = smpi_contig_buf((void *)sendbuf, scount * per_s, st, true, &stmp);
+    if (in_place && kind == SCATTER) out = (char *)in + (size_t)me * len;
+    switch (kind) {
+    case GATHER: coll_gather(in, out, len, root, &c->co); break;
+    case SCATTER: coll_scatter(in, out, len, root, &c->co); break;
+    case ALLGATHER: coll_allgather(in, out, len, &c->co); break;
+    case ALLTOALL: coll_alltoall(in, out, len, &c->co); break;
+    }
+    if (rtmp) smpi_unpack(rtmp, rcount * per_r, rt, recvbuf);
+    free(stmp);
+    free(rtmp);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, GATHER, "MPI_Gather");
+}
+#pragma weak MPI_Gather = PMPI_Gather
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, SCATTER, "MPI_Scatter");
+}
+#pragma weak MPI_Scatter = PMPI_Scatter
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, ALLGATHER, "MPI_Allgather");
+}
+#pragma weak MPI_Allgather = PMPI_Allgather
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, ALLTOALL, "MPI_Alltoall");
+}
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+
+/* --- The v-variants ----------------------------------------------------------
+ * A vector of per-rank blocks (counts[i] elements at displs[i] extents) as
+ * byte lengths and displacements: the buffer itself for contiguous types,
+ * else the blocks packed one after the other in a scratch buffer. */
+struct vbuf { char *base; size_t *len, *disp; void *tmp; const int *counts, *displs; struct smpi_type *t; };
+
+static int vview(struct smpi_comm *c, void *buf, const int *counts, const int *displs, MPI_Datatype type,
+                 bool pack, struct vbuf *v, const char *R)
+{
+    int n = c->pt.size, rc;
+    memset(v, 0, sizeof *v);
+    if ((rc = smpi_type_check(c, type, R, &v->t))) return rc;
+    if (!counts || !displs) return smpi_error(c, MPI_ERR_ARG, R, "counts or displacements are NULL");
+    for (int i = 0; i < n; i++)
+        if (counts[i] < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count[%d] = %d is negative", i, counts[i]);
+    v->len = malloc(2 * sizeof(size_t) * (size_t)n);
+    if (!v->len) return smpi_error(c, MPI_ERR_NO_MEM, R, "%d ranks", n);
+    v->disp = v->len + n, v->counts = counts, v->displs = displs;
+    ptrdiff_t ext = smpi_extent(v->t);
+    size_t total = 0;
+    for (int i = 0; i < n; i++) v->len[i] = (size_t)counts[i] * v->t->size, total += v->len[i];
+    if (smpi_contig(v->t)) {
+        ptrdiff_t off0 = v->t->nblk ? v->t->blk[0].off : 0;
+        /* displacements may be negative: bytes are counted from the lowest */
+        ptrdiff_t lo = 0;
+        for (int i = 0; i < n; i++) if (displs[i] * ext + off0 < lo) lo = displs[i] * ext + off0;
+        v->base = (char *)buf + lo;
+        for (int i = 0; i < n; i++) v->disp[i] = (size_t)(displs[i] * ext + off0 - lo);
+        return MPI_SUCCESS;
+    }
+    if (!(v->tmp = malloc(total + 1))) { free(v->len); return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", total); }
+    v->base = v->tmp;
+    for (int i = 0, at = 0; i < n; at += (int)v->len[i], i++) {
+        v->disp[i] = (size_t)at;
+        if (pack) smpi_pack((char *)buf + displs[i] * ext, counts[i], v->t, v->base + at);
+    }
+    return MPI_SUCCESS;
+}
+
+static void vdone(struct vbuf *v, void *buf, bool unpack, int n)
+{
+    if (v->tmp && unpack)
+        for (int i = 0; i < n; i++)
+            smpi_unpack(v->base + v->disp[i], v->counts[i], v->t, (char *)buf + v->displs[i] * smpi_extent(v->t));
+    free(v->tmp);
+    free(v->len);
+}
+
+/* One block, as in the non-v calls. */
+static int view1(struct smpi_comm *c, const void *buf, int count, MPI_Datatype type, bool pack, void **tmp,
+                 const void **out, size_t *len, const char *R)
+{
+    struct smpi_type *t;
+    int rc = check_data(c, buf, count, type, &t, R);
+    if (rc) return rc;
+    *out = smpi_contig_buf((void *)buf, count, t, pack, tmp);
+    *len = (size_t)count * t->size;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char R[] = "MPI_Gatherv";
+    BEGIN(R);
+    if ((rc = check_root(c, root, R))) return rc;
+    bool at_root = c->pt.rank == root, in_place = sendbuf == MPI_IN_PLACE;
+    if (in_place && !at_root) return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is only for the root");
+    struct vbuf v = { 0 };
+    if (at_root && (rc = vview(c, recvbuf, recvcounts, displs, recvtype, in_place, &v, R))) return rc;
+    void *stmp = NULL;
+    const void *in;
+    size_t slen;
+    if (in_place) in = v.base + v.disp[root], slen = v.len[root];
+    else if ((rc = view1(c, sendbuf, sendcount, sendtype, true, &stmp, &in, &slen, R))) { if (at_root) vdone(&v, recvbuf, false, 0); return rc; }
+    coll_gatherv(in, slen, v.base, v.len, v.disp, root, &c->co);
+    if (at_root) vdone(&v, recvbuf, true, c->pt.size);
+    free(stmp);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char R[] = "MPI_Scatterv";
+    BEGIN(R);
+    if ((rc = check_root(c, root, R))) return rc;
+    bool at_root = c->pt.rank == root, in_place = recvbuf == MPI_IN_PLACE;
+    if (in_place && !at_root) return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is only for the root");
+    struct vbuf v = { 0 };
+    if (at_root && (rc = vview(c, (void *)sendbuf, sendcounts, displs, sendtype, true, &v, R))) return rc;
+    void *rtmp = NULL;
+    const void *out;
+    size_t rlen;
+    if (in_place) out = v.base + v.disp[root], rlen = v.len[root];
+    else if ((rc = view1(c, recvbuf, recvcount, recvtype, false, &rtmp, &out, &rlen, R))) { if (at_root) vdone(&v, NULL, false, 0); return rc; }
+    coll_scatterv(v.base, v.len, v.disp, (void *)out, rlen, root, &c->co);
+    if (rtmp) {
+        struct smpi_type *t = smpi_type(recvtype);
+        smpi_unpack(rtmp, recvcount, t, recvbuf);
+        free(rtmp);
+    }
+    if (at_root) vdone(&v, NULL, false, 0);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char R[] = "MPI_Allgatherv";
+    BEGIN(R);
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    struct vbuf v;
+    if ((rc = vview(c, recvbuf, recvcounts, displs, recvtype, in_place, &v, R))) return rc;
+    void *stmp = NULL;
+    const void *in;
+    size_t slen;
+    int me = c->pt.rank;
+    if (in_place) in = v.base + v.disp[me], slen = v.len[me];
+    else if ((rc = view1(c, sendbuf, sendcount, sendtype, true, &stmp, &in, &slen, R))) { vdone(&v, recvbuf, false, 0); return rc; }
+    if (slen != v.len[me]) {
+        vdone(&v, recvbuf, false, 0);
+        free(stmp);
+        return smpi_error(c, MPI_ERR_TRUNCATE, R, "%zu bytes sent but %zu expected", slen, v.len[me]);
+    }
+    coll_allgatherv(in, slen, v.base, v.len, v.disp, &c->co);
+    vdone(&v, recvbuf, true, c->pt.size);
+    free(stmp);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char R[] = "MPI_Alltoallv";
+    BEGIN(R);
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    struct vbuf sv, rv;
+    if ((rc = vview(c, recvbuf, recvcounts, rdispls, recvtype, in_place, &rv, R))) return rc;
+    if (in_place) {                      /* send what recvbuf holds, from a copy */
+        if ((rc = vview(c, recvbuf, recvcounts, rdispls, recvtype, true, &sv, R))) { vdone(&rv, recvbuf, false, 0); return rc; }
+        if (!sv.tmp) {
+            size_t span = 0;
+            for (int i = 0; i < c->pt.size; i++) if (sv.disp[i] + sv.len[i] > span) span = sv.disp[i] + sv.len[i];
+            if (!(sv.tmp = malloc(span + 1))) { vdone(&rv, recvbuf, false, 0); vdone(&sv, NULL, false, 0); return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", span); }
+            memcpy(sv.tmp, sv.base, span);
+            sv.base = sv.tmp;
+        }
+    } else if ((rc = vview(c, (void *)sendbuf, sendcounts, sdispls, sendtype, true, &sv, R))) {
+        vdone(&rv, recvbuf, false, 0);
+        return rc;
+    }
+    coll_alltoallv(sv.base, sv.len, sv.disp, rv.base, rv.len, rv.disp, &c->co);
+    vdone(&rv, recvbuf, true, c->pt.size);
+    vdone(&sv, NULL, false, 0);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv

@@ -1,0 +1,658 @@
+/* Communicators and groups: MPI_COMM_WORLD/SELF, dup/split/create/free,
+ * context ids, names, predefined attributes; group construction and queries. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm_core.h"
+#include "smpi.h"
+
+struct smpi_comm smpi_comm_world, smpi_comm_self;
+static struct smpi_group group_empty = { SMPI_MAGIC_GRP, 1, 0, MPI_UNDEFINED, NULL };
+/* Context ids: WORLD uses 0/1, SELF 2/3; new communicators agree on the next
+ * free even id over their parent (each uses id and id + 1 for collectives). */
+static uint32_t next_ctx = 4;
+
+const char *smpi_comm_name(const struct smpi_comm *c) { return c->name; }
+
+static struct smpi_group *group_new(int size)
+{
+    struct smpi_group *g = calloc(1, sizeof *g);
+    if (!g || !(g->world = malloc(sizeof(int) * (size_t)(size ? size : 1))))
+        sm_fatal("MPI: out of memory for a group of %d", size);
+    g->magic = SMPI_MAGIC_GRP, g->refs = 1, g->size = size, g->rank = MPI_UNDEFINED;
+    return g;
+}
+static void group_set_rank(struct smpi_group *g)
+{
+    g->rank = MPI_UNDEFINED;
+    for (int i = 0; i < g->size; i++)
+        if (g->world[i] == sm_core.rank) g->rank = i;
+}
+static void group_unref(struct smpi_group *g)
+{
+    if (g == &group_empty || --g->refs > 0) return;
+    g->magic = 0;
+    free(g->world);
+    free(g);
+}
+static struct smpi_group *group_of(MPI_Group h)
+{
+    uintptr_t v = (uintptr_t)h;
+    if (v == 1) return &group_empty;
+    if (v < 4096 || h->magic != SMPI_MAGIC_GRP) return NULL;
+    return h;
+}
+
+static void comm_setup(struct smpi_comm *c, struct smpi_group *g, uint32_t ctx, const char *name)
+{
+    c->magic = SMPI_MAGIC_COMM, c->refs = 1, c->group = g;
+    c->errh = MPI_ERRORS_ARE_FATAL;
+    c->pt = (struct p2p_comm){ ctx, g->rank, g->size, g->world, 0 };
+    c->co = c->pt;
+    c->co.ctx = ctx + 1;
+    snprintf(c->name, sizeof c->name, "%s", name);
+}
+
+void smpi_comm_init_predef(void)
+{
+    struct smpi_group *w = group_new(sm_core.size), *s = group_new(1);
+    for (int i = 0; i < sm_core.size; i++) w->world[i] = i;
+    s->world[0] = sm_core.rank;
+    group_set_rank(w);
+    group_set_rank(s);
+    comm_setup(&smpi_comm_world, w, 0, "MPI_COMM_WORLD");
+    comm_setup(&smpi_comm_self, s, 2, "MPI_COMM_SELF");
+}
+
+static void max_u32(const void *in, void *inout, size_t n, const void *ctx)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; i++)
+        if (((const uint32_t *)in)[i] > ((uint32_t *)inout)[i]) ((uint32_t *)inout)[i] = ((const uint32_t *)in)[i];
+}
+
+/* Collective over the members of c: a context id free in every one. */
+static uint32_t agree_ctx_over(const struct p2p_comm *c)
+{
+    struct coll_op op = { max_u32, NULL, sizeof(uint32_t) };
+    uint32_t mine = next_ctx, id;
+    coll_allreduce(&mine, &id, 1, &op, c);
+    next_ctx = id + 2;
+    return id;
+}
+static uint32_t agree_ctx(struct smpi_comm *parent) { return agree_ctx_over(&parent->co); }
+
+/* A new communicator over group g (owned by it); NULL g: not a member. */
+static MPI_Comm comm_new(struct smpi_group *g, uint32_t ctx, const struct smpi_comm *parent)
+{
+    if (!g) return MPI_COMM_NULL;
+    struct smpi_comm *c = calloc(1, sizeof *c);
+    if (!c) sm_fatal("MPI: out of memory for a communicator");
+    comm_setup(c, g, ctx, "");
+    c->errh = parent->errh;              /* inherited, as MPI says */
+    return c;
+}
+
+/* --- Attributes ---------------------------------------------------------------
+ * User keyvals from KEY0 up; the predefined ones (MPI_TAG_UB...) are below. */
+#define KEY0 2000
+struct keyval { bool used; MPI_Comm_copy_attr_function *copy; MPI_Comm_delete_attr_function *del; void *extra; };
+static struct keyval *keys;
+static int nkeys;
+
+int smpi_comm_dup_fn(MPI_Comm c, int k, void *extra, void *in, void *out, int *flag)
+{
+    (void)c, (void)k, (void)extra;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static struct keyval *key_of(int k)
+{
+    return k >= KEY0 && k < KEY0 + nkeys && keys[k - KEY0].used ? &keys[k - KEY0] : NULL;
+}
+
+static struct smpi_attr **attr_find(struct smpi_comm *c, int k)
+{
+    struct smpi_attr **a = &c->attrs;
+    while (*a && (*a)->key != k) a = &(*a)->next;
+    return a;
+}
+
+/* Remove attribute k of c, calling its delete callback. */
+static int attr_delete(struct smpi_comm *c, int k, const char *R)
+{
+    struct smpi_attr **pa = attr_find(c, k), *a = *pa;
+    if (!a) return smpi_error(c, MPI_ERR_KEYVAL, R, "keyval %d is not set on this communicator", k);
+    struct keyval *kv = key_of(k);
+    if (kv && kv->del) {
+        int rc = kv->del(c, k, a->val, kv->extra);
+        if (rc) return smpi_error(c, rc, R, "the delete callback of keyval %d failed", k);
+    }
+    *pa = a->next;
+    free(a);
+    return MPI_SUCCESS;
+}
+
+static void attr_set(struct smpi_comm *c, int k, void *val)
+{
+    struct smpi_attr **pa = attr_find(c, k);
+    if (!*pa) {
+        if (!(*pa = calloc(1, sizeof **pa))) sm_fatal("MPI: out of memory for an attribute");
+        (*pa)->key = k;
+    }
+    (*pa)->val = val;
+}
+
+/* MPI_Comm_dup copies the attributes whose copy callback says so. */
+static int attrs_copy(struct smpi_comm *from, struct smpi_comm *to, const char *R)
+{
+    for (struct smpi_attr *a = from->attrs; a; a = a->next) {
+        struct keyval *kv = key_of(a->key);
+        if (!kv || !kv->copy) continue;
+        void *val = NULL;
+        int flag = 0, rc = kv->copy(from, a->key, kv->extra, a->val, &val, &flag);
+        if (rc) return smpi_error(from, rc, R, "the copy callback of keyval %d failed", a->key);
+        if (flag) attr_set(to, a->key, val);
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
+                            int *keyval, void *extra_state)
+{
+    static const char R[] = "MPI_Comm_create_keyval";
+    SMPI_CHECK_INIT(R);
+    if (!keyval) return smpi_error(NULL, MPI_ERR_ARG, R, "keyval is NULL");
+    struct keyval *nk = realloc(keys, sizeof *keys * (size_t)(nkeys + 1));
+    if (!nk) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "keyval %d", nkeys);
+    keys = nk;
+    keys[nkeys] = (struct keyval){ true, copy_fn, delete_fn, extra_state };
+    *keyval = KEY0 + nkeys++;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+
+int PMPI_Comm_free_keyval(int *keyval)
+{
+    static const char R[] = "MPI_Comm_free_keyval";
+    SMPI_CHECK_INIT(R);
+    if (!keyval || !key_of(*keyval))
+        return smpi_error(NULL, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval ? *keyval : 0);
+    /* attributes already set keep their callbacks until deleted: the slot is not reused */
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    static const char R[] = "MPI_Comm_set_attr";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    if (!key_of(keyval)) return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
+    if (*attr_find(c, keyval)) {
+        int rc = attr_delete(c, keyval, R);
+        if (rc) return rc;
+    }
+    attr_set(c, keyval, attribute_val);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+
+int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
+{
+    static const char R[] = "MPI_Comm_delete_attr";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    if (!key_of(keyval)) return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
+    return attr_delete(c, keyval, R);
+}
+#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    SMPI_CHECK_INIT("MPI_Comm_size");
+    SMPI_GET_COMM(c, comm, "MPI_Comm_size");
+    if (!size) return smpi_error(c, MPI_ERR_ARG, "MPI_Comm_size", "size is NULL");
+    *size = c->pt.size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_size = PMPI_Comm_size
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    SMPI_CHECK_INIT("MPI_Comm_rank");
+    SMPI_GET_COMM(c, comm, "MPI_Comm_rank");
+    if (!rank) return smpi_error(c, MPI_ERR_ARG, "MPI_Comm_rank", "rank is NULL");
+    *rank = c->pt.rank;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    SMPI_CHECK_INIT("MPI_Comm_dup");
+    SMPI_GET_COMM(c, comm, "MPI_Comm_dup");
+    if (!newcomm) return smpi_error(c, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
+    uint32_t ctx = agree_ctx(c);
+    c->group->refs++;
+    *newcomm = comm_new(c->group, ctx, c);
+    return attrs_copy(c, *newcomm, "MPI_Comm_dup");
+}
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+
+struct split_ent { int color, key, rank; };
+static int split_cmp(const void *a, const void *b)
+{
+    const struct split_ent *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+static int split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, const char *R)
+{
+    if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
+    if (color < 0 && color != MPI_UNDEFINED) return smpi_error(c, MPI_ERR_ARG, R, "invalid color %d", color);
+    int n = c->pt.size;
+    struct split_ent me = { color, key, c->pt.rank }, *all = malloc(sizeof me * (size_t)n);
+    if (!all) return smpi_error(c, MPI_ERR_NO_MEM, R, "%d entries", n);
+    coll_allgather(&me, all, sizeof me, &c->co);
+    uint32_t ctx = agree_ctx(c);
+    struct smpi_group *g = NULL;
+    if (color != MPI_UNDEFINED) {
+        int m = 0;
+        for (int i = 0; i < n; i++) if (all[i].color == color) all[m++] = all[i];
+        qsort(all, (size_t)m, sizeof *all, split_cmp);
+        g = group_new(m);
+        for (int i = 0; i < m; i++) g->world[i] = c->group->world[all[i].rank];
+        group_set_rank(g);
+    }
+    free(all);
+    *newcomm = comm_new(g, ctx, c);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    SMPI_CHECK_INIT("MPI_Comm_split");
+    SMPI_GET_COMM(c, comm, "MPI_Comm_split");
+    return split(c, color, key, newcomm, "MPI_Comm_split");
+}
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char R[] = "MPI_Comm_split_type";
+    (void)info;
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        return smpi_error(c, MPI_ERR_ARG, R, "invalid split_type %d", split_type);
+    /* Every rank of a smartmap job shares one node's memory. */
+    return split(c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm, R);
+}
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    static const char R[] = "MPI_Comm_create";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    struct smpi_group *g = group_of(group);
+    if (!g) return smpi_error(c, MPI_ERR_GROUP, R, "invalid group %p", (void *)group);
+    if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
+    for (int i = 0; i < g->size; i++) {
+        bool in = false;
+        for (int j = 0; j < c->pt.size && !in; j++) in = c->group->world[j] == g->world[i];
+        if (!in) return smpi_error(c, MPI_ERR_GROUP, R, "group member %d is not in the communicator", i);
+    }
+    uint32_t ctx = agree_ctx(c);
+    if (g->rank == MPI_UNDEFINED) { *newcomm = MPI_COMM_NULL; return MPI_SUCCESS; }
+    struct smpi_group *ng = group_new(g->size);
+    memcpy(ng->world, g->world, sizeof(int) * (size_t)g->size);
+    group_set_rank(ng);
+    *newcomm = comm_new(ng, ctx, c);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+
+/* Only the group's members call it: they agree on a context over the
+ * parent's point-to-point context, with an internal tag made from the
+ * user's (so concurrent calls on other groups or tags do not mix). */
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    static const char R[] = "MPI_Comm_create_group";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    struct smpi_group *g = group_of(group);
+    if (!g) return smpi_error(c, MPI_ERR_GROUP, R, "invalid group %p", (void *)group);
+    if (tag < 0) return smpi_error(c, MPI_ERR_TAG, R, "tag %d is negative", tag);
+    if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
+    if (g->rank == MPI_UNDEFINED) return smpi_error(c, MPI_ERR_GROUP, R, "the caller is not in the group");
+    for (int i = 0; i < g->size; i++) {
+        bool in = false;
+        for (int j = 0; j < c->pt.size && !in; j++) in = c->group->world[j] == g->world[i];
+        if (!in) return smpi_error(c, MPI_ERR_GROUP, R, "group member %d is not in the communicator", i);
+    }
+    struct p2p_comm tmp = { c->pt.ctx, g->rank, g->size, g->world, -2 - tag };
+    uint32_t ctx = agree_ctx_over(&tmp);
+    struct smpi_group *ng = group_new(g->size);
+    memcpy(ng->world, g->world, sizeof(int) * (size_t)g->size);
+    group_set_rank(ng);
+    *newcomm = comm_new(ng, ctx, c);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    static const char R[] = "MPI_Comm_free";
+    SMPI_CHECK_INIT(R);
+    if (!comm) return smpi_error(NULL, MPI_ERR_ARG, R, "comm is NULL");
+    SMPI_GET_COMM(c, *comm, R);
+    if (c == &smpi_comm_world || c == &smpi_comm_self)
+        return smpi_error(c, MPI_ERR_COMM, R, "cannot free %s", c->name);
+    while (c->attrs) {
+        int rc = attr_delete(c, c->attrs->key, R);
+        if (rc) return rc;
+    }
+    if (--c->refs == 0) {
+        group_unref(c->group);
+        c->magic = 0;
+        free(c);
+    }
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+
+static int group_cmp(const struct smpi_group *a, const struct smpi_group *b)
+{
+    if (a == b) return MPI_IDENT;
+    if (a->size != b->size) return MPI_UNEQUAL;
+    if (!memcmp(a->world, b->world, sizeof(int) * (size_t)a->size)) return MPI_IDENT;
+    for (int i = 0; i < a->size; i++) {
+        bool in = false;
+        for (int j = 0; j < b->size && !in; j++) in = a->world[i] == b->world[j];
+        if (!in) return MPI_UNEQUAL;
+    }
+    return MPI_SIMILAR;
+}
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    static const char R[] = "MPI_Comm_compare";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(a, comm1, R);
+    SMPI_GET_COMM(b, comm2, R);
+    if (!result) return smpi_error(a, MPI_ERR_ARG, R, "result is NULL");
+    int g = group_cmp(a->group, b->group);
+    *result = a == b ? MPI_IDENT : g == MPI_IDENT ? MPI_CONGRUENT : g;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    SMPI_CHECK_INIT("MPI_Comm_group");
+    SMPI_GET_COMM(c, comm, "MPI_Comm_group");
+    if (!group) return smpi_error(c, MPI_ERR_ARG, "MPI_Comm_group", "group is NULL");
+    c->group->refs++;
+    *group = c->group;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_group = PMPI_Comm_group
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    SMPI_CHECK_INIT("MPI_Comm_test_inter");
+    SMPI_GET_COMM(c, comm, "MPI_Comm_test_inter");
+    if (!flag) return smpi_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
+    *flag = 0;                           /* no intercommunicators yet */
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    SMPI_CHECK_INIT("MPI_Comm_set_name");
+    SMPI_GET_COMM(c, comm, "MPI_Comm_set_name");
+    if (!comm_name) return smpi_error(c, MPI_ERR_ARG, "MPI_Comm_set_name", "comm_name is NULL");
+    snprintf(c->name, sizeof c->name, "%s", comm_name);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    SMPI_CHECK_INIT("MPI_Comm_get_name");
+    SMPI_GET_COMM(c, comm, "MPI_Comm_get_name");
+    if (!comm_name || !resultlen) return smpi_error(c, MPI_ERR_ARG, "MPI_Comm_get_name", "NULL argument");
+    *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    static const char R[] = "MPI_Comm_get_attr";
+    static int tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1, appnum = 0;
+    static int universe;
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    if (!attribute_val || !flag) return smpi_error(c, MPI_ERR_ARG, R, "NULL argument");
+    if (keyval >= KEY0) {
+        if (!key_of(keyval)) return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
+        struct smpi_attr *a = *attr_find(c, keyval);
+        *flag = a != NULL;
+        if (a) *(void **)attribute_val = a->val;
+        return MPI_SUCCESS;
+    }
+    int *v = NULL;
+    universe = sm_core.size;
+    if (c == &smpi_comm_world) {
+        switch (keyval) {
+        case MPI_TAG_UB: v = &tag_ub; break;
+        case MPI_HOST: v = &host; break;
+        case MPI_IO: v = &io; break;
+        case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;   /* one node, one monotonic clock */
+        case MPI_APPNUM: v = &appnum; break;
+        case MPI_UNIVERSE_SIZE: v = &universe; break;
+        default: return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
+        }
+    } else if (keyval == MPI_TAG_UB) v = &tag_ub;
+    else if (keyval < MPI_TAG_UB || keyval > MPI_LASTUSEDCODE)
+        return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
+    *flag = v != NULL;
+    if (v) *(int **)attribute_val = v;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+
+/* --- Groups --------------------------------------------------------------- */
+
+#define GET_GROUP(var, h, R) \
+    struct smpi_group *var = group_of(h); \
+    if (!var) return smpi_error(NULL, MPI_ERR_GROUP, R, "invalid group %p", (void *)(h))
+
+int PMPI_Group_size(MPI_Group group, int *size)
+{
+    GET_GROUP(g, group, "MPI_Group_size");
+    if (!size) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Group_size", "size is NULL");
+    *size = g->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Group_size = PMPI_Group_size
+
+int PMPI_Group_rank(MPI_Group group, int *rank)
+{
+    GET_GROUP(g, group, "MPI_Group_rank");
+    if (!rank) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Group_rank", "rank is NULL");
+    *rank = g->rank;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Group_rank = PMPI_Group_rank
+
+static int check_ranks(struct smpi_group *g, int n, const int ranks[], const char *R)
+{
+    if (n < 0 || n > g->size) return smpi_error(NULL, MPI_ERR_ARG, R, "n %d not in [0, %d]", n, g->size);
+    if (n && !ranks) return smpi_error(NULL, MPI_ERR_ARG, R, "ranks is NULL");
+    for (int i = 0; i < n; i++) {
+        if (ranks[i] < 0 || ranks[i] >= g->size)
+            return smpi_error(NULL, MPI_ERR_RANK, R, "ranks[%d] = %d not in [0, %d)", i, ranks[i], g->size);
+        for (int j = 0; j < i; j++)
+            if (ranks[j] == ranks[i]) return smpi_error(NULL, MPI_ERR_RANK, R, "rank %d given twice", ranks[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+    static const char R[] = "MPI_Group_incl";
+    GET_GROUP(g, group, R);
+    int rc = check_ranks(g, n, ranks, R);
+    if (rc) return rc;
+    if (!newgroup) return smpi_error(NULL, MPI_ERR_ARG, R, "newgroup is NULL");
+    if (!n) { *newgroup = MPI_GROUP_EMPTY; return MPI_SUCCESS; }
+    struct smpi_group *ng = group_new(n);
+    for (int i = 0; i < n; i++) ng->world[i] = g->world[ranks[i]];
+    group_set_rank(ng);
+    *newgroup = ng;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Group_incl = PMPI_Group_incl
+
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+    static const char R[] = "MPI_Group_excl";
+    GET_GROUP(g, group, R);
+    int rc = check_ranks(g, n, ranks, R);
+    if (rc) return rc;
+    if (!newgroup) return smpi_error(NULL, MPI_ERR_ARG, R, "newgroup is NULL");
+    if (n == g->size) { *newgroup = MPI_GROUP_EMPTY; return MPI_SUCCESS; }
+    struct smpi_group *ng = group_new(g->size - n);
+    int m = 0;
+    for (int i = 0; i < g->size; i++) {
+        bool out = false;
+        for (int j = 0; j < n && !out; j++) out = ranks[j] == i;
+        if (!out) ng->world[m++] = g->world[i];
+    }
+    group_set_rank(ng);
+    *newgroup = ng;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Group_excl = PMPI_Group_excl
+
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    static const char R[] = "MPI_Group_range_incl";
+    GET_GROUP(g, group, R);
+    if (n < 0 || (n && !ranges) || !newgroup) return smpi_error(NULL, MPI_ERR_ARG, R, "n %d or NULL argument", n);
+    int total = 0;
+    for (int i = 0; i < n; i++) {
+        int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+        if (!stride || first < 0 || first >= g->size || last < 0 || last >= g->size)
+            return smpi_error(NULL, MPI_ERR_RANK, R, "range %d (%d, %d, %d) outside [0, %d)", i, first, last,
+                              stride, g->size);
+        if ((last - first) / stride >= 0) total += (last - first) / stride + 1;
+    }
+    int *ranks = malloc(sizeof(int) * (size_t)(total ? total : 1)), k = 0;
+    if (!ranks) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "%d ranks", total);
+    for (int i = 0; i < n; i++) {
+        int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+        for (int r = first; stride > 0 ? r <= last : r >= last; r += stride) ranks[k++] = r;
+    }
+    int rc = PMPI_Group_incl(group, total, ranks, newgroup);   /* checks duplicates */
+    free(ranks);
+    return rc;
+}
+#pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
+
+static bool group_has(const struct smpi_group *g, int world)
+{
+    for (int i = 0; i < g->size; i++)
+        if (g->world[i] == world) return true;
+    return false;
+}
+
+/* Set operations, in MPI's order: members of a (in a's order) kept when
+ * in_b says so, then (union) the members of b not in a. */
+static int group_set(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, bool in_b, bool add_b,
+                     const char *R)
+{
+    GET_GROUP(a, group1, R);
+    GET_GROUP(b, group2, R);
+    if (!newgroup) return smpi_error(NULL, MPI_ERR_ARG, R, "newgroup is NULL");
+    struct smpi_group *ng = group_new(a->size + b->size);
+    int m = 0;
+    for (int i = 0; i < a->size; i++)
+        if (add_b || group_has(b, a->world[i]) == in_b) ng->world[m++] = a->world[i];
+    if (add_b)
+        for (int i = 0; i < b->size; i++)
+            if (!group_has(a, b->world[i])) ng->world[m++] = b->world[i];
+    if (!m) { group_unref(ng); *newgroup = MPI_GROUP_EMPTY; return MPI_SUCCESS; }
+    ng->size = m;
+    group_set_rank(ng);
+    *newgroup = ng;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+    return group_set(group1, group2, newgroup, true, true, "MPI_Group_union");
+}
+#pragma weak MPI_Group_union = PMPI_Group_union
+
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+    return group_set(group1, group2, newgroup, true, false, "MPI_Group_intersection");
+}
+#pragma weak MPI_Group_intersection = PMPI_Group_intersection
+
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+    return group_set(group1, group2, newgroup, false, false, "MPI_Group_difference");
+}
+#pragma weak MPI_Group_difference = PMPI_Group_difference
+
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
+{
+    static const char R[] = "MPI_Group_translate_ranks";
+    GET_GROUP(a, group1, R);
+    GET_GROUP(b, group2, R);
+    if (n < 0 || (n && (!ranks1 || !ranks2))) return smpi_error(NULL, MPI_ERR_ARG, R, "n %d or NULL ranks", n);
+    for (int i = 0; i < n; i++) {
+        if (ranks1[i] == MPI_PROC_NULL) { ranks2[i] = MPI_PROC_NULL; continue; }
+        if (ranks1[i] < 0 || ranks1[i] >= a->size)
+            return smpi_error(NULL, MPI_ERR_RANK, R, "ranks1[%d] = %d not in [0, %d)", i, ranks1[i], a->size);
+        ranks2[i] = MPI_UNDEFINED;
+        for (int j = 0; j < b->size; j++)
+            if (b->world[j] == a->world[ranks1[i]]) { ranks2[i] = j; break; }
+    }
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
+
+int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
+{
+    GET_GROUP(a, group1, "MPI_Group_compare");
+    GET_GROUP(b, group2, "MPI_Group_compare");
+    if (!result) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Group_compare", "result is NULL");
+    *result = group_cmp(a, b);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Group_compare = PMPI_Group_compare
+
+int PMPI_Group_free(MPI_Group *group)
+{
+    if (!group) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Group_free", "group is NULL");
+    GET_GROUP(g, *group, "MPI_Group_free");
+    group_unref(g);
+    *group = MPI_GROUP_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Group_free = PMPI_Group_free

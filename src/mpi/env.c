@@ -1,0 +1,149 @@
+/* The MPI environment: MPI_Init/Init_thread/Finalize, state queries, Abort,
+ * timers, processor name and versions. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sm_core.h"
+#include "smpi.h"
+
+int smpi_state;
+static int thread_level;
+static pthread_t main_thread;
+
+static int init(int required, int *provided, const char *routine)
+{
+    if (smpi_state)
+        return smpi_error(NULL, MPI_ERR_OTHER, routine, smpi_state == 1 ? "MPI is already initialised"
+                                                                        : "called after MPI_Finalize");
+    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+        return smpi_error(NULL, MPI_ERR_ARG, routine, "invalid thread level %d", required);
+    sm_core_ensure();
+    if (p2p_init(sizeof(struct smpi_request)))
+        sm_abort(MPI_ERR_OTHER, "MPI_Init: cannot start the point-to-point engine");
+    smpi_comm_init_predef();
+    /* MULTIPLE needs a thread-safe engine: not yet. */
+    thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+    if (provided) *provided = thread_level;
+    main_thread = pthread_self();
+    sm_finalize_required("MPI_Finalize");
+    smpi_state = 1;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Init(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    return init(MPI_THREAD_SINGLE, NULL, "MPI_Init");
+}
+#pragma weak MPI_Init = PMPI_Init
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc, (void)argv;
+    if (!provided) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Init_thread", "provided is NULL");
+    return init(required, provided, "MPI_Init_thread");
+}
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+
+int PMPI_Finalize(void)
+{
+    SMPI_CHECK_INIT("MPI_Finalize");
+    p2p_finalize();                        /* every send has reached its ring */
+    coll_barrier(&smpi_comm_world.co);     /* nobody still needs our memory */
+    smpi_state = 2;
+    sm_finalize_done();
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Finalize = PMPI_Finalize
+
+int PMPI_Initialized(int *flag)
+{
+    if (!flag) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
+    *flag = smpi_state != 0;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Initialized = PMPI_Initialized
+
+int PMPI_Finalized(int *flag)
+{
+    if (!flag) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
+    *flag = smpi_state == 2;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Finalized = PMPI_Finalized
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    struct smpi_comm *c = smpi_comm(comm);
+    char note[128];
+    snprintf(note, sizeof note, "called MPI_Abort(%s, %d)", c ? smpi_comm_name(c) : "<invalid>", errorcode);
+    sm_abort(errorcode, note);
+}
+#pragma weak MPI_Abort = PMPI_Abort
+
+double PMPI_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+#pragma weak MPI_Wtime = PMPI_Wtime
+
+double PMPI_Wtick(void)
+{
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+#pragma weak MPI_Wtick = PMPI_Wtick
+
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+    if (!name || !resultlen)
+        return smpi_error(NULL, MPI_ERR_ARG, "MPI_Get_processor_name", "NULL argument");
+    if (gethostname(name, MPI_MAX_PROCESSOR_NAME)) snprintf(name, MPI_MAX_PROCESSOR_NAME, "localhost");
+    name[MPI_MAX_PROCESSOR_NAME - 1] = 0;
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+
+int PMPI_Get_version(int *version, int *subversion)
+{
+    if (!version || !subversion) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Get_version", "NULL argument");
+    *version = MPI_VERSION, *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_version = PMPI_Get_version
+
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+    if (!version || !resultlen)
+        return smpi_error(NULL, MPI_ERR_ARG, "MPI_Get_library_version", "NULL argument");
+    *resultlen = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "smartmap MPI %s (MPI %d.%d, SMARTMAP single-copy)",
+                          SMARTMAP_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+
+int PMPI_Query_thread(int *provided)
+{
+    SMPI_CHECK_INIT("MPI_Query_thread");
+    if (!provided) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Query_thread", "provided is NULL");
+    *provided = thread_level;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+
+int PMPI_Is_thread_main(int *flag)
+{
+    SMPI_CHECK_INIT("MPI_Is_thread_main");
+    if (!flag) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Is_thread_main", "flag is NULL");
+    *flag = pthread_equal(pthread_self(), main_thread);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main

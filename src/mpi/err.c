@@ -1,0 +1,117 @@
+/* MPI errors: error classes and their texts, error handlers
+ * (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN), and the one-line report. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sm_core.h"
+#include "smpi.h"
+
+static const char *const class_text[MPI_ERR_LASTCODE] = {
+    [MPI_SUCCESS] = "MPI_SUCCESS: no error",
+    [MPI_ERR_BUFFER] = "MPI_ERR_BUFFER: invalid buffer pointer",
+    [MPI_ERR_COUNT] = "MPI_ERR_COUNT: invalid count argument",
+    [MPI_ERR_TYPE] = "MPI_ERR_TYPE: invalid datatype",
+    [MPI_ERR_TAG] = "MPI_ERR_TAG: invalid tag",
+    [MPI_ERR_COMM] = "MPI_ERR_COMM: invalid communicator",
+    [MPI_ERR_RANK] = "MPI_ERR_RANK: invalid rank",
+    [MPI_ERR_REQUEST] = "MPI_ERR_REQUEST: invalid request",
+    [MPI_ERR_ROOT] = "MPI_ERR_ROOT: invalid root",
+    [MPI_ERR_GROUP] = "MPI_ERR_GROUP: invalid group",
+    [MPI_ERR_OP] = "MPI_ERR_OP: invalid reduce operation",
+    [MPI_ERR_TOPOLOGY] = "MPI_ERR_TOPOLOGY: invalid communicator topology",
+    [MPI_ERR_DIMS] = "MPI_ERR_DIMS: invalid dimension argument",
+    [MPI_ERR_ARG] = "MPI_ERR_ARG: invalid argument",
+    [MPI_ERR_UNKNOWN] = "MPI_ERR_UNKNOWN: unknown error",
+    [MPI_ERR_TRUNCATE] = "MPI_ERR_TRUNCATE: message truncated",
+    [MPI_ERR_OTHER] = "MPI_ERR_OTHER: known error not in this list",
+    [MPI_ERR_INTERN] = "MPI_ERR_INTERN: internal error",
+    [MPI_ERR_IN_STATUS] = "MPI_ERR_IN_STATUS: error code is in status",
+    [MPI_ERR_PENDING] = "MPI_ERR_PENDING: pending request",
+    [MPI_ERR_KEYVAL] = "MPI_ERR_KEYVAL: invalid keyval",
+    [MPI_ERR_NO_MEM] = "MPI_ERR_NO_MEM: out of memory",
+    [MPI_ERR_INFO] = "MPI_ERR_INFO: invalid info object",
+    [MPI_ERR_UNSUPPORTED_OPERATION] = "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported",
+};
+
+static const char *text_of(int code)
+{
+    if (code < 0 || code >= MPI_ERR_LASTCODE) return NULL;
+    return class_text[code] ? class_text[code] : "MPI error";
+}
+
+int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char *fmt, ...)
+{
+    MPI_Errhandler eh = comm ? comm->errh : smpi_comm_world.errh;
+    if (eh == MPI_ERRORS_RETURN) return cls;
+    const char *text = text_of(cls) ? text_of(cls) : "MPI error";
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    sm_say("%s: %s: %s", routine, text, what);
+    char note[128];
+    int clen = (int)(strchr(text, ':') ? strchr(text, ':') - text : (ptrdiff_t)strlen(text));
+    snprintf(note, sizeof note, "MPI_ERRORS_ARE_FATAL in %s (%.*s)", routine, clen, text);
+    sm_abort(cls, note);
+}
+
+static int errh_check(MPI_Errhandler e)
+{
+    return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN;
+}
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    static const char R[] = "MPI_Comm_set_errhandler";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    if (!errh_check(errhandler))
+        return smpi_error(c, MPI_ERR_ARG, R, "invalid error handler %p", (void *)errhandler);
+    c->errh = errhandler;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    static const char R[] = "MPI_Comm_get_errhandler";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    if (!errhandler) return smpi_error(c, MPI_ERR_ARG, R, "errhandler is NULL");
+    *errhandler = c->errh;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    static const char R[] = "MPI_Errhandler_free";
+    if (!errhandler || !errh_check(*errhandler))
+        return smpi_error(NULL, MPI_ERR_ARG, R, "invalid error handler");
+    *errhandler = MPI_ERRHANDLER_NULL;       /* the predefined ones are never really freed */
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    const char *t = text_of(errorcode);
+    if (!string || !resultlen) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Error_string", "NULL argument");
+    if (!t) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Error_string", "invalid error code %d", errorcode);
+    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", t);
+    *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Error_string = PMPI_Error_string
+
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+    if (!errorclass) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "errorclass is NULL");
+    if (!text_of(errorcode))
+        return smpi_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d", errorcode);
+    *errorclass = errorcode;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Error_class = PMPI_Error_class

@@ -1,0 +1,796 @@
+/* Point-to-point bindings: argument checks, datatype layouts, requests
+ * (nonblocking, persistent, buffered), completion calls, probe and matched
+ * probe; everything else is one call into the p2p engine. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm_core.h"
+#include "smpi.h"
+
+#define IGNORED(st) ((st) == MPI_STATUS_IGNORE || (st) == NULL)
+
+static void status_empty(MPI_Status *st, int source)
+{
+    if (IGNORED(st)) return;
+    st->MPI_SOURCE = source, st->MPI_TAG = MPI_ANY_TAG, st->MPI_ERROR = MPI_SUCCESS;
+    st->smpi_cancelled = 0, st->smpi_count = 0;
+}
+
+/* --- Argument checks ---------------------------------------------------------- */
+
+static int check_buf(struct smpi_comm *c, const void *buf, int count, MPI_Datatype type,
+                     struct smpi_type **t, const char *R)
+{
+    int rc = smpi_type_check(c, type, R, t);
+    if (rc) return rc;
+    if (count < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", count);
+    if (!buf && count > 0 && (*t)->size > 0 && (*t)->id)
+        return smpi_error(c, MPI_ERR_BUFFER, R, "buffer is NULL with count %d", count);
+    return MPI_SUCCESS;
+}
+
+static int check_peer(struct smpi_comm *c, int peer, bool any, const char *what, const char *R)
+{
+    if (peer == MPI_PROC_NULL || (any && peer == MPI_ANY_SOURCE)) return MPI_SUCCESS;
+    if (peer < 0 || peer >= c->pt.size)
+        return smpi_error(c, MPI_ERR_RANK, R, "%s %d not in [0, %d) of %s", what, peer, c->pt.size,
+                          c->name[0] ? c->name : "the communicator");
+    return MPI_SUCCESS;
+}
+
+static int check_tag(struct smpi_comm *c, int tag, bool any, const char *R)
+{
+    if (tag >= 0 || (any && tag == MPI_ANY_TAG)) return MPI_SUCCESS;
+    return smpi_error(c, MPI_ERR_TAG, R, "tag %d is negative", tag);
+}
+
+static int check_req(struct smpi_comm *c, const MPI_Request *r, const char *R)
+{
+    return r ? MPI_SUCCESS : smpi_error(c, MPI_ERR_REQUEST, R, "request pointer is NULL");
+}
+
+/* --- Starting operations --------------------------------------------------------- */
+
+static struct smpi_request *req_new(struct smpi_comm *c, int kind, void *buf, int count,
+                                    struct smpi_type *t, int peer, int tag, enum p2p_mode mode)
+{
+    struct smpi_request *q = (struct smpi_request *)p2p_req_alloc();
+    if (!q) sm_fatal("MPI: out of memory for a request");
+    q->kind = kind, q->comm = c, q->ubuf = buf, q->ucount = count, q->utype = t;
+    q->peer = peer, q->tag = tag, q->mode = mode;
+    return q;
+}
+
+/* How the engine sees (buf, count, t): contiguous bytes at *b, or a layout
+ * (typemap to typemap, no pack buffer). A send keeps to contiguous bytes
+ * (false: pack it) when its memory is not directly readable by peers. */
+static bool buf_layout(void *buf, int count, const struct smpi_type *t, bool send, void **b,
+                       struct p2p_layout **lay)
+{
+    *lay = NULL;
+    if (smpi_contig(t) || !count) { *b = t->nblk ? (char *)buf + t->blk[0].off : buf; return true; }
+    *b = buf;
+    if (send) {
+        ptrdiff_t ext = smpi_extent(t), last = (ptrdiff_t)(count - 1) * ext;
+        char *lo = (char *)buf + t->true_lb + (last < 0 ? last : 0);
+        char *hi = (char *)buf + t->true_ub - 1 + (last > 0 ? last : 0);
+        if (!p2p_layout_ok(lo, hi, (size_t)count * t->size)) return false;
+    }
+    *lay = smpi_layout(count, t);
+    return true;
+}
+
+/* Start (or restart, if persistent) the operation q describes. */
+static void req_start(struct smpi_request *q)
+{
+    q->started = true;
+    q->proc_null = q->peer == MPI_PROC_NULL;
+    free(q->p.tmp);
+    free(q->p.lay);
+    q->p.tmp = NULL, q->p.lay = NULL;
+    if (q->proc_null) {
+        memset(&q->p.st, 0, sizeof q->p.st);
+        q->p.st.source = MPI_PROC_NULL, q->p.st.tag = MPI_ANY_TAG;
+        atomic_store(&q->p.done, 1);
+        return;
+    }
+    size_t len = (size_t)q->ucount * q->utype->size;
+    void *b;
+    struct p2p_layout *lay = NULL;
+    if (q->kind == SMPI_REQ_SEND) {
+        if (!buf_layout(q->ubuf, q->ucount, q->utype, true, &b, &lay))
+            b = smpi_contig_buf(q->ubuf, q->ucount, q->utype, true, &q->p.tmp);
+        p2p_isend(&q->p, b, len, q->peer, q->tag, &q->comm->pt, q->mode, lay);
+    } else {
+        buf_layout(q->ubuf, q->ucount, q->utype, false, &b, &lay);
+        p2p_irecv(&q->p, b, len, q->peer == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : q->peer,
+                  q->tag == MPI_ANY_TAG ? P2P_ANY_TAG : q->tag, &q->comm->pt, lay);
+    }
+}
+
+/* The request is done: report its status and release it unless it is
+ * persistent. Returns the operation's error class. */
+static int req_finish(MPI_Request *h, MPI_Status *st)
+{
+    struct smpi_request *q = *h;
+    int err = q->kind == SMPI_REQ_RECV && q->p.st.truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    if (!IGNORED(st)) {
+        if (q->kind == SMPI_REQ_RECV) {
+            st->MPI_SOURCE = q->p.st.source, st->MPI_TAG = q->p.st.tag;
+            st->smpi_count = (MPI_Count)q->p.st.len, st->smpi_cancelled = q->p.st.cancelled;
+        } else {
+            st->MPI_SOURCE = MPI_ANY_SOURCE, st->MPI_TAG = MPI_ANY_TAG;
+            st->smpi_count = 0, st->smpi_cancelled = 0;
+        }
+        st->MPI_ERROR = err;
+    }
+    if (q->persistent) q->started = false;
+    else {
+        p2p_req_free(&q->p);
+        *h = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+static int trunc_error(struct smpi_comm *c, const char *R, const struct smpi_request *q)
+{
+    return smpi_error(c, MPI_ERR_TRUNCATE, R, "message from rank %d with tag %d is longer than the %zu-byte buffer",
+                      q->p.st.source, q->p.st.tag, q->p.len);
+}
+
+/* Inactive: the null request, or a persistent request not started. */
+static inline bool inactive(MPI_Request r) { return !r || (r->persistent && !r->started); }
+
+/* --- Send and receive ------------------------------------------------------------ */
+
+static int isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                 MPI_Request *request, enum p2p_mode mode, bool persistent, const char *R)
+{
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    struct smpi_type *t;
+    int rc;
+    if ((rc = check_buf(c, buf, count, type, &t, R)) || (rc = check_peer(c, dest, false, "dest", R)) ||
+        (rc = check_tag(c, tag, false, R)) || (rc = check_req(c, request, R)))
+        return rc;
+    struct smpi_request *q = req_new(c, SMPI_REQ_SEND, (void *)buf, count, t, dest, tag, mode);
+    q->persistent = persistent;
+    if (!persistent) req_start(q);
+    *request = q;
+    return MPI_SUCCESS;
+}
+
+static int irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                 MPI_Request *request, bool persistent, const char *R)
+{
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    struct smpi_type *t;
+    int rc;
+    if ((rc = check_buf(c, buf, count, type, &t, R)) || (rc = check_peer(c, source, true, "source", R)) ||
+        (rc = check_tag(c, tag, true, R)) || (rc = check_req(c, request, R)))
+        return rc;
+    struct smpi_request *q = req_new(c, SMPI_REQ_RECV, buf, count, t, source, tag, P2P_STANDARD);
+    q->persistent = persistent;
+    if (!persistent) req_start(q);
+    *request = q;
+    return MPI_SUCCESS;
+}
+
+static int wait1(MPI_Request *h, MPI_Status *st, const char *R)
+{
+    struct smpi_request *q = *h;
+    p2p_wait(&q->p);
+    struct smpi_comm *c = q->comm;
+    int err = req_finish(h, st);
+    return err ? trunc_error(c, R, q) : MPI_SUCCESS;
+}
+
+static int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                enum p2p_mode mode, const char *R)
+{
+    MPI_Request r;
+    int rc = isend(buf, count, type, dest, tag, comm, &r, mode, false, R);
+    return rc ? rc : wait1(&r, MPI_STATUS_IGNORE, R);
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send(buf, count, datatype, dest, tag, comm, P2P_STANDARD, "MPI_Send");
+}
+#pragma weak MPI_Send = PMPI_Send
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send(buf, count, datatype, dest, tag, comm, P2P_SYNC, "MPI_Ssend");
+}
+#pragma weak MPI_Ssend = PMPI_Ssend
+
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send(buf, count, datatype, dest, tag, comm, P2P_STANDARD, "MPI_Rsend");
+}
+#pragma weak MPI_Rsend = PMPI_Rsend
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    MPI_Request r;
+    int rc = irecv(buf, count, datatype, source, tag, comm, &r, false, "MPI_Recv");
+    return rc ? rc : wait1(&r, status, "MPI_Recv");
+}
+#pragma weak MPI_Recv = PMPI_Recv
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return isend(buf, count, datatype, dest, tag, comm, request, P2P_STANDARD, false, "MPI_Isend");
+}
+#pragma weak MPI_Isend = PMPI_Isend
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return isend(buf, count, datatype, dest, tag, comm, request, P2P_SYNC, false, "MPI_Issend");
+}
+#pragma weak MPI_Issend = PMPI_Issend
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return isend(buf, count, datatype, dest, tag, comm, request, P2P_STANDARD, false, "MPI_Irsend");
+}
+#pragma weak MPI_Irsend = PMPI_Irsend
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return irecv(buf, count, datatype, source, tag, comm, request, false, "MPI_Irecv");
+}
+#pragma weak MPI_Irecv = PMPI_Irecv
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return isend(buf, count, datatype, dest, tag, comm, request, P2P_STANDARD, true, "MPI_Send_init");
+}
+#pragma weak MPI_Send_init = PMPI_Send_init
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    return isend(buf, count, datatype, dest, tag, comm, request, P2P_SYNC, true, "MPI_Ssend_init");
+}
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return irecv(buf, count, datatype, source, tag, comm, request, true, "MPI_Recv_init");
+}
+#pragma weak MPI_Recv_init = PMPI_Recv_init
+
+static int start(MPI_Request *request, const char *R)
+{
+    if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, R, "null request");
+    struct smpi_request *q = *request;
+    if (!q->persistent) return smpi_error(q->comm, MPI_ERR_REQUEST, R, "request %p is not persistent", (void *)q);
+    if (q->started) return smpi_error(q->comm, MPI_ERR_REQUEST, R, "request %p is already active", (void *)q);
+    req_start(q);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Start(MPI_Request *request)
+{
+    SMPI_CHECK_INIT("MPI_Start");
+    return start(request, "MPI_Start");
+}
+#pragma weak MPI_Start = PMPI_Start
+
+int PMPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    SMPI_CHECK_INIT("MPI_Startall");
+    if (count < 0 || (count && !array_of_requests))
+        return smpi_error(NULL, MPI_ERR_ARG, "MPI_Startall", "count %d or NULL array", count);
+    for (int i = 0; i < count; i++) {
+        int rc = start(&array_of_requests[i], "MPI_Startall");
+        if (rc) return rc;
+    }
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Startall = PMPI_Startall
+
+/* --- Completion ----------------------------------------------------------------------- */
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    SMPI_CHECK_INIT("MPI_Wait");
+    if (!request) return smpi_error(NULL, MPI_ERR_REQUEST, "MPI_Wait", "request pointer is NULL");
+    if (inactive(*request)) { status_empty(status, MPI_ANY_SOURCE); return MPI_SUCCESS; }
+    return wait1(request, status, "MPI_Wait");
+}
+#pragma weak MPI_Wait = PMPI_Wait
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    static const char R[] = "MPI_Test";
+    SMPI_CHECK_INIT(R);
+    if (!request || !flag) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
+    if (inactive(*request)) { *flag = 1; status_empty(status, MPI_ANY_SOURCE); return MPI_SUCCESS; }
+    struct smpi_request *q = *request;
+    *flag = p2p_test(&q->p);
+    if (!*flag) return MPI_SUCCESS;
+    struct smpi_comm *c = q->comm;
+    return req_finish(request, status) ? trunc_error(c, R, q) : MPI_SUCCESS;
+}
+#pragma weak MPI_Test = PMPI_Test
+
+static int check_array(int count, const MPI_Request reqs[], const char *R)
+{
+    if (count < 0) return smpi_error(NULL, MPI_ERR_COUNT, R, "count %d is negative", count);
+    if (count && !reqs) return smpi_error(NULL, MPI_ERR_REQUEST, R, "array of requests is NULL");
+    return MPI_SUCCESS;
+}
+
+/* Finish every completed request of the array; the error of the call. */
+struct arr { int n; MPI_Request *r; };
+static bool all_done(void *a)
+{
+    struct arr *x = a;
+    for (int i = 0; i < x->n; i++)
+        if (!inactive(x->r[i]) && !p2p_done(&x->r[i]->p)) return false;
+    return true;
+}
+static bool any_done(void *a)
+{
+    struct arr *x = a;
+    bool active = false;
+    for (int i = 0; i < x->n; i++) {
+        if (inactive(x->r[i])) continue;
+        active = true;
+        if (p2p_done(&x->r[i]->p)) return true;
+    }
+    return !active;
+}
+
+static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[], const char *R)
+{
+    int bad = -1;
+    struct smpi_comm *c = NULL;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
+        if (inactive(reqs[i])) { status_empty(st, MPI_ANY_SOURCE); continue; }
+        c = reqs[i]->comm;
+        if (req_finish(&reqs[i], st) && bad < 0) bad = i;
+    }
+    if (bad < 0) return MPI_SUCCESS;
+    return smpi_error(c, sts == MPI_STATUSES_IGNORE ? MPI_ERR_TRUNCATE : MPI_ERR_IN_STATUS, R,
+                      "request %d: a message was longer than its receive buffer", bad);
+}
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
+{
+    static const char R[] = "MPI_Waitall";
+    SMPI_CHECK_INIT(R);
+    int rc = check_array(count, reqs, R);
+    if (rc) return rc;
+    struct arr a = { count, reqs };
+    p2p_progress();
+    p2p_wait_until(all_done, &a);
+    return finish_all(count, reqs, sts, R);
+}
+#pragma weak MPI_Waitall = PMPI_Waitall
+
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    static const char R[] = "MPI_Testall";
+    SMPI_CHECK_INIT(R);
+    int rc = check_array(count, reqs, R);
+    if (rc) return rc;
+    if (!flag) return smpi_error(NULL, MPI_ERR_ARG, R, "flag is NULL");
+    struct arr a = { count, reqs };
+    p2p_progress();
+    *flag = all_done(&a);
+    return *flag ? finish_all(count, reqs, sts, R) : MPI_SUCCESS;
+}
+#pragma weak MPI_Testall = PMPI_Testall
+
+static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *st, bool block, const char *R)
+{
+    SMPI_CHECK_INIT(R);
+    int rc = check_array(count, reqs, R);
+    if (rc) return rc;
+    if (!index) return smpi_error(NULL, MPI_ERR_ARG, R, "index is NULL");
+    struct arr a = { count, reqs };
+    p2p_progress();
+    if (block) p2p_wait_until(any_done, &a);
+    *index = MPI_UNDEFINED;
+    if (flag) *flag = 0;
+    bool active = false;
+    for (int i = 0; i < count; i++) {
+        if (inactive(reqs[i])) continue;
+        active = true;
+        if (!p2p_done(&reqs[i]->p)) continue;
+        struct smpi_request *q = reqs[i];
+        struct smpi_comm *c = q->comm;
+        *index = i;
+        if (flag) *flag = 1;
+        return req_finish(&reqs[i], st) ? trunc_error(c, R, q) : MPI_SUCCESS;
+    }
+    if (!active) { if (flag) *flag = 1; status_empty(st, MPI_ANY_SOURCE); }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    return any(count, reqs, index, NULL, status, true, "MPI_Waitany");
+}
+#pragma weak MPI_Waitany = PMPI_Waitany
+
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    if (!flag) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Testany", "flag is NULL");
+    return any(count, reqs, index, flag, status, false, "MPI_Testany");
+}
+#pragma weak MPI_Testany = PMPI_Testany
+
+static int some(int count, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[], bool block,
+                const char *R)
+{
+    SMPI_CHECK_INIT(R);
+    int rc = check_array(count, reqs, R);
+    if (rc) return rc;
+    if (!outcount || (count && !idx)) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
+    struct arr a = { count, reqs };
+    p2p_progress();
+    if (block) p2p_wait_until(any_done, &a);
+    int n = 0, bad = -1;
+    bool active = false;
+    struct smpi_comm *c = NULL;
+    for (int i = 0; i < count; i++) {
+        if (inactive(reqs[i])) continue;
+        active = true;
+        if (!p2p_done(&reqs[i]->p)) continue;
+        c = reqs[i]->comm;
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
+        idx[n] = i;
+        if (req_finish(&reqs[i], st) && bad < 0) bad = i;
+        n++;
+    }
+    *outcount = active ? n : MPI_UNDEFINED;
+    if (bad < 0) return MPI_SUCCESS;
+    return smpi_error(c, sts == MPI_STATUSES_IGNORE ? MPI_ERR_TRUNCATE : MPI_ERR_IN_STATUS, R,
+                      "request %d: a message was longer than its receive buffer", bad);
+}
+
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+{
+    return some(incount, reqs, outcount, idx, sts, true, "MPI_Waitsome");
+}
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+{
+    return some(incount, reqs, outcount, idx, sts, false, "MPI_Testsome");
+}
+#pragma weak MPI_Testsome = PMPI_Testsome
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    static const char R[] = "MPI_Request_free";
+    SMPI_CHECK_INIT(R);
+    if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, R, "null request");
+    struct smpi_request *q = *request;
+    if (q->persistent && !q->started) atomic_store(&q->p.done, 1);
+    p2p_req_free(&q->p);       /* an active one completes, then goes */
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Request_free = PMPI_Request_free
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    static const char R[] = "MPI_Request_get_status";
+    SMPI_CHECK_INIT(R);
+    if (!flag) return smpi_error(NULL, MPI_ERR_ARG, R, "flag is NULL");
+    if (inactive(request)) { *flag = 1; status_empty(status, MPI_ANY_SOURCE); return MPI_SUCCESS; }
+    *flag = p2p_test(&request->p);
+    if (*flag && !IGNORED(status)) {
+        bool recv = request->kind == SMPI_REQ_RECV;
+        status->MPI_SOURCE = recv ? request->p.st.source : MPI_ANY_SOURCE;
+        status->MPI_TAG = recv ? request->p.st.tag : MPI_ANY_TAG;
+        status->MPI_ERROR = recv && request->p.st.truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+        status->smpi_count = recv ? (MPI_Count)request->p.st.len : 0;
+        status->smpi_cancelled = recv && request->p.st.cancelled;
+    }
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    SMPI_CHECK_INIT("MPI_Cancel");
+    if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "null request");
+    /* Receives that have not matched are cancelled; sends are not
+     * cancellable here and complete normally (MPI allows either). */
+    if ((*request)->kind == SMPI_REQ_RECV && !(*request)->proc_null) p2p_cancel(&(*request)->p);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Cancel = PMPI_Cancel
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (IGNORED(status) || !flag) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "NULL argument");
+    *flag = status->smpi_cancelled;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+
+static int get_count(const MPI_Status *status, MPI_Datatype datatype, int *count, bool elements, const char *R)
+{
+    struct smpi_type *t;
+    if (IGNORED(status) || !count) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
+    int rc = smpi_type_check(NULL, datatype, R, &t);
+    if (rc) return rc;
+    MPI_Count bytes = status->smpi_count;
+    size_t unit = elements && t->nbasic ? t->size / t->nbasic : t->size;
+    if (!unit) *count = 0;
+    else if (bytes % (MPI_Count)unit) *count = MPI_UNDEFINED;
+    else *count = (int)(bytes / (MPI_Count)unit);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    return get_count(status, datatype, count, false, "MPI_Get_count");
+}
+#pragma weak MPI_Get_count = PMPI_Get_count
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    return get_count(status, datatype, count, true, "MPI_Get_elements");
+}
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+
+/* --- Probe --------------------------------------------------------------------- */
+
+static void status_probe(MPI_Status *st, const struct p2p_status *ps)
+{
+    if (IGNORED(st)) return;
+    st->MPI_SOURCE = ps->source, st->MPI_TAG = ps->tag, st->MPI_ERROR = MPI_SUCCESS;
+    st->smpi_count = (MPI_Count)ps->len, st->smpi_cancelled = 0;
+}
+
+struct probe { int src, tag; const struct p2p_comm *c; struct p2p_status st; bool take; struct p2p_msg *m; };
+static bool probe_cond(void *a)
+{
+    struct probe *p = a;
+    return p2p_iprobe(p->src, p->tag, p->c, &p->st, p->take, &p->m);
+}
+
+/* Probe (block) or Iprobe; with take, a matched probe returning the message. */
+static int probe(int source, int tag, MPI_Comm comm, int *flag, bool matched, MPI_Message *msg,
+                 MPI_Status *status, bool block, const char *R)
+{
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    int rc;
+    if ((rc = check_peer(c, source, true, "source", R)) || (rc = check_tag(c, tag, true, R))) return rc;
+    if ((!block && !flag) || (matched && !msg)) return smpi_error(c, MPI_ERR_ARG, R, "NULL argument");
+    if (source == MPI_PROC_NULL) {
+        if (flag) *flag = 1;
+        if (msg) *msg = MPI_MESSAGE_NO_PROC;
+        status_empty(status, MPI_PROC_NULL);
+        return MPI_SUCCESS;
+    }
+    struct probe p = { source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : source,
+                       tag == MPI_ANY_TAG ? P2P_ANY_TAG : tag, &c->pt, { 0 }, matched, NULL };
+    bool found = probe_cond(&p);
+    if (!found && block) { p2p_wait_until(probe_cond, &p); found = true; }
+    if (flag) *flag = found;
+    if (msg) *msg = found ? (MPI_Message)p.m : MPI_MESSAGE_NULL;
+    if (found) status_probe(status, &p.st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return probe(source, tag, comm, NULL, false, NULL, status, true, "MPI_Probe");
+}
+#pragma weak MPI_Probe = PMPI_Probe
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe(source, tag, comm, flag, false, NULL, status, false, "MPI_Iprobe");
+}
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    return probe(source, tag, comm, NULL, true, message, status, true, "MPI_Mprobe");
+}
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    return probe(source, tag, comm, flag, true, message, status, false, "MPI_Improbe");
+}
+#pragma weak MPI_Improbe = PMPI_Improbe
+
+static int imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request,
+                  const char *R)
+{
+    SMPI_CHECK_INIT(R);
+    struct smpi_type *t;
+    int rc = check_buf(NULL, buf, count, datatype, &t, R);
+    if (rc) return rc;
+    if (!message || *message == MPI_MESSAGE_NULL)
+        return smpi_error(NULL, MPI_ERR_REQUEST, R, "invalid message handle");
+    bool noproc = *message == MPI_MESSAGE_NO_PROC;
+    struct smpi_request *q = req_new(&smpi_comm_world, SMPI_REQ_RECV, buf, count, t,
+                                     noproc ? MPI_PROC_NULL : 0, 0, P2P_STANDARD);
+    if (noproc) req_start(q);
+    else {
+        void *b;
+        struct p2p_layout *lay;
+        buf_layout(buf, count, t, false, &b, &lay);
+        p2p_mrecv(&q->p, b, (size_t)count * t->size, (struct p2p_msg *)*message, lay);
+    }
+    *message = MPI_MESSAGE_NULL;
+    *request = q;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    MPI_Request r;
+    int rc = imrecv(buf, count, datatype, message, &r, "MPI_Mrecv");
+    return rc ? rc : wait1(&r, status, "MPI_Mrecv");
+}
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    if (!request) return smpi_error(NULL, MPI_ERR_REQUEST, "MPI_Imrecv", "request pointer is NULL");
+    return imrecv(buf, count, datatype, message, request, "MPI_Imrecv");
+}
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+
+/* --- Buffered sends -------------------------------------------------------------
+ * The message is copied aside at once and sent by a request of our own; the
+ * attached buffer is the budget MPI promises (each message takes its length
+ * plus MPI_BSEND_OVERHEAD), so a full buffer gives MPI_ERR_BUFFER as in any
+ * MPI. The copies live in the heap, which peers can read directly. */
+static struct {
+    void *buf;
+    size_t size, used;
+    struct smpi_request *out;          /* sends still in flight */
+} B;
+
+static void bsend_reap(bool all)
+{
+    struct smpi_request **pp = &B.out;
+    while (*pp) {
+        struct smpi_request *q = *pp;
+        if (all) p2p_wait(&q->p);
+        if (!p2p_done(&q->p)) { pp = &q->bnext; continue; }
+        *pp = q->bnext;
+        B.used -= q->p.len + MPI_BSEND_OVERHEAD;
+        p2p_req_free(&q->p);             /* frees the copy (p.tmp) too */
+    }
+}
+
+static int bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                 const char *R)
+{
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    struct smpi_type *t;
+    int rc;
+    if ((rc = check_buf(c, buf, count, type, &t, R)) || (rc = check_peer(c, dest, false, "dest", R)) ||
+        (rc = check_tag(c, tag, false, R)))
+        return rc;
+    if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+    size_t len = (size_t)count * t->size;
+    p2p_progress();
+    bsend_reap(false);
+    if (B.used + len + MPI_BSEND_OVERHEAD > B.size)
+        return smpi_error(c, MPI_ERR_BUFFER, R, "%zu bytes do not fit in the attached buffer (%zu of %zu used)",
+                          len + MPI_BSEND_OVERHEAD, B.used, B.size);
+    struct smpi_request *q = req_new(c, SMPI_REQ_SEND, NULL, 0, t, dest, tag, P2P_STANDARD);
+    if (!(q->p.tmp = malloc(len ? len : 1))) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", len);
+    smpi_pack(buf, count, t, q->p.tmp);
+    p2p_isend(&q->p, q->p.tmp, len, dest, tag, &c->pt, P2P_STANDARD, NULL);
+    B.used += len + MPI_BSEND_OVERHEAD;
+    q->bnext = B.out;
+    B.out = q;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return bsend(buf, count, datatype, dest, tag, comm, "MPI_Bsend");
+}
+#pragma weak MPI_Bsend = PMPI_Bsend
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    if (!request) return smpi_error(NULL, MPI_ERR_REQUEST, "MPI_Ibsend", "request pointer is NULL");
+    int rc = bsend(buf, count, datatype, dest, tag, comm, "MPI_Ibsend");
+    if (rc) return rc;
+    /* buffered: the user's request is complete at once */
+    struct smpi_request *q = req_new(smpi_comm(comm), SMPI_REQ_SEND, NULL, 0, NULL, MPI_PROC_NULL, tag,
+                                     P2P_STANDARD);
+    req_start(q);
+    *request = q;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Ibsend = PMPI_Ibsend
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    static const char R[] = "MPI_Buffer_attach";
+    SMPI_CHECK_INIT(R);
+    if (B.buf) return smpi_error(NULL, MPI_ERR_BUFFER, R, "a buffer is already attached");
+    if (!buffer || size < 0) return smpi_error(NULL, MPI_ERR_BUFFER, R, "buffer %p, size %d", buffer, size);
+    B.buf = buffer, B.size = (size_t)size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    static const char R[] = "MPI_Buffer_detach";
+    SMPI_CHECK_INIT(R);
+    if (!buffer_addr || !size) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
+    if (!B.buf) return smpi_error(NULL, MPI_ERR_BUFFER, R, "no buffer is attached");
+    bsend_reap(true);                    /* detach waits for the buffered messages */
+    *(void **)buffer_addr = B.buf;
+    *size = (int)B.size;
+    B.buf = NULL, B.size = 0;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+
+/* --- Send-receive ------------------------------------------------------------------ */
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
+{
+    static const char R[] = "MPI_Sendrecv";
+    MPI_Request rr, sr;
+    int rc = irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rr, false, R);
+    if (rc) return rc;
+    if ((rc = isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sr, P2P_STANDARD, false, R))) {
+        p2p_cancel(&rr->p);
+        req_finish(&rr, MPI_STATUS_IGNORE);
+        return rc;
+    }
+    wait1(&sr, MPI_STATUS_IGNORE, R);
+    return wait1(&rr, status, R);
+}
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char R[] = "MPI_Sendrecv_replace";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    struct smpi_type *t;
+    int rc = check_buf(c, buf, count, datatype, &t, R);
+    if (rc) return rc;
+    /* The outgoing data is packed aside, so the receive may overwrite buf. */
+    size_t len = (size_t)count * t->size;
+    void *copy = malloc(len ? len : 1);
+    if (!copy) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", len);
+    smpi_pack(buf, count, t, copy);
+    rc = PMPI_Sendrecv(copy, (int)len, MPI_BYTE, dest, sendtag, buf, count, datatype, source, recvtag,
+                       comm, status);
+    free(copy);
+    return rc;
+}
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace

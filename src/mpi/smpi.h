@@ -1,0 +1,149 @@
+/* smpi.h: the MPI bindings' internal objects (communicators, groups,
+ * datatypes, requests, error handlers) and helpers shared by src/mpi/. */
+#ifndef SMPI_H
+#define SMPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mpi.h"
+#include "p2p.h"
+#include "coll.h"
+
+#define SMPI_MAGIC_COMM 0x434f4d4du
+#define SMPI_MAGIC_TYPE 0x54595045u
+#define SMPI_MAGIC_GRP  0x47525550u
+#define SMPI_MAGIC_OP   0x4f504f50u
+
+struct smpi_group {
+    uint32_t magic;
+    int      refs;
+    int      size;
+    int      rank;              /* the caller's rank in the group, or MPI_UNDEFINED */
+    int     *world;             /* job rank of each member */
+};
+
+struct smpi_errh { int kind; };  /* 1 fatal, 2 return */
+
+struct smpi_comm {
+    uint32_t magic;
+    int      refs;
+    struct p2p_comm pt;         /* point-to-point context */
+    struct p2p_comm co;         /* collective context (pt.ctx + 1) */
+    struct smpi_group *group;
+    MPI_Errhandler errh;
+    char     name[MPI_MAX_OBJECT_NAME];
+    struct smpi_attr *attrs;    /* user attributes */
+};
+struct smpi_attr { struct smpi_attr *next; int key; void *val; };
+
+struct smpi_op {
+    uint32_t magic;
+    MPI_User_function *fn;
+    int commute;
+    MPI_Datatype type;          /* while a reduction runs: the datatype handed to fn */
+};
+
+struct smpi_type {
+    uint32_t  magic;
+    int       id;               /* predefined index, 0 for derived types */
+    int       combiner;
+    int       refs;
+    bool      committed;
+    size_t    size;             /* bytes of data in one element */
+    ptrdiff_t lb, ub;           /* extent = ub - lb */
+    ptrdiff_t true_lb, true_ub;
+    int       nblk;             /* the flattened typemap of one element */
+    struct p2p_blk *blk;
+    int       basic;            /* the one predefined type it is made of, or -1 */
+    size_t    nbasic;           /* how many of them in one element */
+    const char *name;
+};
+
+enum smpi_req_kind { SMPI_REQ_SEND = 1, SMPI_REQ_RECV };
+struct smpi_request {
+    struct p2p_req p;           /* first: the engine's part */
+    int       kind;
+    bool      persistent, started, proc_null;
+    MPI_Comm  comm;             /* resolved */
+    /* arguments, kept for persistent requests and for unpacking */
+    void     *ubuf;
+    int       ucount;
+    struct smpi_type *utype;
+    int       peer, tag;
+    enum p2p_mode mode;
+    struct smpi_request *bnext; /* buffered sends in flight (MPI_Bsend) */
+};
+
+/* Handle resolution: predefined handles are small integers. */
+extern struct smpi_comm smpi_comm_world, smpi_comm_self;
+extern struct smpi_type smpi_types[SMPI_TYPE_PREDEF_COUNT];
+static inline struct smpi_comm *smpi_comm(MPI_Comm c)
+{
+    uintptr_t v = (uintptr_t)c;
+    if (v == 1) return &smpi_comm_world;
+    if (v == 2) return &smpi_comm_self;
+    if (v < 4096 || c->magic != SMPI_MAGIC_COMM) return NULL;
+    return c;
+}
+static inline struct smpi_type *smpi_type(MPI_Datatype t)
+{
+    uintptr_t v = (uintptr_t)t;
+    if (v < SMPI_TYPE_PREDEF_COUNT) return v ? &smpi_types[v] : NULL;
+    if (v < 4096 || t->magic != SMPI_MAGIC_TYPE) return NULL;
+    return t;
+}
+static inline ptrdiff_t smpi_extent(const struct smpi_type *t) { return t->ub - t->lb; }
+static inline bool smpi_contig(const struct smpi_type *t)
+{
+    return t->nblk == 0 || (t->nblk == 1 && (ptrdiff_t)t->blk[0].len == smpi_extent(t));
+}
+
+/* --- Errors (err.c) ---------------------------------------------------------
+ * Raise error class cls in routine: with MPI_ERRORS_ARE_FATAL on comm (NULL:
+ * MPI_COMM_WORLD) print one line and end the job; else return cls. */
+int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+const char *smpi_comm_name(const struct smpi_comm *c);
+
+/* A handle for a message: its null name, or its address. */
+static inline const char *smpi_hstr(const void *h, const char *null_name)
+{
+    static __thread char b[32];
+    if (!h) return null_name;
+    snprintf(b, sizeof b, "%p", h);
+    return b;
+}
+
+/* --- State (env.c) --- */
+extern int smpi_state;           /* 0 before MPI_Init, 1 initialised, 2 finalised */
+
+/* Argument checks shared by the bindings; each returns from the caller on error. */
+#define SMPI_CHECK_INIT(routine) do { \
+    if (smpi_state != 1) return smpi_error(NULL, MPI_ERR_OTHER, routine, \
+        smpi_state ? "called after MPI_Finalize" : "called before MPI_Init"); } while (0)
+#define SMPI_GET_COMM(var, handle, routine) \
+    struct smpi_comm *var = smpi_comm(handle); \
+    if (!var) return smpi_error(NULL, MPI_ERR_COMM, routine, "communicator %s", \
+                          smpi_hstr((const void *)(handle), "MPI_COMM_NULL"))
+
+/* Datatypes (type.c) */
+int  smpi_type_check(struct smpi_comm *c, MPI_Datatype t, const char *routine, struct smpi_type **out);
+void smpi_pack(const void *in, int count, const struct smpi_type *t, void *out);
+void smpi_unpack(const void *in, int count, const struct smpi_type *t, void *out);
+/* The contiguous view of (buf, count, t): buf itself, or a packed copy (*tmp,
+ * to free) when pack; for receive buffers (pack false) an unpacked scratch. */
+void *smpi_contig_buf(void *buf, int count, const struct smpi_type *t, bool pack, void **tmp);
+/* The engine's view of count elements of a non-contiguous t (to free, or to
+ * hand to the engine). */
+struct p2p_layout *smpi_layout(int count, const struct smpi_type *t);
+/* Reductions: the operation on predefined (or homogeneous derived) types. */
+int  smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t,
+                     const char *routine, struct coll_op *out);
+
+/* Communicators (comm.c) */
+void smpi_comm_init_predef(void);
+
+#endif

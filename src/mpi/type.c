@@ -1,0 +1,602 @@
+/* Datatypes: the predefined table, constructors (flattened to a list of
+ * blocks per element), pack/unpack, and the predefined reduction operations. */
+#include <complex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "sm_core.h"
+#include "smpi.h"
+
+struct float_int { float v; int i; };
+struct double_int { double v; int i; };
+struct long_int { long v; int i; };
+struct int_int { int v; int i; };
+struct short_int { short v; int i; };
+struct ldouble_int { long double v; int i; };
+
+struct smpi_type smpi_types[SMPI_TYPE_PREDEF_COUNT];
+/* One or two blocks per predefined type; the pair types may have a hole. */
+static struct p2p_blk predef_blk[SMPI_TYPE_PREDEF_COUNT][2];
+
+static void predef(int id, const char *name, size_t size, size_t extent, size_t off2, size_t len2)
+{
+    struct smpi_type *t = &smpi_types[id];
+    t->magic = SMPI_MAGIC_TYPE, t->id = id, t->combiner = MPI_COMBINER_NAMED, t->refs = 1;
+    t->committed = true, t->name = name;
+    t->size = size, t->lb = 0, t->ub = (ptrdiff_t)extent;
+    t->blk = predef_blk[id];
+    t->blk[0] = (struct p2p_blk){ 0, size - len2 };
+    t->nblk = 1;
+    if (len2) t->blk[t->nblk++] = (struct p2p_blk){ (ptrdiff_t)off2, len2 };
+    t->true_lb = 0, t->true_ub = len2 ? (ptrdiff_t)(off2 + len2) : (ptrdiff_t)size;
+    t->basic = id, t->nbasic = 1;
+}
+#define P(id, T) predef((int)(intptr_t)id, #id, sizeof(T), sizeof(T), 0, 0)
+/* A pair {value, int}: the int may sit after padding. */
+#define PAIR(id, S, V) do { \
+    size_t o = offsetof(S, i); \
+    if (o == sizeof(V)) predef((int)(intptr_t)id, #id, sizeof(V) + sizeof(int), sizeof(S), 0, 0); \
+    else predef((int)(intptr_t)id, #id, sizeof(V) + sizeof(int), sizeof(S), o, sizeof(int)); \
+} while (0)
+
+__attribute__((constructor)) static void types_init(void)
+{
+    P(MPI_CHAR, char); P(MPI_SIGNED_CHAR, signed char); P(MPI_UNSIGNED_CHAR, unsigned char);
+    P(MPI_BYTE, unsigned char); P(MPI_WCHAR, wchar_t); P(MPI_SHORT, short);
+    P(MPI_UNSIGNED_SHORT, unsigned short); P(MPI_INT, int); P(MPI_UNSIGNED, unsigned);
+    P(MPI_LONG, long); P(MPI_UNSIGNED_LONG, unsigned long); P(MPI_LONG_LONG_INT, long long);
+    P(MPI_UNSIGNED_LONG_LONG, unsigned long long); P(MPI_FLOAT, float); P(MPI_DOUBLE, double);
+    P(MPI_LONG_DOUBLE, long double); P(MPI_INT8_T, int8_t); P(MPI_INT16_T, int16_t);
+    P(MPI_INT32_T, int32_t); P(MPI_INT64_T, int64_t); P(MPI_UINT8_T, uint8_t);
+    P(MPI_UINT16_T, uint16_t); P(MPI_UINT32_T, uint32_t); P(MPI_UINT64_T, uint64_t);
+    P(MPI_C_BOOL, _Bool); P(MPI_C_FLOAT_COMPLEX, float _Complex);
+    P(MPI_C_DOUBLE_COMPLEX, double _Complex); P(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex);
+    P(MPI_AINT, MPI_Aint); P(MPI_OFFSET, MPI_Offset); P(MPI_COUNT, MPI_Count); P(MPI_PACKED, char);
+    PAIR(MPI_FLOAT_INT, struct float_int, float); PAIR(MPI_DOUBLE_INT, struct double_int, double);
+    PAIR(MPI_LONG_INT, struct long_int, long); PAIR(MPI_2INT, struct int_int, int);
+    PAIR(MPI_SHORT_INT, struct short_int, short);
+    PAIR(MPI_LONG_DOUBLE_INT, struct ldouble_int, long double);
+}
+
+int smpi_type_check(struct smpi_comm *c, MPI_Datatype h, const char *R, struct smpi_type **out)
+{
+    struct smpi_type *t = smpi_type(h);
+    if (!t) return smpi_error(c, MPI_ERR_TYPE, R, "datatype %s", smpi_hstr((const void *)h, "MPI_DATATYPE_NULL"));
+    if (!t->committed) return smpi_error(c, MPI_ERR_TYPE, R, "datatype %p is not committed", (void *)h);
+    *out = t;
+    return MPI_SUCCESS;
+}
+
+/* --- Pack and unpack ------------------------------------------------------- */
+
+void smpi_pack(const void *in, int count, const struct smpi_type *t, void *out)
+{
+    char *o = out;
+    ptrdiff_t ext = smpi_extent(t);
+    for (int i = 0; i < count; i++)
+        for (int b = 0; b < t->nblk; b++) {
+            memcpy(o, (const char *)in + i * ext + t->blk[b].off, t->blk[b].len);
+            o += t->blk[b].len;
+        }
+}
+
+void smpi_unpack(const void *in, int count, const struct smpi_type *t, void *out)
+{
+    const char *p = in;
+    ptrdiff_t ext = smpi_extent(t);
+    for (int i = 0; i < count; i++)
+        for (int b = 0; b < t->nblk; b++) {
+            memcpy((char *)out + i * ext + t->blk[b].off, p, t->blk[b].len);
+            p += t->blk[b].len;
+        }
+}
+
+void *smpi_contig_buf(void *buf, int count, const struct smpi_type *t, bool pack, void **tmp)
+{
+    *tmp = NULL;
+    if (smpi_contig(t)) return t->nblk ? (char *)buf + t->blk[0].off : buf;
+    size_t len = (size_t)count * t->size;
+    if (!(*tmp = malloc(len ? len : 1))) sm_fatal("MPI: out of memory packing %zu bytes", len);
+    if (pack) smpi_pack(buf, count, t, *tmp);
+    return *tmp;
+}
+
+struct p2p_layout *smpi_layout(int count, const struct smpi_type *t)
+{
+    struct p2p_layout *l = malloc(sizeof *l + sizeof l->blk[0] * (size_t)t->nblk);
+    if (!l) sm_fatal("MPI: out of memory for a layout of %d blocks", t->nblk);
+    l->count = (size_t)count, l->extent = smpi_extent(t), l->nblk = t->nblk;
+    memcpy(l->blk, t->blk, sizeof l->blk[0] * (size_t)t->nblk);
+    return l;
+}
+
+/* --- Constructors ------------------------------------------------------------ */
+
+struct builder { struct smpi_type *t; int cap; bool any; };
+
+static void add_blk(struct builder *b, ptrdiff_t off, size_t len)
+{
+    struct smpi_type *t = b->t;
+    if (!len) return;
+    if (t->nblk && t->blk[t->nblk - 1].off + (ptrdiff_t)t->blk[t->nblk - 1].len == off) {
+        t->blk[t->nblk - 1].len += len;
+        return;
+    }
+    if (t->nblk == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 8;
+        t->blk = realloc(t->blk, sizeof *t->blk * (size_t)b->cap);
+        if (!t->blk) sm_fatal("MPI: out of memory building a datatype");
+    }
+    t->blk[t->nblk++] = (struct p2p_blk){ off, len };
+}
+
+/* Append n elements of old, the first at displacement disp, one extent apart. */
+static void add_elems(struct builder *b, ptrdiff_t disp, int n, const struct smpi_type *old)
+{
+    struct smpi_type *t = b->t;
+    ptrdiff_t ext = smpi_extent(old);
+    if (n <= 0) return;
+    ptrdiff_t lo = disp + old->lb, hi = disp + (ptrdiff_t)(n - 1) * ext + old->ub;
+    if (ext < 0) { ptrdiff_t x = lo; lo = disp + (ptrdiff_t)(n - 1) * ext + old->lb; hi = x - old->lb + old->ub; }
+    if (!b->any || lo < t->lb) t->lb = lo;
+    if (!b->any || hi > t->ub) t->ub = hi;
+    b->any = true;
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < old->nblk; k++) add_blk(b, disp + j * ext + old->blk[k].off, old->blk[k].len);
+    t->size += (size_t)n * old->size;
+    if (t->basic == -2) t->basic = old->basic;
+    else if (t->basic != old->basic) t->basic = -1;
+    t->nbasic += (size_t)n * old->nbasic;
+}
+
+static struct smpi_type *type_begin(int combiner, struct builder *b)
+{
+    struct smpi_type *t = calloc(1, sizeof *t);
+    if (!t) sm_fatal("MPI: out of memory for a datatype");
+    t->magic = SMPI_MAGIC_TYPE, t->combiner = combiner, t->refs = 1, t->basic = -2;
+    *b = (struct builder){ t, 0, false };
+    return t;
+}
+
+static MPI_Datatype type_end(struct smpi_type *t)
+{
+    if (t->basic == -2) t->basic = -1;
+    t->true_lb = t->true_ub = 0;
+    for (int k = 0; k < t->nblk; k++) {
+        ptrdiff_t lo = t->blk[k].off, hi = lo + (ptrdiff_t)t->blk[k].len;
+        if (!k || lo < t->true_lb) t->true_lb = lo;
+        if (!k || hi > t->true_ub) t->true_ub = hi;
+    }
+    return t;
+}
+
+#define CHECK_OLD(old, h, R) \
+    struct smpi_type *old = smpi_type(h); \
+    if (!old) return smpi_error(NULL, MPI_ERR_TYPE, R, "invalid datatype %p", (void *)(h))
+#define CHECK_COUNT(n, R) \
+    if ((n) < 0) return smpi_error(NULL, MPI_ERR_COUNT, R, "count %d is negative", (n))
+#define CHECK_OUT(p, R) \
+    if (!(p)) return smpi_error(NULL, MPI_ERR_ARG, R, "newtype is NULL")
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char R[] = "MPI_Type_contiguous";
+    CHECK_OLD(old, oldtype, R); CHECK_COUNT(count, R); CHECK_OUT(newtype, R);
+    struct builder b;
+    struct smpi_type *t = type_begin(MPI_COMBINER_CONTIGUOUS, &b);
+    add_elems(&b, 0, count, old);
+    *newtype = type_end(t);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+
+static int hvector(int count, int bl, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype,
+                   int combiner, const char *R)
+{
+    CHECK_OLD(old, oldtype, R); CHECK_COUNT(count, R); CHECK_OUT(newtype, R);
+    if (bl < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "blocklength %d is negative", bl);
+    struct builder b;
+    struct smpi_type *t = type_begin(combiner, &b);
+    for (int i = 0; i < count; i++) add_elems(&b, i * stride, bl, old);
+    *newtype = type_end(t);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    struct smpi_type *old = smpi_type(oldtype);
+    return hvector(count, blocklength, old ? stride * smpi_extent(old) : 0, oldtype, newtype,
+                   MPI_COMBINER_VECTOR, "MPI_Type_vector");
+}
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+    return hvector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR,
+                   "MPI_Type_create_hvector");
+}
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+
+/* The general constructor: block i holds bl[i] (or bl0) elements of types[i]
+ * (or old) at byte displacement disp[i] (or idisp[i] extents). */
+static int general(int count, const int *bl, int bl0, const MPI_Aint *disp, const int *idisp,
+                   const MPI_Datatype *types, MPI_Datatype oldtype, MPI_Datatype *newtype, int combiner,
+                   const char *R)
+{
+    CHECK_COUNT(count, R); CHECK_OUT(newtype, R);
+    if (count && ((!bl && bl0 < 0) || (!disp && !idisp)))
+        return smpi_error(NULL, MPI_ERR_ARG, R, "NULL array or negative blocklength");
+    struct smpi_type *old = NULL;
+    if (!types) { old = smpi_type(oldtype); if (!old) return smpi_error(NULL, MPI_ERR_TYPE, R, "invalid datatype %p", (void *)oldtype); }
+    for (int i = 0; i < count; i++) {
+        if (bl && bl[i] < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "blocklength[%d] = %d is negative", i, bl[i]);
+        if (types && !smpi_type(types[i]))
+            return smpi_error(NULL, MPI_ERR_TYPE, R, "types[%d] = %p is invalid", i, (void *)types[i]);
+    }
+    struct builder b;
+    struct smpi_type *t = type_begin(combiner, &b);
+    for (int i = 0; i < count; i++) {
+        const struct smpi_type *o = types ? smpi_type(types[i]) : old;
+        ptrdiff_t d = disp ? disp[i] : (ptrdiff_t)idisp[i] * smpi_extent(o);
+        add_elems(&b, d, bl ? bl[i] : bl0, o);
+    }
+    *newtype = type_end(t);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_indexed(int count, const int bl[], const int displs[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return general(count, bl, 0, NULL, displs, NULL, oldtype, newtype, MPI_COMBINER_INDEXED, "MPI_Type_indexed");
+}
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+
+int PMPI_Type_create_hindexed(int count, const int bl[], const MPI_Aint displs[], MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    return general(count, bl, 0, displs, NULL, NULL, oldtype, newtype, MPI_COMBINER_HINDEXED,
+                   "MPI_Type_create_hindexed");
+}
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int displs[], MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype)
+{
+    return general(count, NULL, blocklength, NULL, displs, NULL, oldtype, newtype,
+                   MPI_COMBINER_INDEXED_BLOCK, "MPI_Type_create_indexed_block");
+}
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+
+int PMPI_Type_create_struct(int count, const int bl[], const MPI_Aint displs[], const MPI_Datatype types[],
+                            MPI_Datatype *newtype)
+{
+    if (count > 0 && !types) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_create_struct", "types is NULL");
+    return general(count, bl, 0, displs, NULL, types, MPI_DATATYPE_NULL, newtype, MPI_COMBINER_STRUCT,
+                   "MPI_Type_create_struct");
+}
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+
+int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+                               MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char R[] = "MPI_Type_create_subarray";
+    CHECK_OLD(old, oldtype, R); CHECK_OUT(newtype, R);
+    if (ndims < 1 || !sizes || !subsizes || !starts)
+        return smpi_error(NULL, MPI_ERR_ARG, R, "ndims %d or NULL array", ndims);
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return smpi_error(NULL, MPI_ERR_ARG, R, "invalid order %d", order);
+    for (int d = 0; d < ndims; d++)
+        if (sizes[d] < 1 || subsizes[d] < 1 || starts[d] < 0 || starts[d] + subsizes[d] > sizes[d])
+            return smpi_error(NULL, MPI_ERR_ARG, R, "dimension %d: size %d, subsize %d, start %d", d, sizes[d],
+                              subsizes[d], starts[d]);
+    /* dim(k): the k-th dimension from the fastest varying one */
+#define DIM(k) (order == MPI_ORDER_C ? ndims - 1 - (k) : (k))
+    ptrdiff_t ext = smpi_extent(old), stride[32];
+    if (ndims > 32) return smpi_error(NULL, MPI_ERR_ARG, R, "ndims %d above 32", ndims);
+    ptrdiff_t total = 1;
+    for (int k = 0; k < ndims; k++) stride[k] = total * ext, total *= sizes[DIM(k)];
+    struct builder b;
+    struct smpi_type *t = type_begin(MPI_COMBINER_SUBARRAY, &b);
+    int idx[32] = { 0 };                 /* over every dimension but the fastest */
+    for (;;) {
+        ptrdiff_t off = (ptrdiff_t)starts[DIM(0)] * ext;
+        for (int k = 1; k < ndims; k++) off += (ptrdiff_t)(starts[DIM(k)] + idx[k]) * stride[k];
+        add_elems(&b, off, subsizes[DIM(0)], old);
+        int k = 1;
+        while (k < ndims && ++idx[k] == subsizes[DIM(k)]) idx[k++] = 0;
+        if (k == ndims) break;
+    }
+#undef DIM
+    type_end(t);
+    t->lb = 0, t->ub = total * ext;      /* the extent is the whole array's */
+    *newtype = t;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+
+static struct smpi_type *type_copy(const struct smpi_type *old, int combiner)
+{
+    struct builder b;
+    struct smpi_type *t = type_begin(combiner, &b);
+    add_elems(&b, 0, 1, old);
+    t->lb = old->lb, t->ub = old->ub;
+    type_end(t);
+    return t;
+}
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
+{
+    static const char R[] = "MPI_Type_create_resized";
+    CHECK_OLD(old, oldtype, R); CHECK_OUT(newtype, R);
+    struct smpi_type *t = type_copy(old, MPI_COMBINER_RESIZED);
+    t->lb = lb, t->ub = lb + extent;
+    *newtype = t;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char R[] = "MPI_Type_dup";
+    CHECK_OLD(old, oldtype, R); CHECK_OUT(newtype, R);
+    struct smpi_type *t = type_copy(old, MPI_COMBINER_DUP);
+    t->committed = old->committed;
+    *newtype = t;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+
+int PMPI_Type_commit(MPI_Datatype *datatype)
+{
+    if (!datatype) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_commit", "datatype is NULL");
+    CHECK_OLD(t, *datatype, "MPI_Type_commit");
+    t->committed = true;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+
+int PMPI_Type_free(MPI_Datatype *datatype)
+{
+    if (!datatype) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_free", "datatype is NULL");
+    CHECK_OLD(t, *datatype, "MPI_Type_free");
+    if (t->id) return smpi_error(NULL, MPI_ERR_TYPE, "MPI_Type_free", "cannot free predefined %s", t->name);
+    /* A derived type's typemap is copied into the types built from it, and
+     * pending operations keep no reference: it can go now. */
+    t->magic = 0;
+    free(t->blk);
+    free(t);
+    *datatype = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_free = PMPI_Type_free
+
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    CHECK_OLD(t, datatype, "MPI_Type_size");
+    if (!size) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_size", "size is NULL");
+    *size = (int)t->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_size = PMPI_Type_size
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    CHECK_OLD(t, datatype, "MPI_Type_get_extent");
+    if (!lb || !extent) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_get_extent", "NULL argument");
+    *lb = t->lb, *extent = smpi_extent(t);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    CHECK_OLD(t, datatype, "MPI_Type_get_true_extent");
+    if (!true_lb || !true_extent) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_get_true_extent", "NULL argument");
+    *true_lb = t->true_lb, *true_extent = t->true_ub - t->true_lb;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+    if (!address) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Get_address", "address is NULL");
+    *address = (MPI_Aint)location;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_address = PMPI_Get_address
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+    static const char R[] = "MPI_Pack_size";
+    SMPI_GET_COMM(c, comm, R);
+    struct smpi_type *t;
+    int rc = smpi_type_check(c, datatype, R, &t);
+    if (rc) return rc;
+    if (incount < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", incount);
+    if (!size) return smpi_error(c, MPI_ERR_ARG, R, "size is NULL");
+    *size = incount * (int)t->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Pack_size = PMPI_Pack_size
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+              int *position, MPI_Comm comm)
+{
+    static const char R[] = "MPI_Pack";
+    SMPI_GET_COMM(c, comm, R);
+    struct smpi_type *t;
+    int rc = smpi_type_check(c, datatype, R, &t);
+    if (rc) return rc;
+    if (incount < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", incount);
+    if (!position || *position < 0) return smpi_error(c, MPI_ERR_ARG, R, "invalid position");
+    size_t need = (size_t)incount * t->size;
+    if ((size_t)*position + need > (size_t)outsize)
+        return smpi_error(c, MPI_ERR_TRUNCATE, R, "%zu bytes at position %d do not fit in %d", need, *position, outsize);
+    if (need && (!inbuf || !outbuf)) return smpi_error(c, MPI_ERR_BUFFER, R, "NULL buffer");
+    smpi_pack(inbuf, incount, t, (char *)outbuf + *position);
+    *position += (int)need;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Pack = PMPI_Pack
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                MPI_Datatype datatype, MPI_Comm comm)
+{
+    static const char R[] = "MPI_Unpack";
+    SMPI_GET_COMM(c, comm, R);
+    struct smpi_type *t;
+    int rc = smpi_type_check(c, datatype, R, &t);
+    if (rc) return rc;
+    if (outcount < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", outcount);
+    if (!position || *position < 0) return smpi_error(c, MPI_ERR_ARG, R, "invalid position");
+    size_t need = (size_t)outcount * t->size;
+    if ((size_t)*position + need > (size_t)insize)
+        return smpi_error(c, MPI_ERR_TRUNCATE, R, "%zu bytes at position %d exceed %d", need, *position, insize);
+    if (need && (!inbuf || !outbuf)) return smpi_error(c, MPI_ERR_BUFFER, R, "NULL buffer");
+    smpi_unpack((const char *)inbuf + *position, outcount, t, outbuf);
+    *position += (int)need;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Unpack = PMPI_Unpack
+
+/* --- Predefined reduction operations --------------------------------------- */
+
+enum { K_INT, K_FLOAT, K_COMPLEX, K_BOOL, K_BYTE, K_PAIR };
+#define OPNUM(o) ((int)(intptr_t)(o))
+
+#define LOOP(T, E) do { const T *a = in; T *b = inout; for (size_t i = 0; i < n; i++) { E; } } while (0)
+#define ARITH(T, op) do { switch (op) { \
+    case OPNUM(MPI_MAX): LOOP(T, if (a[i] > b[i]) b[i] = a[i]); return; \
+    case OPNUM(MPI_MIN): LOOP(T, if (a[i] < b[i]) b[i] = a[i]); return; \
+    case OPNUM(MPI_SUM): LOOP(T, b[i] = a[i] + b[i]); return; \
+    case OPNUM(MPI_PROD): LOOP(T, b[i] = a[i] * b[i]); return; } } while (0)
+#define LOGIC(T, op) do { switch (op) { \
+    case OPNUM(MPI_LAND): LOOP(T, b[i] = a[i] && b[i]); return; \
+    case OPNUM(MPI_LOR): LOOP(T, b[i] = a[i] || b[i]); return; \
+    case OPNUM(MPI_LXOR): LOOP(T, b[i] = !a[i] != !b[i]); return; } } while (0)
+#define BITS(T, op) do { switch (op) { \
+    case OPNUM(MPI_BAND): LOOP(T, b[i] = a[i] & b[i]); return; \
+    case OPNUM(MPI_BOR): LOOP(T, b[i] = a[i] | b[i]); return; \
+    case OPNUM(MPI_BXOR): LOOP(T, b[i] = a[i] ^ b[i]); return; } } while (0)
+#define INTS(T, op) do { ARITH(T, op); LOGIC(T, op); BITS(T, op); } while (0)
+/* MINLOC/MAXLOC: the extreme value, and on a tie the smaller index. */
+#define LOC(S, op) do { \
+    if (op == OPNUM(MPI_MAXLOC)) LOOP(S, if (a[i].v > b[i].v || (a[i].v == b[i].v && a[i].i < b[i].i)) b[i] = a[i]); \
+    else LOOP(S, if (a[i].v < b[i].v || (a[i].v == b[i].v && a[i].i < b[i].i)) b[i] = a[i]); \
+    return; } while (0)
+#define CPLX(T, op) do { switch (op) { \
+    case OPNUM(MPI_SUM): LOOP(T, b[i] = a[i] + b[i]); return; \
+    case OPNUM(MPI_PROD): LOOP(T, b[i] = a[i] * b[i]); return; } } while (0)
+
+static int kind_of(int id)
+{
+    switch (id) {
+    case 14: case 15: case 16: return K_FLOAT;
+    case 25: return K_BOOL;
+    case 26: case 27: case 28: return K_COMPLEX;
+    case 4: case 32: return K_BYTE;
+    default: return id >= 33 ? K_PAIR : K_INT;
+    }
+}
+
+static bool op_valid(int op, int kind)
+{
+    switch (kind) {
+    case K_INT: return op >= 1 && op <= 10;
+    case K_FLOAT: return op >= 1 && op <= 4;
+    case K_COMPLEX: return op == 3 || op == 4;
+    case K_BOOL: return op == 5 || op == 7 || op == 9;
+    case K_BYTE: return op == 6 || op == 8 || op == 10;
+    default: return op == 11 || op == 12;
+    }
+}
+
+static void apply(const void *in, void *inout, size_t n, const void *ctx)
+{
+    int op = (int)((uintptr_t)ctx >> 8), id = (int)((uintptr_t)ctx & 255);
+    switch (id) {
+    case 1: INTS(char, op); break;
+    case 2: case 17: INTS(signed char, op); break;
+    case 3: case 4: case 21: case 32: INTS(unsigned char, op); break;
+    case 5: INTS(wchar_t, op); break;
+    case 6: case 18: INTS(short, op); break;
+    case 7: case 22: INTS(unsigned short, op); break;
+    case 8: case 19: INTS(int, op); break;
+    case 9: case 23: INTS(unsigned, op); break;
+    case 10: case 29: INTS(long, op); break;
+    case 11: INTS(unsigned long, op); break;
+    case 12: case 20: case 30: case 31: INTS(long long, op); break;
+    case 13: case 24: INTS(unsigned long long, op); break;
+    case 14: ARITH(float, op); break;
+    case 15: ARITH(double, op); break;
+    case 16: ARITH(long double, op); break;
+    case 25: LOGIC(_Bool, op); break;
+    case 26: CPLX(float _Complex, op); break;
+    case 27: CPLX(double _Complex, op); break;
+    case 28: CPLX(long double _Complex, op); break;
+    case 33: LOC(struct float_int, op); break;
+    case 34: LOC(struct double_int, op); break;
+    case 35: LOC(struct long_int, op); break;
+    case 36: LOC(struct int_int, op); break;
+    case 37: LOC(struct short_int, op); break;
+    case 38: LOC(struct ldouble_int, op); break;
+    }
+}
+
+/* A user function: inout = in op inout on count elements of the datatype. */
+static void apply_user(const void *in, void *inout, size_t n, const void *ctx)
+{
+    const struct smpi_op *op = ctx;
+    MPI_Datatype t = op->type;
+    int len = (int)n;
+    op->fn((void *)in, inout, &len, &t);
+}
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    if (!user_fn || !op) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Op_create", "NULL argument");
+    struct smpi_op *o = calloc(1, sizeof *o);
+    if (!o) return smpi_error(NULL, MPI_ERR_NO_MEM, "MPI_Op_create", "no memory");
+    o->magic = SMPI_MAGIC_OP, o->fn = user_fn, o->commute = commute;
+    *op = o;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Op_create = PMPI_Op_create
+
+int PMPI_Op_free(MPI_Op *op)
+{
+    if (!op || (uintptr_t)*op < 4096 || (*op)->magic != SMPI_MAGIC_OP)
+        return smpi_error(NULL, MPI_ERR_OP, "MPI_Op_free", "not a user-defined operation");
+    (*op)->magic = 0;
+    free(*op);
+    *op = MPI_OP_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Op_free = PMPI_Op_free
+
+int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t, const char *R,
+                    struct coll_op *out)
+{
+    if ((uintptr_t)op >= 4096) {
+        if (op->magic != SMPI_MAGIC_OP) return smpi_error(c, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
+        /* Applied in rank order, so non-commutative operations are fine too. The
+         * buffers are handed over as they are: a contiguous layout is needed. */
+        if (!smpi_contig(t) || (t->nblk && t->blk[0].off))
+            return smpi_error(c, MPI_ERR_TYPE, R, "user operations need a contiguous datatype here");
+        op->type = h;
+        out->fn = apply_user, out->ctx = op, out->elem = (size_t)smpi_extent(t);
+        return MPI_SUCCESS;
+    }
+    int o = OPNUM(op);
+    if (o < 1 || o > 12) return smpi_error(c, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
+    if (t->basic < 1) return smpi_error(c, MPI_ERR_TYPE, R, "reductions need a predefined element type");
+    if (!op_valid(o, kind_of(t->basic)))
+        return smpi_error(c, MPI_ERR_OP, R, "operation %d is not defined on %s", o, smpi_types[t->basic].name);
+    out->fn = apply;
+    out->ctx = (const void *)(uintptr_t)((unsigned)o << 8 | (unsigned)t->basic);
+    out->elem = smpi_types[t->basic].size;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,86 @@
+/* Bad arguments and failures. "return": with MPI_ERRORS_RETURN every bad
+ * argument gives its error class and the program goes on. Any other mode:
+ * rank 1 makes that one mistake (or dies) while the others wait, and
+ * expect.py checks the message and the job's exit code. */
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mcheck.h"
+
+#define EXPECT(call, cls) do { int rc_ = (call); \
+    CHECK(rc_ == (cls), "%s returned %d, expected %s (%d)", #call, rc_, #cls, cls); } while (0)
+
+static void returns(int n)
+{
+    int v[4] = { 0 };
+    MPI_Errhandler eh;
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+    CHECK(eh == MPI_ERRORS_RETURN, "errhandler");
+    EXPECT(MPI_Send(v, 1, MPI_INT, n, 0, MPI_COMM_WORLD), MPI_ERR_RANK);
+    EXPECT(MPI_Send(v, 1, MPI_INT, -7, 0, MPI_COMM_WORLD), MPI_ERR_RANK);
+    EXPECT(MPI_Recv(v, 1, MPI_INT, n + 3, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_RANK);
+    EXPECT(MPI_Send(v, 1, MPI_INT, 0, -5, MPI_COMM_WORLD), MPI_ERR_TAG);
+    EXPECT(MPI_Send(v, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD), MPI_ERR_TAG);
+    EXPECT(MPI_Send(v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    EXPECT(MPI_Send(v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    EXPECT(MPI_Send(NULL, 3, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    EXPECT(MPI_Send(v, 1, MPI_INT, 0, 0, MPI_COMM_NULL), MPI_ERR_COMM);
+    MPI_Datatype t;
+    OK(MPI_Type_contiguous(2, MPI_INT, &t));
+    EXPECT(MPI_Send(v, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);       /* not committed */
+    OK(MPI_Type_free(&t));
+    EXPECT(MPI_Bcast(v, 1, MPI_INT, n, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    EXPECT(MPI_Allreduce(v, v + 1, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP);
+    EXPECT(MPI_Allreduce(v, v + 1, 1, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD), MPI_ERR_OP);
+    EXPECT(MPI_Wait(NULL, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+    MPI_Comm w = MPI_COMM_WORLD;
+    EXPECT(MPI_Comm_free(&w), MPI_ERR_COMM);
+    EXPECT(MPI_Type_free(&(MPI_Datatype){ MPI_INT }), MPI_ERR_TYPE);
+    EXPECT(MPI_Init(NULL, NULL), MPI_ERR_OTHER);
+    char s[MPI_MAX_ERROR_STRING];
+    int len, cls;
+    OK(MPI_Error_string(MPI_ERR_TRUNCATE, s, &len));
+    CHECK(!strcmp(s, "MPI_ERR_TRUNCATE: message truncated") && len == (int)strlen(s), "error string '%s'", s);
+    OK(MPI_Error_class(MPI_ERR_RANK, &cls));
+    CHECK(cls == MPI_ERR_RANK, "class");
+    EXPECT(MPI_Error_class(12345, &cls), MPI_ERR_ARG);
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "return";
+    int me, n, v[8] = { 0 };
+    OK(MPI_Init(&argc, &argv));
+    OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    if (!strcmp(mode, "return")) {
+        returns(n);
+        OK(MPI_Finalize());
+        if (me == 0) printf("test_errors: ok\n");
+        return 0;
+    }
+    if (me == 1) {
+        if (!strcmp(mode, "rank")) MPI_Send(v, 1, MPI_INT, n, 0, MPI_COMM_WORLD);
+        else if (!strcmp(mode, "tag")) MPI_Send(v, 1, MPI_INT, 0, -5, MPI_COMM_WORLD);
+        else if (!strcmp(mode, "count")) MPI_Recv(v, -2, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else if (!strcmp(mode, "type")) MPI_Send(v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD);
+        else if (!strcmp(mode, "comm")) MPI_Send(v, 1, MPI_INT, 0, 0, MPI_COMM_NULL);
+        else if (!strcmp(mode, "buffer")) MPI_Send(NULL, 2, MPI_INT, 0, 0, MPI_COMM_WORLD);
+        else if (!strcmp(mode, "truncate")) MPI_Recv(v, 2, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else if (!strcmp(mode, "abort")) MPI_Abort(MPI_COMM_WORLD, 7);
+        else if (!strcmp(mode, "kill")) {
+            MPI_Recv(v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);  /* mid-exchange */
+            raise(SIGKILL);
+        } else if (!strcmp(mode, "nofinalize")) return 0;
+        fprintf(stderr, "test_errors: mode %s did not end the job\n", mode);
+        return 1;
+    }
+    if (me == 0 && !strcmp(mode, "truncate")) MPI_Send(v, 8, MPI_INT, 1, 0, MPI_COMM_WORLD);
+    if (me == 0 && !strcmp(mode, "kill")) MPI_Send(v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+    /* the others are busy in an exchange with rank 1 when it fails */
+    MPI_Recv(v, 1, MPI_INT, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return 1;
+}
