@@ -1,0 +1,637 @@
+/* test_shmem.c: OpenSHMEM routine groups, checked element by element on any
+ * number of PEs: test_shmem GROUP, GROUP one of setup heap rma amo p2p lock
+ * coll ctx team deprecated (or all). Exits non-zero with the PE, line and values on failure. */
+#include <complex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <shmem.h>
+#include <smartmap.h>
+
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "PE %d: %s:%d: CHECK(%s) failed: ", shmem_my_pe(), __FILE__,   \
+                    __LINE__, #cond);                                                      \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fputc('\n', stderr);                                                           \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+static int me, npes;
+#define N 37                    /* odd sizes throughout */
+#define ITER 1000
+
+/* Symmetric globals. */
+static long gcounter, glock, gvals[N];
+static uint64_t gsig;
+static int gflags[16];
+static double gdbl[N];
+
+/* --- setup ------------------------------------------------------------------------ */
+static void t_setup(void)
+{
+    CHECK(me == sm_rank() && npes == sm_size(), "my_pe %d n_pes %d", me, npes);
+    CHECK(shmem_pe_accessible(npes - 1) && !shmem_pe_accessible(npes) && !shmem_pe_accessible(-1), "pe_accessible");
+    long *h = shmem_malloc(sizeof(long));
+    for (int pe = 0; pe < npes; pe++) {
+        CHECK(shmem_ptr(&gcounter, pe) == sm_remote(pe, &gcounter), "shmem_ptr(global, %d)", pe);
+        CHECK(shmem_ptr(h, pe) != NULL && shmem_ptr(h, pe) == sm_remote(pe, h), "shmem_ptr(heap, %d)", pe);
+        CHECK(shmem_addr_accessible(h, pe) && shmem_addr_accessible(&gcounter, pe), "addr_accessible %d", pe);
+    }
+    CHECK(shmem_ptr(h, npes) == NULL, "shmem_ptr beyond the last PE");
+    int local = 0;   /* a stack variable of the main thread: exposed too (extension) */
+    (void)local;
+    int maj, min;
+    char name[SHMEM_MAX_NAME_LEN];
+    shmem_info_get_version(&maj, &min);
+    shmem_info_get_name(name);
+    CHECK(maj == 1 && min == 5 && strlen(name) > 0, "version %d.%d name '%s'", maj, min, name);
+    int prov;
+    shmem_query_thread(&prov);
+    CHECK(prov == SHMEM_THREAD_MULTIPLE, "thread level %d", prov);
+    /* ptr: direct stores reach the peer */
+    long *r = shmem_ptr(h, (me + 1) % npes);
+    *r = 1000 + me;
+    shmem_barrier_all();
+    CHECK(*h == 1000 + (me + npes - 1) % npes, "value %ld through shmem_ptr", *h);
+    shmem_free(h);
+}
+
+/* --- heap -------------------------------------------------------------------------- */
+static void t_heap(void)
+{
+    CHECK(shmem_malloc(0) == NULL, "shmem_malloc(0)");
+    long *hinted = shmem_malloc_with_hints(sizeof(long), SHMEM_MALLOC_ATOMICS_REMOTE);
+    *hinted = 0;
+    shmem_barrier_all();
+    shmem_long_atomic_inc(hinted, 0);
+    shmem_barrier_all();
+    CHECK(me != 0 || *hinted == npes, "malloc_with_hints counter %ld", *hinted);
+    shmem_free(hinted);
+    char *a = shmem_malloc(100), *b = shmem_align(4096, 5000), *c = shmem_calloc(77, 3);
+    CHECK(a && b && c && (uintptr_t)b % 4096 == 0, "a %p b %p c %p", (void *)a, (void *)b, (void *)c);
+    for (int i = 0; i < 231; i++) CHECK(c[i] == 0, "calloc byte %d = %d", i, c[i]);
+    /* Same offsets everywhere: PE 0's own addresses, got from PE 0, are
+     * where shmem_ptr puts PE 0's instances of mine (each PE's heap is in
+     * its own slot, so the local addresses themselves differ). */
+    uintptr_t mine[3] = {(uintptr_t)a, (uintptr_t)b, (uintptr_t)c};
+    static uintptr_t theirs[3];
+    if (me == 0) memcpy(theirs, mine, sizeof mine);
+    shmem_barrier_all();
+    uintptr_t p0[3];
+    shmem_getmem(p0, theirs, sizeof p0, 0);
+    for (int i = 0; i < 3; i++)
+        CHECK(p0[i] == (uintptr_t)shmem_ptr((void *)mine[i], 0), "offset %d differs from PE 0's", i);
+    for (int i = 0; i < 100; i++) a[i] = (char)(i + me);
+    shmem_barrier_all();
+    a = shmem_realloc(a, 100000);   /* must move or grow; content kept */
+    for (int i = 0; i < 100; i++) CHECK(a[i] == (char)(i + me), "realloc byte %d", i);
+    shmem_putmem(a + 99000, "xyz", 3, (me + 1) % npes);
+    shmem_barrier_all();
+    CHECK(!memcmp(a + 99000, "xyz", 3), "put into the realloc'd block");
+    shmem_free(b);
+    char *d = shmem_align(4096, 4000);          /* first fit: reuses b's place */
+    CHECK(d == b, "d %p b %p", (void *)d, (void *)b);
+    shmem_free(a), shmem_free(c), shmem_free(d);
+    /* Many small blocks, freed in a different order, then one big block. */
+    void *v[50];
+    for (int i = 0; i < 50; i++) v[i] = shmem_malloc((size_t)(i * 13 + 1));
+    for (int i = 0; i < 50; i += 2) shmem_free(v[i]);
+    for (int i = 1; i < 50; i += 2) shmem_free(v[i]);
+    void *big = shmem_malloc(1 << 20);
+    CHECK(big != NULL, "1 MiB after frees");
+    shmem_free(big);
+}
+
+/* --- rma: every standard RMA type ------------------------------------------------------- */
+#define RMA_TEST(NAME, T) {                                                                 \
+    T *src = shmem_malloc(3 * N * sizeof(T)), *dst = shmem_malloc(3 * N * sizeof(T));       \
+    T loc[3 * N];                                                                           \
+    int right = (me + 1) % npes, left = (me + npes - 1) % npes;                             \
+    for (int i = 0; i < 3 * N; i++) src[i] = (T)(me * 7 + i % 50), dst[i] = (T)0;           \
+    shmem_barrier_all();                                                                    \
+    shmem_##NAME##_put(dst, src, N, right);                                                 \
+    shmem_##NAME##_put_nbi(dst + N, src, N, right);                                         \
+    shmem_quiet();                                                                          \
+    shmem_##NAME##_p(dst + 2 * N, (T)(me + 1), right);                                      \
+    shmem_barrier_all();                                                                    \
+    for (int i = 0; i < N; i++)                                                             \
+        CHECK(dst[i] == (T)(left * 7 + i % 50) && dst[N + i] == dst[i], #NAME " put %d", i); \
+    CHECK(dst[2 * N] == (T)(left + 1), #NAME " p");                                         \
+    CHECK(shmem_##NAME##_g(dst + 2 * N, right) == (T)(me + 1), #NAME " g");                \
+    shmem_##NAME##_get(loc, src, N, left);                                                  \
+    shmem_##NAME##_get_nbi(loc + N, src + 1, N, left);                                      \
+    shmem_quiet();                                                                          \
+    for (int i = 0; i < N; i++)                                                             \
+        CHECK(loc[i] == (T)(left * 7 + i % 50) && loc[N + i] == (T)(left * 7 + (i + 1) % 50), \
+              #NAME " get %d", i);                                                          \
+    shmem_barrier_all();                                                                    \
+    /* strided: every 3rd of src to every 2nd of dst, and back */                          \
+    for (int i = 0; i < 3 * N; i++) dst[i] = (T)0;                                          \
+    shmem_barrier_all();                                                                    \
+    shmem_##NAME##_iput(dst, src, 2, 3, N / 2, right);                                      \
+    shmem_barrier_all();                                                                    \
+    for (int i = 0; i < N / 2; i++)                                                         \
+        CHECK(dst[2 * i] == (T)(left * 7 + (3 * i) % 50) && dst[2 * i + 1] == (T)0, #NAME " iput %d", i); \
+    shmem_##NAME##_iget(loc, src, 3, 2, N / 3, left);                                       \
+    for (int i = 0; i < N / 3; i++)                                                         \
+        CHECK(loc[3 * i] == (T)(left * 7 + (2 * i) % 50), #NAME " iget %d", i);             \
+    shmem_barrier_all();                                                                    \
+    shmem_free(src), shmem_free(dst); }
+
+static void t_rma(void)
+{
+    SHMEM_RMA_TYPES(RMA_TEST)
+    /* sized and mem forms, generic names, large transfers */
+    size_t big = 3u << 20;
+    char *s = shmem_malloc(big), *d = shmem_malloc(big);
+    for (size_t i = 0; i < big; i++) s[i] = (char)(i * 31 + (size_t)me);
+    shmem_barrier_all();
+    int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+    shmem_putmem(d, s, big, right);
+    shmem_barrier_all();
+    for (size_t i = 0; i < big; i++) CHECK(d[i] == (char)(i * 31 + (size_t)left), "putmem byte %zu", i);
+    memset(d, 0, big);
+    shmem_getmem_nbi(d, s, big - 1, left);
+    shmem_quiet();
+    for (size_t i = 0; i < big - 1; i++) CHECK(d[i] == (char)(i * 31 + (size_t)left), "getmem byte %zu", i);
+    CHECK(d[big - 1] == 0, "getmem wrote beyond");
+    shmem_barrier_all();
+    shmem_put32(d, s, 5, right), shmem_put64(d + 64, s, 3, right), shmem_put128(d + 128, s, 2, right);
+    shmem_put8(d + 256, s, 7, right), shmem_put16(d + 300, s, 9, right);
+    shmem_iput64(d + 512, s, 2, 1, 4, right);
+    shmem_barrier_all();
+    CHECK(!memcmp(d, s - 0, 0) && d[19] == (char)(19 * 31 + left) && d[20] != (char)(20 * 31 + left) + 1, "put32");
+    for (int i = 0; i < 20; i++) CHECK(d[i] == (char)(i * 31 + left), "put32 %d", i);
+    for (int i = 0; i < 24; i++) CHECK(d[64 + i] == (char)(i * 31 + left), "put64 %d", i);
+    for (int i = 0; i < 32; i++) CHECK(d[128 + i] == (char)(i * 31 + left), "put128 %d", i);
+    for (int i = 0; i < 7; i++) CHECK(d[256 + i] == (char)(i * 31 + left), "put8 %d", i);
+    for (int i = 0; i < 18; i++) CHECK(d[300 + i] == (char)(i * 31 + left), "put16 %d", i);
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 8; k++) CHECK(d[512 + 16 * i + k] == (char)((8 * i + k) * 31 + left), "iput64 %d.%d", i, k);
+    shmem_barrier_all();
+    /* generic selection */
+    double dv[N];
+    for (int i = 0; i < N; i++) dv[i] = me + i * 0.5;
+    shmem_put(gdbl, dv, N, right);
+    shmem_barrier_all();
+    for (int i = 0; i < N; i++) CHECK(gdbl[i] == left + i * 0.5, "generic put %d", i);
+    shmem_p(&gvals[0], (long)me, right);
+    shmem_barrier_all();
+    CHECK(gvals[0] == left && shmem_g(&gvals[0], right) == me, "generic p/g");
+    shmem_free(s), shmem_free(d);
+    /* empty transfers touch nothing, whatever the addresses */
+    shmem_putmem(NULL, NULL, 0, right), shmem_getmem(NULL, NULL, 0, left);
+    shmem_long_put(gvals, NULL, 0, right), shmem_long_iget(NULL, gvals, 1, 1, 0, left);
+    /* beyond the spec: a non-symmetric malloc buffer, named by its global address */
+    static void *pub;
+    char *priv = malloc(64);
+    memset(priv, 0, 64);
+    pub = sm_global(priv);
+    shmem_barrier_all();
+    void *target;
+    shmem_getmem(&target, &pub, sizeof target, right);
+    shmem_putmem(target, "hello", 6, right);
+    shmem_barrier_all();
+    CHECK(!strcmp(priv, "hello"), "put to a published malloc buffer: '%s'", priv);
+    shmem_barrier_all();
+    free(priv);
+}
+
+/* --- amo: every op under contention from all PEs ----------------------------------------- */
+#define AMO_STD_TEST(NAME, T) {                                                              \
+    static T ctr, fetched;                                                                   \
+    ctr = 0;                                                                                 \
+    shmem_barrier_all();                                                                     \
+    for (int i = 0; i < ITER; i++) {                                                         \
+        shmem_##NAME##_atomic_inc(&ctr, 0);                                                  \
+        shmem_##NAME##_atomic_add(&ctr, (T)2, 0);                                            \
+        (void)shmem_##NAME##_atomic_fetch_inc(&ctr, 0);                                     \
+        (void)shmem_##NAME##_atomic_fetch_add(&ctr, (T)3, 0);                               \
+        shmem_##NAME##_atomic_fetch_add_nbi(&fetched, &ctr, (T)1, 0);                       \
+        shmem_##NAME##_atomic_fetch_inc_nbi(&fetched, &ctr, 0);                             \
+        T old;                                                                               \
+        do old = shmem_##NAME##_atomic_fetch(&ctr, 0);                                      \
+        while (shmem_##NAME##_atomic_compare_swap(&ctr, old, (T)(old + 1), 0) != old);      \
+    }                                                                                        \
+    shmem_barrier_all();                                                                     \
+    CHECK(shmem_##NAME##_atomic_fetch(&ctr, 0) == (T)(10 * ITER * npes), #NAME " count %lld", \
+          (long long)shmem_##NAME##_atomic_fetch(&ctr, 0));                                  \
+    shmem_barrier_all(); }
+#define AMO_EXT_TEST(NAME, T) {                                                              \
+    static T cell;                                                                           \
+    if (me == 0) cell = (T)-1;                                                               \
+    shmem_barrier_all();                                                                     \
+    /* swaps form a chain: every value appears exactly once as an old value */               \
+    T got = shmem_##NAME##_atomic_swap(&cell, (T)me, 0), got2;                              \
+    static int seen[64];                                                                     \
+    memset(seen, 0, sizeof seen);                                                            \
+    shmem_barrier_all();                                                                     \
+    shmem_int_atomic_inc(&seen[(int)(got + 1)], 0);                                          \
+    shmem_barrier_all();                                                                     \
+    if (me == 0) {                                                                           \
+        T last = cell; int total = 0;                                                        \
+        for (int i = 0; i <= npes; i++) total += seen[i];                                    \
+        CHECK(total == npes && seen[(int)last + 1] == 0, #NAME " swap chain");               \
+    }                                                                                        \
+    shmem_barrier_all();                                                                     \
+    shmem_##NAME##_atomic_set(&cell, (T)(me + 1), (me + 1) % npes);                         \
+    shmem_barrier_all();                                                                     \
+    CHECK(cell == (T)((me + npes - 1) % npes + 1), #NAME " set");                            \
+    shmem_##NAME##_atomic_fetch_nbi(&got2, &cell, (me + 1) % npes);                         \
+    shmem_quiet();                                                                           \
+    CHECK(got2 == (T)(me + 1), #NAME " fetch_nbi");                                          \
+    shmem_barrier_all();                                                                     \
+    shmem_##NAME##_atomic_swap_nbi(&got2, &cell, (T)0, (me + 1) % npes);                    \
+    shmem_quiet();                                                                           \
+    CHECK(got2 == (T)(me + 1), #NAME " swap_nbi");                                           \
+    shmem_barrier_all(); }
+#define AMO_BIT_TEST(NAME, T) {                                                              \
+    static T bits, bits2, bits3, f;                                                          \
+    bits = 0, bits2 = (T)~(T)0, bits3 = 0;                                                   \
+    shmem_barrier_all();                                                                     \
+    T bit = (T)((T)1 << (me % 31));                                                          \
+    shmem_##NAME##_atomic_or(&bits, bit, 0);                                                 \
+    (void)shmem_##NAME##_atomic_fetch_and(&bits2, (T)~bit, 0);                              \
+    for (int i = 0; i < 3; i++) shmem_##NAME##_atomic_xor(&bits3, bit, 0);                  \
+    shmem_##NAME##_atomic_fetch_or_nbi(&f, &bits, 0, 0);                                     \
+    shmem_##NAME##_atomic_fetch_xor_nbi(&f, &bits3, 0, 0);                                   \
+    shmem_##NAME##_atomic_fetch_and_nbi(&f, &bits2, (T)~(T)0, 0);                            \
+    (void)shmem_##NAME##_atomic_fetch_or(&bits, 0, 0);                                      \
+    (void)shmem_##NAME##_atomic_fetch_xor(&bits3, 0, 0);                                    \
+    shmem_##NAME##_atomic_and(&bits2, (T)~(T)0, 0);                                          \
+    shmem_barrier_all();                                                                     \
+    T all = 0;                                                                               \
+    for (int p = 0; p < npes; p++) all |= (T)((T)1 << (p % 31));                             \
+    if (me == 0) CHECK(bits == all && bits2 == (T)~all && bits3 == all, #NAME " bits");      \
+    shmem_barrier_all(); }
+
+static void t_amo(void)
+{
+    SHMEM_AMO_STD_TYPES(AMO_STD_TEST)
+    SHMEM_AMO_EXT_TYPES(AMO_EXT_TEST)
+    SHMEM_AMO_BIT_TYPES(AMO_BIT_TEST)
+    /* generic names */
+    static long gl;
+    static unsigned int gu;
+    gl = 0, gu = 0;
+    shmem_barrier_all();
+    for (int i = 0; i < ITER; i++) shmem_atomic_fetch_add(&gl, 2L, 0), shmem_atomic_inc(&gl, 0);
+    shmem_atomic_or(&gu, 1u << me, 0);
+    shmem_barrier_all();
+    if (me == 0) CHECK(gl == 3L * ITER * npes && gu == (1u << npes) - 1, "generic amo %ld %u", gl, gu);
+    shmem_barrier_all();
+}
+
+/* --- p2p: wait/test, signals ------------------------------------------------------------------ */
+static void t_p2p(void)
+{
+    int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+    /* A token around the ring, many times: ordering of put then flag, and
+     * waiters that sleep (8 PEs on 2 cores) are woken by the puts. */
+    static long token;
+    for (int round = 1; round <= ITER / 5; round++) {
+        if (me == 0) {
+            shmem_long_p(&gvals[1], 500 + round, right);
+            shmem_fence();
+            shmem_long_p(&token, round, right);
+            shmem_long_wait_until(&token, SHMEM_CMP_EQ, round);
+        } else {
+            shmem_wait_until(&token, SHMEM_CMP_GE, (long)round);
+            CHECK(gvals[1] == 500 + round, "data before flag: %ld", gvals[1]);
+            shmem_long_p(&gvals[1], 500 + round, right);
+            shmem_fence();
+            shmem_long_p(&token, round, right);
+        }
+    }
+    shmem_barrier_all();
+    /* put_signal: data then signal; the receiver sees both */
+    static long data[N];
+    long src[N];
+    for (int i = 0; i < N; i++) src[i] = me * 1000 + i;
+    shmem_long_put_signal(data, src, N, &gsig, 7, SHMEM_SIGNAL_SET, right);
+    uint64_t s = shmem_signal_wait_until(&gsig, SHMEM_CMP_EQ, 7);
+    CHECK(s == 7 && shmem_signal_fetch(&gsig) == 7, "signal %llu", (unsigned long long)s);
+    for (int i = 0; i < N; i++) CHECK(data[i] == left * 1000 + i, "signalled data %d", i);
+    shmem_barrier_all();
+    gsig = 0;
+    shmem_barrier_all();
+    for (int p = 0; p < npes; p++) shmem_putmem_signal_nbi(&data[p % N], &src[0], sizeof(long), &gsig, 1, SHMEM_SIGNAL_ADD, p);
+    shmem_signal_wait_until(&gsig, SHMEM_CMP_GE, (uint64_t)npes);
+    shmem_barrier_all();
+    CHECK(gsig == (uint64_t)npes, "signal adds %llu", (unsigned long long)gsig);
+    /* wait_until_any/all/some and tests on an array of flags, set by all PEs */
+    memset(gflags, 0, sizeof gflags);
+    shmem_barrier_all();
+    CHECK(!shmem_int_test(&gflags[0], SHMEM_CMP_NE, 0), "test before");
+    CHECK(shmem_int_test_any(gflags, (size_t)npes, NULL, SHMEM_CMP_NE, 0) == SIZE_MAX, "test_any before");
+    shmem_barrier_all();
+    shmem_int_p(&gflags[me], me + 1, right);
+    size_t idx = shmem_int_wait_until_any(gflags, (size_t)npes, NULL, SHMEM_CMP_NE, 0);
+    CHECK(idx < (size_t)npes && gflags[idx] == (int)idx + 1, "any %zu", idx);
+    /* everyone now puts its flag to every PE */
+    for (int p = 0; p < npes; p++) shmem_int_p(&gflags[me], me + 1, p);
+    shmem_int_wait_until_all(gflags, (size_t)npes, NULL, SHMEM_CMP_GT, 0);
+    size_t ind[16];
+    size_t k = shmem_int_wait_until_some(gflags, (size_t)npes, ind, NULL, SHMEM_CMP_GT, 0);
+    CHECK(k == (size_t)npes, "some %zu", k);
+    for (size_t i = 0; i < k; i++) CHECK(ind[i] == i, "some index %zu", ind[i]);
+    int vals[16], status[16] = {0};
+    for (int i = 0; i < npes; i++) vals[i] = i + 1;
+    shmem_int_wait_until_all_vector(gflags, (size_t)npes, NULL, SHMEM_CMP_EQ, vals);
+    status[0] = 1;   /* skip element 0 */
+    CHECK(shmem_int_test_any_vector(gflags, (size_t)npes, status, SHMEM_CMP_EQ, vals) == (npes > 1 ? 1 : SIZE_MAX), "any skip");
+    CHECK(shmem_int_test_all(gflags, (size_t)npes, status, SHMEM_CMP_GE, 1), "test_all");
+    CHECK(shmem_int_test_some_vector(gflags, (size_t)npes, ind, status, SHMEM_CMP_EQ, vals) == (size_t)npes - 1, "some vector");
+    CHECK(shmem_test_all(gflags, (size_t)npes, NULL, SHMEM_CMP_LT, 100), "generic test_all");
+    shmem_barrier_all();
+}
+
+/* --- locks: mutual exclusion with plain get/put in the critical section ------------------------------- */
+static void t_lock(void)
+{
+    if (me == 0) gcounter = 0;
+    shmem_barrier_all();
+    for (int i = 0; i < ITER; i++) {
+        if (i % 3 == 0) {
+            while (shmem_test_lock(&glock)) { }
+        } else {
+            shmem_set_lock(&glock);
+        }
+        long v = shmem_long_g(&gcounter, 0);
+        shmem_long_p(&gcounter, v + 1, 0);
+        shmem_clear_lock(&glock);
+    }
+    shmem_barrier_all();
+    CHECK(shmem_long_g(&gcounter, 0) == (long)ITER * npes, "locked count %ld", shmem_long_g(&gcounter, 0));
+    shmem_barrier_all();
+}
+
+/* --- collectives: every type, odd sizes, world and a sub-team ----------------------------------------- */
+#define COLL_TEST(NAME, T) {                                                                  \
+    int tn = shmem_team_n_pes(team), tm = shmem_team_my_pe(team);                             \
+    T *src = shmem_calloc((size_t)(npes * N), sizeof(T));                                     \
+    T *dst = shmem_calloc((size_t)(npes * N * 2 + 1), sizeof(T));                             \
+    if (tm >= 0) {                                                                            \
+        for (int i = 0; i < npes * N; i++) src[i] = (T)(tm * 3 + i % 11);                     \
+        int root = tn - 1;                                                                    \
+        shmem_##NAME##_broadcast(team, dst, src, N, root);                                    \
+        for (int i = 0; i < N; i++) CHECK(dst[i] == (T)(root * 3 + i % 11), #NAME " bcast %d", i); \
+        shmem_##NAME##_fcollect(team, dst, src, N);                                           \
+        for (int p = 0; p < tn; p++) for (int i = 0; i < N; i++)                              \
+            CHECK(dst[p * N + i] == (T)(p * 3 + i % 11), #NAME " fcollect %d.%d", p, i);      \
+        shmem_##NAME##_collect(team, dst, src, (size_t)tm + 1);                               \
+        for (int p = 0, o = 0; p < tn; o += ++p) for (int i = 0; i <= p; i++)                 \
+            CHECK(dst[o + i] == (T)(p * 3 + i % 11), #NAME " collect %d.%d", p, i);           \
+        shmem_##NAME##_alltoall(team, dst, src, 3);                                           \
+        for (int p = 0; p < tn; p++) for (int i = 0; i < 3; i++)                              \
+            CHECK(dst[p * 3 + i] == (T)(p * 3 + (tm * 3 + i) % 11), #NAME " alltoall %d.%d", p, i); \
+        shmem_##NAME##_alltoalls(team, dst, src, 2, 3, 2);                                    \
+        for (int p = 0; p < tn; p++) for (int i = 0; i < 2; i++)                              \
+            CHECK(dst[2 * (p * 2 + i)] == (T)(p * 3 + (3 * (tm * 2 + i)) % 11), #NAME " alltoalls %d.%d", p, i); \
+    }                                                                                         \
+    shmem_barrier_all();                                                                      \
+    shmem_free(src), shmem_free(dst); }
+
+#define RED_CHECK(NAME, T, OP, INIT, EXPECT) {                                                \
+    if (tm >= 0) {                                                                            \
+        for (int i = 0; i < N; i++) src[i] = (T)(INIT);                                       \
+        shmem_##NAME##_##OP##_reduce(team, dst, src, N);                                      \
+        for (int i = 0; i < N; i++) {                                                         \
+            T e = (T)0;                                                                       \
+            for (int p = 0; p < tn; p++) { int pe = p; (void)pe; T v = (T)(EXPECT); e = p ? (OPX_##OP(e, v)) : v; } \
+            CHECK(dst[i] == e, #NAME " " #OP " %d", i);                                       \
+        }                                                                                     \
+        shmem_##NAME##_##OP##_reduce(team, src, src, N);   /* in place */                    \
+        for (int i = 0; i < N; i++) CHECK(src[i] == dst[i], #NAME " " #OP " in place %d", i); \
+    }                                                                                         \
+    shmem_barrier_all(); }
+#define OPX_and(a, b) ((a) & (b))
+#define OPX_or(a, b) ((a) | (b))
+#define OPX_xor(a, b) ((a) ^ (b))
+#define OPX_max(a, b) ((a) > (b) ? (a) : (b))
+#define OPX_min(a, b) ((a) < (b) ? (a) : (b))
+#define OPX_sum(a, b) ((a) + (b))
+#define OPX_prod(a, b) ((a) * (b))
+#define RED_PRE(T) int tn = shmem_team_n_pes(team), tm = shmem_team_my_pe(team); \
+    T *src = shmem_malloc(N * sizeof(T)), *dst = shmem_malloc(N * sizeof(T));
+#define RED_POST shmem_free(src), shmem_free(dst);
+#define RED_BIT(NAME, T) { RED_PRE(T)                                                          \
+    RED_CHECK(NAME, T, and, ~((T)1 << ((tm + i) % 7)), ~((T)1 << ((pe + i) % 7)))            \
+    RED_CHECK(NAME, T, or, (T)1 << ((tm + i) % 7), (T)1 << ((pe + i) % 7))                   \
+    RED_CHECK(NAME, T, xor, (T)(tm * 5 + i), (T)(pe * 5 + i)) RED_POST }
+#define RED_MM(NAME, T) { RED_PRE(T)                                                           \
+    RED_CHECK(NAME, T, max, (tm * 7 + i) % 13, (pe * 7 + i) % 13)                            \
+    RED_CHECK(NAME, T, min, (tm * 7 + i) % 13 + 1, (pe * 7 + i) % 13 + 1) RED_POST }
+#define RED_AR(NAME, T) { RED_PRE(T)                                                           \
+    RED_CHECK(NAME, T, sum, (tm + i) % 4, (pe + i) % 4)                                      \
+    RED_CHECK(NAME, T, prod, (tm == i % tn) ? 2 : 1, (pe == i % tn) ? 2 : 1) RED_POST }
+
+static void coll_on(shmem_team_t team)
+{
+    SHMEM_RMA_TYPES(COLL_TEST)
+    SHMEM_REDUCE_BIT_TYPES(RED_BIT)
+    SHMEM_REDUCE_MINMAX_TYPES(RED_MM)
+    SHMEM_REDUCE_ARITH_TYPES(RED_AR)
+}
+
+static void t_coll(void)
+{
+    coll_on(SHMEM_TEAM_WORLD);
+    shmem_team_t odd;   /* PEs 1, 3, 5, ...: a sub-team with a root other than PE 0 */
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, npes > 1 ? 1 : 0, 2, npes > 1 ? npes / 2 : 1, NULL, 0, &odd);
+    coll_on(odd);
+    if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
+    /* mem forms and generic names */
+    static char cs[64], cd[64 * 8];
+    for (int i = 0; i < 64; i++) cs[i] = (char)(me + i);
+    shmem_barrier_all();
+    shmem_broadcastmem(SHMEM_TEAM_WORLD, cd, cs, 13, 0);
+    for (int i = 0; i < 13; i++) CHECK(cd[i] == (char)i, "broadcastmem %d", i);
+    shmem_fcollectmem(SHMEM_TEAM_WORLD, cd, cs, 5);
+    for (int p = 0; p < npes; p++) for (int i = 0; i < 5; i++) CHECK(cd[p * 5 + i] == (char)(p + i), "fcollectmem");
+    shmem_alltoallmem(SHMEM_TEAM_WORLD, cd, cs, 3);
+    for (int p = 0; p < npes; p++) for (int i = 0; i < 3; i++) CHECK(cd[p * 3 + i] == (char)(p + me * 3 + i), "alltoallmem");
+    shmem_collectmem(SHMEM_TEAM_WORLD, cd, cs, (size_t)(me % 2) * 2);
+    for (int p = 0, o = 0; p < npes; o += (p % 2) * 2, p++)
+        for (int i = 0; i < (p % 2) * 2; i++) CHECK(cd[o + i] == (char)(p + i), "collectmem");
+    shmem_broadcastmem(SHMEM_TEAM_WORLD, cd, cs, 0, 0);   /* empty: nothing happens */
+    static long ls[N], ld[N];
+    for (int i = 0; i < N; i++) ls[i] = me + i;
+    shmem_sum_reduce(SHMEM_TEAM_WORLD, ld, ls, N);
+    for (int i = 0; i < N; i++) CHECK(ld[i] == (long)npes * i + (long)npes * (npes - 1) / 2, "generic sum %d", i);
+    shmem_sync_all();
+    shmem_team_sync(SHMEM_TEAM_SHARED);
+}
+
+/* --- teams ------------------------------------------------------------------------------------------------- */
+static void t_team(void)
+{
+    CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && shmem_team_n_pes(SHMEM_TEAM_SHARED) == npes, "world/shared");
+    CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1 && shmem_team_n_pes(SHMEM_TEAM_INVALID) == -1, "invalid");
+    shmem_team_t evens, x, y;
+    int ne = (npes + 1) / 2;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, ne, NULL, 0, &evens) == 0, "split");
+    if (me % 2 == 0) {
+        CHECK(evens != SHMEM_TEAM_INVALID && shmem_team_my_pe(evens) == me / 2 && shmem_team_n_pes(evens) == ne, "evens");
+        CHECK(shmem_team_translate_pe(evens, ne - 1, SHMEM_TEAM_WORLD) == 2 * (ne - 1), "translate");
+        CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, 1, evens) == -1, "translate non-member");
+        for (int i = 0; i < 20; i++) shmem_team_sync(evens);
+        CHECK(shmem_team_ptr(evens, &gcounter, ne - 1) == shmem_ptr(&gcounter, 2 * (ne - 1)) &&
+              shmem_team_ptr(evens, &gcounter, ne) == NULL, "team_ptr");
+        /* a split of a split: every other even PE */
+        shmem_team_t q;
+        shmem_team_split_strided(evens, 0, 2, (ne + 1) / 2, NULL, 0, &q);
+        if (me % 4 == 0) CHECK(q && shmem_team_my_pe(q) == me / 4, "quarter");
+        else CHECK(q == SHMEM_TEAM_INVALID, "quarter non-member");
+        if (q) shmem_team_destroy(q);
+        shmem_team_destroy(evens);
+    } else {
+        CHECK(evens == SHMEM_TEAM_INVALID, "odd PE got a team");
+    }
+    int xr = npes >= 4 ? 2 : 1;
+    CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, xr, NULL, 0, &x, NULL, 0, &y) == 0, "split_2d");
+    CHECK(shmem_team_my_pe(x) == me % xr && shmem_team_my_pe(y) == me / xr, "2d %d %d", shmem_team_my_pe(x), shmem_team_my_pe(y));
+    CHECK(shmem_team_n_pes(y) == (npes - me % xr + xr - 1) / xr, "2d y size");
+    static int xs[2], xd[2];
+    xs[0] = me;
+    shmem_int_sum_reduce(x, xd, xs, 1);
+    int row = me / xr, e = 0;
+    for (int p = row * xr; p < row * xr + xr && p < npes; p++) e += p;
+    CHECK(xd[0] == e, "row sum %d != %d", xd[0], e);
+    shmem_int_sum_reduce(y, xd, xs, 1);
+    e = 0;
+    for (int p = me % xr; p < npes; p += xr) e += p;
+    CHECK(xd[0] == e, "column sum %d != %d", xd[0], e);
+    shmem_team_destroy(x), shmem_team_destroy(y);
+    /* many teams created and destroyed */
+    for (int i = 0; i < 50; i++) {
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t);
+        shmem_team_sync(t);
+        shmem_team_destroy(t);
+    }
+    shmem_barrier_all();
+}
+
+/* --- contexts: PEs numbered in the context's team ------------------------------------------------------ */
+static void t_ctx(void)
+{
+    shmem_ctx_t c, odd_ctx = SHMEM_CTX_INVALID;
+    shmem_team_t t, odd;
+    CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &c) == 0 && shmem_ctx_get_team(c, &t) == 0 && t == SHMEM_TEAM_WORLD, "ctx_create");
+    CHECK(shmem_ctx_get_team(SHMEM_CTX_DEFAULT, &t) == 0 && t == SHMEM_TEAM_WORLD, "default ctx team");
+    static long v[N];
+    long src[N];
+    for (int i = 0; i < N; i++) src[i] = me * 10 + i;
+    int right = (me + 1) % npes;
+    shmem_ctx_long_put(c, v, src, N, right);
+    shmem_ctx_quiet(c);
+    shmem_barrier_all();
+    for (int i = 0; i < N; i++) CHECK(v[i] == (me + npes - 1) % npes * 10 + i, "ctx put %d", i);
+    static long ctr;
+    shmem_ctx_long_atomic_add(SHMEM_CTX_DEFAULT, &ctr, 2, 0);
+    shmem_ctx_long_atomic_inc(c, &ctr, 0);
+    shmem_barrier_all();
+    CHECK(shmem_ctx_long_atomic_fetch(c, &ctr, 0) == 3L * npes, "ctx atomics %ld", ctr);
+    shmem_ctx_destroy(c);
+    /* a context on the odd PEs' team: its PE 0 is world PE 1 */
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, npes > 1 ? 1 : 0, 2, npes > 1 ? npes / 2 : 1, NULL, 0, &odd);
+    if (odd) {
+        CHECK(shmem_team_create_ctx(odd, 0, &odd_ctx) == 0, "team_create_ctx");
+        shmem_ctx_long_p(odd_ctx, &v[0], 4242, 0);
+        shmem_ctx_quiet(odd_ctx);
+    }
+    shmem_barrier_all();
+    if (me == (npes > 1 ? 1 : 0)) CHECK(v[0] == 4242, "ctx on a team: %ld", v[0]);
+    if (odd) shmem_ctx_destroy(odd_ctx), shmem_team_destroy(odd);
+    shmem_barrier_all();
+}
+
+/* --- deprecated forms -------------------------------------------------------------------------------------------- */
+static long psync[SHMEM_REDUCE_SYNC_SIZE];
+static void t_deprecated(void)
+{
+    CHECK(_my_pe() == me && _num_pes() == npes, "_my_pe/_num_pes");
+    for (int i = 0; i < 10; i++) shmem_barrier(0, 0, npes, psync);
+    int ne = (npes + 1) / 2;
+    static int32_t s32[N], d32[N * 8];
+    static int64_t s64[N], d64[N * 8];
+    for (int i = 0; i < N; i++) s32[i] = me * 100 + i, s64[i] = -(me * 100 + i);
+    memset(d32, 0, sizeof d32);
+    shmem_barrier_all();
+    if (me % 2 == 0) {
+        shmem_barrier(0, 1, ne, psync);
+        shmem_broadcast32(d32, s32, N, ne - 1, 0, 1, ne, psync);
+        for (int i = 0; i < N; i++) CHECK(me == 2 * (ne - 1) ? d32[i] == 0 : d32[i] == (ne - 1) * 200 + i, "broadcast32 %d", i);
+        shmem_fcollect64(d64, s64, 3, 0, 1, ne, psync);
+        for (int p = 0; p < ne; p++) for (int i = 0; i < 3; i++) CHECK(d64[p * 3 + i] == -(2 * p * 100 + i), "fcollect64");
+        shmem_collect32(d32, s32, (size_t)(me / 2 + 1), 0, 1, ne, psync);
+        for (int p = 0, o = 0; p < ne; o += ++p) for (int i = 0; i <= p; i++) CHECK(d32[o + i] == 2 * p * 100 + i, "collect32");
+        static short ss[N], sd[N], pw[N];
+        for (int i = 0; i < N; i++) ss[i] = (short)(me + i);
+        shmem_short_max_to_all(sd, ss, N, 0, 1, ne, pw, psync);
+        for (int i = 0; i < N; i++) CHECK(sd[i] == 2 * (ne - 1) + i, "short max_to_all %d", i);
+    }
+    shmem_barrier_all();
+    static double ds[N], dd[N], dw[N];
+    for (int i = 0; i < N; i++) ds[i] = me + 0.25 * i;
+    shmem_double_sum_to_all(dd, ds, N, 0, 0, npes, dw, psync);
+    for (int i = 0; i < N; i++) CHECK(dd[i] == npes * (npes - 1) / 2.0 + npes * 0.25 * i, "double sum_to_all %d", i);
+    static long la[N], lb[N], lw[N];
+    for (int i = 0; i < N; i++) la[i] = 1L << (me % 60);
+    shmem_long_or_to_all(lb, la, N, 0, 0, npes, lw, psync);
+    long all = 0;
+    for (int p = 0; p < npes; p++) all |= 1L << (p % 60);
+    for (int i = 0; i < N; i++) CHECK(lb[i] == all, "long or_to_all");
+    shmem_alltoall64(d64, s64, 2, 0, 0, npes, psync);
+    for (int p = 0; p < npes; p++) for (int i = 0; i < 2; i++) CHECK(d64[p * 2 + i] == -(p * 100 + me * 2 + i), "alltoall64");
+    /* deprecated atomics and waits, under contention */
+    static long dl;
+    static int di;
+    static long long dll;
+    dl = 0, di = 0, dll = 0;
+    shmem_barrier_all();
+    for (int i = 0; i < ITER; i++) {
+        shmem_long_finc(&dl, 0), shmem_long_fadd(&dl, 2, 0), shmem_long_inc(&dl, 0), shmem_long_add(&dl, 3, 0);
+        shmem_int_inc(&di, 0);
+        long long o;
+        do o = shmem_longlong_fetch(&dll, 0); while (shmem_longlong_cswap(&dll, o, o + 1, 0) != o);
+    }
+    shmem_barrier_all();
+    CHECK(shmem_long_fetch(&dl, 0) == 7L * ITER * npes && shmem_int_fetch(&di, 0) == ITER * npes &&
+          shmem_longlong_fetch(&dll, 0) == (long long)ITER * npes, "deprecated atomics");
+    shmem_barrier_all();
+    if (me == 0) shmem_long_set(&dl, 0, 0);
+    shmem_barrier_all();
+    shmem_int_p(&di, 0, 0);   /* PE 0's di: every PE writes 0 ... */
+    shmem_barrier_all();
+    if (me == 1 % npes) shmem_int_swap(&di, 5, 0);   /* ... then one PE wakes PE 0 */
+    if (me == 0) shmem_int_wait(&di, 0);
+    CHECK(me != 0 || di == 5, "shmem_int_wait %d", di);
+    shmem_clear_cache_inv(), shmem_udcflush();
+    void *h = shmalloc(100);
+    CHECK(h != NULL, "shmalloc");
+    shfree(h);
+    shmem_barrier_all();
+}
+
+int main(int argc, char **argv)
+{
+    const char *g = argc > 1 ? argv[1] : "";
+    if (!strcmp(g, "deprecated")) start_pes(0); else shmem_init();
+    me = shmem_my_pe(), npes = shmem_n_pes();
+    struct { const char *name; void (*fn)(void); } groups[] = {
+        {"setup", t_setup}, {"heap", t_heap}, {"rma", t_rma}, {"amo", t_amo}, {"p2p", t_p2p},
+        {"lock", t_lock}, {"coll", t_coll}, {"ctx", t_ctx}, {"team", t_team}, {"deprecated", t_deprecated},
+    };
+    int ran = 0;
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+        if (!strcmp(g, groups[i].name) || !strcmp(g, "all")) groups[i].fn(), ran = 1;
+    CHECK(ran, "unknown group '%s'", g);
+    shmem_finalize();
+    return 0;
+}

@@ -1,0 +1,51 @@
+/* test_shmem_bad.c: bad input and failures; CTest checks the message and the
+ * exit code with tests/expect.py. Usage: test_shmem_bad CASE. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <shmem.h>
+
+static long x[4];
+
+int main(int argc, char **argv)
+{
+    const char *c = argc > 1 ? argv[1] : "";
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    if (!strcmp(c, "pe") && me == 1) shmem_long_p(x, 5, n);
+    if (!strcmp(c, "pe_neg") && me == 0) (void)shmem_long_g(x, -1);
+    if (!strcmp(c, "addr") && me == 1) {
+        long *priv = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        shmem_long_put(priv, x, 4, 0);
+    }
+    if (!strcmp(c, "size") && me == 0) shmem_int_put((int *)x, (int *)x, (size_t)-3, 1);
+    if (!strcmp(c, "bytes") && me == 0) shmem_putmem(x, x, (size_t)1 << 62, 1);
+    if (!strcmp(c, "stride") && me == 0) shmem_long_iput(x, x, 0, 1, 3, 1);
+    if (!strcmp(c, "team")) {
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &t);
+        shmem_team_destroy(t);
+        if (me == 0) shmem_team_sync(t);
+    }
+    if (!strcmp(c, "ctx") && me == 2) {
+        shmem_ctx_t ctx;
+        shmem_ctx_create(0, &ctx);
+        shmem_ctx_destroy(ctx);
+        shmem_ctx_long_p(ctx, x, 1, 0);
+    }
+    if (!strcmp(c, "root") && me == 0) shmem_broadcastmem(SHMEM_TEAM_WORLD, x, x + 1, 8, n);
+    if (!strcmp(c, "mismatch")) (void)shmem_malloc(me == 1 ? 200 : 100);
+    if (!strcmp(c, "free") && me == 0) shmem_free(x);
+    if (!strcmp(c, "cmp") && me == 0) shmem_long_wait_until(x, 42, 0);
+    if (!strcmp(c, "exit") && me == 1) shmem_global_exit(7);
+    if (!strcmp(c, "nofinalize") && me == 1) return 0;
+    if (!strcmp(c, "bigalloc")) {
+        void *p = shmem_malloc((size_t)1 << 40);
+        if (p) { fprintf(stderr, "PE %d: 1 TiB allocation succeeded\n", me); return 1; }
+    }
+    shmem_finalize();
+    return 0;
+}
