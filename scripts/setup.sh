@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 need=
-for pkg in cmake ninja-build gcc libc6-dev libmimalloc-dev python3 util-linux; do
+for pkg in cmake ninja-build gcc g++ libc6-dev libmimalloc-dev python3 util-linux pkg-config; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need="$need $pkg"
 done
 if [ -n "$need" ]; then
