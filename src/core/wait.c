@@ -21,6 +21,18 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* A full barrier for the waker's side of the sleeper handshake (store the
+ * condition, then read the sleeper count). On x86 a locked add to the stack
+ * orders like mfence at a fraction of the cost, as Linux's smp_mb() does. */
+static inline void full_fence(void)
+{
+#if defined(__x86_64__)
+    __asm__ __volatile__("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
 /* Shared (not FUTEX_PRIVATE) futexes: the word is in a memfd mapped by
  * several processes, at different addresses in each. */
 static void futex_wait(const volatile uint32_t *w, uint32_t old, long ns)
@@ -74,7 +86,7 @@ uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old)
 void sm_wake_word(volatile uint32_t *word)
 {
     struct sm_rank_ctrl *owner = owner_of(word);
-    atomic_thread_fence(memory_order_seq_cst);
+    full_fence();
     if (!owner || atomic_load_explicit(&owner->word_sleepers, memory_order_relaxed))
         futex_wake(word);
 }
@@ -106,7 +118,7 @@ void sm_wake(int rank)
 {
     if ((unsigned)rank >= (unsigned)sm_core.size) return;
     struct sm_rank_ctrl *c = sm_ctrl_of(rank);
-    atomic_thread_fence(memory_order_seq_cst);
+    full_fence();
     if (atomic_load_explicit(&c->sleepers, memory_order_relaxed)) {
         atomic_fetch_add(&c->doorbell, 1);
         futex_wake((volatile uint32_t *)&c->doorbell);
