@@ -1,29 +1,28 @@
 #!/bin/sh
-# Set up (scripts/setup.sh), then run the main job: the substrate benchmark,
-# smartmap's figures next to the raw limits of this machine.
-#   scripts/bench.sh            a quick run (about ten seconds)
-#   scripts/bench.sh --report   a full run, written to docs/PERFORMANCE.md
+# Set up (scripts/setup.sh), then run the main job: smbench, the seed papers'
+# benchmarks under smartmap (each transport), Open MPI and MPICH side by side.
+#   scripts/bench.sh [smbench options]   a quick run (about a minute): tables in
+#                                        the terminal, report and plots in ./smbench-DATE/
+#   scripts/bench.sh --report            the full run (about 15 minutes) that
+#                                        docs/PERFORMANCE.md and docs/perf/ hold
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh >/dev/null
 if [ "${1:-}" = --report ]; then
-  out=docs/PERFORMANCE.md
+  shift
+  rm -rf docs/perf
+  rc=0
+  tools/smbench --ranks 2,4 --out docs/perf "$@" || rc=$?
   {
     echo "# Performance"
     echo
-    echo "Produced by \`scripts/bench.sh --report\` (runs \`build/bin/smrun -n 2 build/bin/bench_substrate\`)"
-    echo "on $(date -u +%Y-%m-%d)."
+    echo "Regenerate with \`scripts/bench.sh --report\` (runs \`tools/smbench --ranks 2,4 --out docs/perf\`,"
+    echo "about 15 minutes on 2 cores; \`scripts/bench.sh\` alone is the one-minute look). The plots and every"
+    echo "sample (\`results.json\`, for \`tools/smbench compare\`) are in [perf/](perf/)."
     echo
-    echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"
-    echo "$(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, Linux $(uname -r), smartmap $(build/bin/smrun --version | awk '{print $NF}')."
-    echo "A shared, noisy VM: read the spreads."
-    echo
-    echo "## Substrate"
-    echo
-    build/bin/smrun -n 2 build/bin/bench_substrate
-  } > "$out.tmp"
-  mv "$out.tmp" "$out"
-  cat "$out"
-else
-  exec build/bin/smrun -n 2 build/bin/bench_substrate --quick
+    sed -e '1d' -e 's/](\([a-z_0-9]*\.png\))/](perf\/\1)/g' docs/perf/report.md
+  } > docs/PERFORMANCE.md
+  rm docs/perf/report.md
+  exit $rc
 fi
+exec tools/smbench --quick "$@"

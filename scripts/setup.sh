@@ -4,7 +4,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 need=
-for pkg in cmake ninja-build gcc g++ libc6-dev libmimalloc-dev python3 util-linux pkg-config; do
+# smbench's plots need matplotlib; its baselines are Debian's Open MPI and MPICH.
+for pkg in cmake ninja-build gcc g++ libc6-dev libmimalloc-dev python3 util-linux pkg-config \
+           python3-matplotlib openmpi-bin libopenmpi-dev mpich libmpich-dev; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need="$need $pkg"
 done
 if [ -n "$need" ]; then
@@ -13,5 +15,7 @@ if [ -n "$need" ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $need >/dev/null
 fi
+# apt's matplotlib serves Debian's python3; another python3 first on PATH gets it from pip
+python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install -q matplotlib
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build
