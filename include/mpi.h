@@ -199,6 +199,8 @@ SMPI_DECL(int, Is_thread_main, (int *flag))
 SMPI_DECL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 SMPI_DECL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
 SMPI_DECL(int, Errhandler_free, (MPI_Errhandler *errhandler))
+SMPI_DECL(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler))
+SMPI_DECL(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
 SMPI_DECL(int, Error_string, (int errorcode, char *string, int *resultlen))
 SMPI_DECL(int, Error_class, (int errorcode, int *errorclass))
 

@@ -92,6 +92,7 @@ static MPI_Comm comm_new(struct smpi_group *g, uint32_t ctx, const struct smpi_c
     if (!c) sm_fatal("MPI: out of memory for a communicator");
     comm_setup(c, g, ctx, "");
     c->errh = parent->errh;              /* inherited, as MPI says */
+    smpi_errh_ref(c->errh);
     return c;
 }
 
@@ -362,6 +363,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     }
     if (--c->refs == 0) {
         group_unref(c->group);
+        smpi_errh_unref(c->errh);
         c->magic = 0;
         free(c);
     }

@@ -1,7 +1,8 @@
 /* MPI errors: error classes and their texts, error handlers
- * (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN), and the one-line report. */
+ * (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, the user's), and the one-line report. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sm_core.h"
@@ -40,10 +41,47 @@ static const char *text_of(int code)
     return class_text[code] ? class_text[code] : "MPI error";
 }
 
+static struct smpi_errh *user_errh(MPI_Errhandler e)
+{
+    uintptr_t v = (uintptr_t)e;
+    return v >= 4096 && e->magic == SMPI_MAGIC_ERRH ? e : NULL;
+}
+
+void smpi_errh_ref(MPI_Errhandler e)
+{
+    if (user_errh(e)) e->refs++;
+}
+
+void smpi_errh_unref(MPI_Errhandler e)
+{
+    if (user_errh(e) && --e->refs == 0) {
+        e->magic = 0;
+        free(e);
+    }
+}
+
+/* The handle a user's handler is given for comm (the predefined ones by name). */
+static MPI_Comm comm_handle(struct smpi_comm *c)
+{
+    return c == &smpi_comm_world ? MPI_COMM_WORLD : c == &smpi_comm_self ? MPI_COMM_SELF : c;
+}
+
 int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char *fmt, ...)
 {
-    MPI_Errhandler eh = comm ? comm->errh : smpi_comm_world.errh;
+    if (!comm) comm = &smpi_comm_world;
+    MPI_Errhandler eh = comm->errh;
     if (eh == MPI_ERRORS_RETURN) return cls;
+    struct smpi_errh *u = user_errh(eh);
+    if (u) {
+        /* MPI passes the handle and the code; the handler may return (then
+         * so does the routine, with the code) or end the program itself. */
+        MPI_Comm h = comm_handle(comm);
+        int code = cls;
+        u->refs++;                       /* the handler may free it, or reset the comm's */
+        u->fn(&h, &code, routine);
+        smpi_errh_unref(u);
+        return cls;
+    }
     const char *text = text_of(cls) ? text_of(cls) : "MPI error";
     char what[256];
     va_list ap;
@@ -59,7 +97,7 @@ int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char 
 
 static int errh_check(MPI_Errhandler e)
 {
-    return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN;
+    return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || user_errh(e);
 }
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
@@ -68,7 +106,10 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     if (!errh_check(errhandler))
-        return smpi_error(c, MPI_ERR_ARG, R, "invalid error handler %p", (void *)errhandler);
+        return smpi_error(c, MPI_ERR_ARG, R, "invalid error handler %s",
+                          smpi_hstr((const void *)errhandler, "MPI_ERRHANDLER_NULL"));
+    smpi_errh_ref(errhandler);
+    smpi_errh_unref(c->errh);
     c->errh = errhandler;
     return MPI_SUCCESS;
 }
@@ -80,6 +121,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     if (!errhandler) return smpi_error(c, MPI_ERR_ARG, R, "errhandler is NULL");
+    smpi_errh_ref(c->errh);              /* a new reference: the caller frees it (MPI-3.1 §8.3.4) */
     *errhandler = c->errh;
     return MPI_SUCCESS;
 }
@@ -88,12 +130,41 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     static const char R[] = "MPI_Errhandler_free";
-    if (!errhandler || !errh_check(*errhandler))
-        return smpi_error(NULL, MPI_ERR_ARG, R, "invalid error handler");
-    *errhandler = MPI_ERRHANDLER_NULL;       /* the predefined ones are never really freed */
+    if (!errhandler) return smpi_error(NULL, MPI_ERR_ARG, R, "errhandler is NULL");
+    if (!errh_check(*errhandler))
+        return smpi_error(NULL, MPI_ERR_ARG, R, "invalid error handler %s",
+                          smpi_hstr((const void *)*errhandler, "MPI_ERRHANDLER_NULL"));
+    smpi_errh_unref(*errhandler);        /* the predefined ones are never really freed */
+    *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
+{
+    static const char R[] = "MPI_Comm_create_errhandler";
+    SMPI_CHECK_INIT(R);
+    if (!function) return smpi_error(NULL, MPI_ERR_ARG, R, "function is NULL");
+    if (!errhandler) return smpi_error(NULL, MPI_ERR_ARG, R, "errhandler is NULL");
+    struct smpi_errh *e = malloc(sizeof *e);
+    if (!e) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "out of memory for an error handler");
+    *e = (struct smpi_errh){ SMPI_MAGIC_ERRH, 1, function };
+    *errhandler = e;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    static const char R[] = "MPI_Comm_call_errhandler";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    if (!text_of(errorcode) || errorcode == MPI_SUCCESS)
+        return smpi_error(c, MPI_ERR_ARG, R, "invalid error code %d", errorcode);
+    smpi_error(c, errorcode, R, "raised by the program");
+    return MPI_SUCCESS;                  /* MPI: success, unless the handler ends the program */
+}
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {

@@ -25,7 +25,17 @@ struct smpi_group {
     int     *world;             /* job rank of each member */
 };
 
-struct smpi_errh { int kind; };  /* 1 fatal, 2 return */
+#define SMPI_MAGIC_ERRH 0x45525248u
+/* A user's error handler (MPI_Comm_create_errhandler); the predefined ones
+ * are the small integers 1 (fatal) and 2 (return). Counted: communicators
+ * using it keep it alive after MPI_Errhandler_free. */
+struct smpi_errh {
+    uint32_t magic;
+    int      refs;
+    MPI_Comm_errhandler_function *fn;
+};
+void smpi_errh_ref(MPI_Errhandler e);
+void smpi_errh_unref(MPI_Errhandler e);
 
 struct smpi_comm {
     uint32_t magic;
@@ -103,7 +113,8 @@ static inline bool smpi_contig(const struct smpi_type *t)
 
 /* --- Errors (err.c) ---------------------------------------------------------
  * Raise error class cls in routine: with MPI_ERRORS_ARE_FATAL on comm (NULL:
- * MPI_COMM_WORLD) print one line and end the job; else return cls. */
+ * MPI_COMM_WORLD) print one line and end the job; with a user's handler call
+ * it; then return cls. */
 int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 const char *smpi_comm_name(const struct smpi_comm *c);

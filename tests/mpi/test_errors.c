@@ -11,6 +11,58 @@
 #define EXPECT(call, cls) do { int rc_ = (call); \
     CHECK(rc_ == (cls), "%s returned %d, expected %s (%d)", #call, rc_, #cls, cls); } while (0)
 
+/* A user's error handler: counts its calls and what it was given. */
+static int user_calls, user_code;
+static MPI_Comm user_comm;
+static void user_handler(MPI_Comm *comm, int *code, ...)
+{
+    user_calls++;
+    user_code = *code;
+    user_comm = *comm;
+}
+
+static void aborting_handler(MPI_Comm *comm, int *code, ...)
+{
+    fprintf(stderr, "test_errors: user handler got error class %d\n", *code);
+    MPI_Abort(*comm, 9);
+}
+
+static void user_handlers(int n)
+{
+    int v = 0;
+    MPI_Errhandler eh, got;
+    MPI_Comm d;
+    OK(MPI_Comm_create_errhandler(user_handler, &eh));
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    OK(MPI_Comm_set_errhandler(d, eh));
+    OK(MPI_Errhandler_free(&eh));          /* the communicator keeps it alive */
+    CHECK(eh == MPI_ERRHANDLER_NULL, "freed handle is MPI_ERRHANDLER_NULL");
+    EXPECT(MPI_Send(&v, 1, MPI_INT, n, 0, d), MPI_ERR_RANK);
+    CHECK(user_calls == 1 && user_code == MPI_ERR_RANK && user_comm == d,
+          "handler called once with MPI_ERR_RANK and the comm: %d calls, code %d", user_calls, user_code);
+    OK(MPI_Comm_call_errhandler(d, MPI_ERR_OTHER));
+    CHECK(user_calls == 2 && user_code == MPI_ERR_OTHER, "MPI_Comm_call_errhandler: %d calls, code %d",
+          user_calls, user_code);
+    MPI_Comm d2;                           /* a duplicate inherits the handler */
+    OK(MPI_Comm_dup(d, &d2));
+    OK(MPI_Comm_get_errhandler(d2, &got));
+    EXPECT(MPI_Bcast(&v, 1, MPI_INT, -1, d2), MPI_ERR_ROOT);
+    CHECK(user_calls == 3 && user_comm == d2, "inherited by MPI_Comm_dup");
+    OK(MPI_Errhandler_free(&got));
+    OK(MPI_Comm_free(&d2));
+    OK(MPI_Comm_free(&d));
+    OK(MPI_Comm_create_errhandler(user_handler, &eh));   /* on MPI_COMM_WORLD: its predefined handle */
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh));
+    EXPECT(MPI_Send(&v, 1, MPI_INT, 0, -3, MPI_COMM_WORLD), MPI_ERR_TAG);
+    CHECK(user_calls == 4 && user_comm == MPI_COMM_WORLD, "handler on MPI_COMM_WORLD");
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    OK(MPI_Errhandler_free(&eh));
+    EXPECT(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRHANDLER_NULL), MPI_ERR_ARG);
+    EXPECT(MPI_Comm_create_errhandler(NULL, &eh), MPI_ERR_ARG);
+    EXPECT(MPI_Comm_call_errhandler(MPI_COMM_WORLD, 4321), MPI_ERR_ARG);
+    CHECK(user_calls == 4, "not called after being replaced");
+}
+
 static void returns(int n)
 {
     int v[4] = { 0 };
@@ -46,6 +98,7 @@ static void returns(int n)
     OK(MPI_Error_class(MPI_ERR_RANK, &cls));
     CHECK(cls == MPI_ERR_RANK, "class");
     EXPECT(MPI_Error_class(12345, &cls), MPI_ERR_ARG);
+    user_handlers(n);
     OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
@@ -71,6 +124,12 @@ int main(int argc, char **argv)
         else if (!strcmp(mode, "buffer")) MPI_Send(NULL, 2, MPI_INT, 0, 0, MPI_COMM_WORLD);
         else if (!strcmp(mode, "truncate")) MPI_Recv(v, 2, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         else if (!strcmp(mode, "abort")) MPI_Abort(MPI_COMM_WORLD, 7);
+        else if (!strcmp(mode, "handler")) {   /* a user's handler that ends the job */
+            MPI_Errhandler eh;
+            MPI_Comm_create_errhandler(aborting_handler, &eh);
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+            MPI_Send(v, 1, MPI_INT, n + 5, 0, MPI_COMM_WORLD);
+        }
         else if (!strcmp(mode, "kill")) {
             MPI_Recv(v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);  /* mid-exchange */
             raise(SIGKILL);
