@@ -325,6 +325,8 @@ SMPI_DECL(int, Type_create_subarray, (int ndims, const int array_of_sizes[], con
 SMPI_DECL(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                      MPI_Datatype *newtype))
 SMPI_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
+SMPI_DECL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
+SMPI_DECL(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
 SMPI_DECL(int, Type_commit, (MPI_Datatype *datatype))
 SMPI_DECL(int, Type_free, (MPI_Datatype *datatype))
 SMPI_DECL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,

@@ -69,7 +69,8 @@ struct smpi_type {
     struct p2p_blk *blk;
     int       basic;            /* the one predefined type it is made of, or -1 */
     size_t    nbasic;           /* how many of them in one element */
-    const char *name;
+    const char *name;           /* a predefined type's name */
+    char     *uname;            /* MPI_Type_set_name's (owned), or NULL */
 };
 
 enum smpi_req_kind { SMPI_REQ_SEND = 1, SMPI_REQ_RECV };

@@ -367,11 +367,39 @@ int PMPI_Type_free(MPI_Datatype *datatype)
      * pending operations keep no reference: it can go now. */
     t->magic = 0;
     free(t->blk);
+    free(t->uname);
     free(t);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_free = PMPI_Type_free
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    static const char R[] = "MPI_Type_set_name";
+    CHECK_OLD(t, datatype, R);
+    if (!type_name) return smpi_error(NULL, MPI_ERR_ARG, R, "type_name is NULL");
+    size_t n = strnlen(type_name, MPI_MAX_OBJECT_NAME - 1);   /* MPI: longer names are truncated */
+    char *s = malloc(n + 1);
+    if (!s) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "out of memory for a name");
+    memcpy(s, type_name, n);
+    s[n] = 0;
+    free(t->uname);
+    t->uname = s;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    static const char R[] = "MPI_Type_get_name";
+    CHECK_OLD(t, datatype, R);
+    if (!type_name || !resultlen) return smpi_error(NULL, MPI_ERR_ARG, R, "type_name or resultlen is NULL");
+    const char *s = t->uname ? t->uname : t->name ? t->name : "";
+    *resultlen = snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", s);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {

@@ -64,6 +64,25 @@ int main(int argc, char **argv)
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     MPI_Datatype t, u, v;
 
+    {   /* names: predefined ones by their MPI name, derived ones as set (truncated to the limit) */
+        char name[MPI_MAX_OBJECT_NAME], longname[300];
+        int len;
+        OK(MPI_Type_get_name(MPI_DOUBLE, name, &len));
+        CHECK(!strcmp(name, "MPI_DOUBLE") && len == 10, "predefined name '%s'", name);
+        OK(MPI_Type_contiguous(2, MPI_INT, &t));
+        OK(MPI_Type_get_name(t, name, &len));
+        CHECK(len == 0 && !name[0], "a new type has an empty name: '%s'", name);
+        OK(MPI_Type_set_name(t, "pair of ints"));
+        OK(MPI_Type_get_name(t, name, &len));
+        CHECK(!strcmp(name, "pair of ints") && len == 12, "set name '%s'", name);
+        memset(longname, 'x', sizeof longname - 1);
+        longname[sizeof longname - 1] = 0;
+        OK(MPI_Type_set_name(t, longname));
+        OK(MPI_Type_get_name(t, name, &len));
+        CHECK(len == MPI_MAX_OBJECT_NAME - 1 && strlen(name) == (size_t)len, "long name truncated to %d", len);
+        OK(MPI_Type_free(&t));
+    }
+
     OK(MPI_Type_contiguous(5, MPI_SHORT, &t));
     commit_and_test(&t, 7, "contiguous");
     OK(MPI_Type_vector(8, 1, 8, MPI_DOUBLE, &v));                 /* a matrix column */
