@@ -156,7 +156,11 @@ static const char *op_name[] = {"", "shmem_malloc", "shmem_align", "shmem_reallo
 /* Debug-cheap check that every PE made the same collective call: publish
  * the call, barrier, compare with PE 0's, barrier (so PE 0's record stays
  * until all have read it). Returns after both barriers. */
-static void same_call(int op, uint64_t size, uint64_t align)
+static void same_call_ex(int op, uint64_t size, uint64_t align, void (*before_exit)(void *), void *arg);
+static void same_call(int op, uint64_t size, uint64_t align) { same_call_ex(op, size, align, NULL, NULL); }
+/* before_exit runs between the check and the exit barrier: work that must be
+ * done before any peer may touch the new block (calloc's clearing). */
+static void same_call_ex(int op, uint64_t size, uint64_t align, void (*before_exit)(void *), void *arg)
 {
     struct shmem_pub *me = shmem_pub_of(sm_core.rank), *p0 = shmem_pub_of(0);
     uint64_t seq = atomic_load_explicit(&me->alloc_seq, memory_order_relaxed) + 1;
@@ -171,25 +175,39 @@ static void same_call(int op, uint64_t size, uint64_t align)
                  (unsigned long long)align, (unsigned long long)seq,
                  p0->alloc_op < 5 ? op_name[p0->alloc_op] : "?", (unsigned long long)p0->alloc_size,
                  (unsigned long long)p0->alloc_align, (unsigned long long)s0);
+    if (before_exit) before_exit(arg);
     shmem_barrier_all();
 }
 
-static void *sym_alloc(const char *routine, int op, size_t align, size_t size)
+struct alloc_req { const char *routine; size_t align, size; int zero; void *result; };
+
+/* Runs before the exit barrier, so a peer's put right after the call cannot
+ * land before this PE has carved (and, for calloc, cleared) the block. */
+static void do_alloc(void *arg)
+{
+    struct alloc_req *r = arg;
+    r->result = NULL;
+    if (r->size == 0) return;
+    size_t align = r->align < 16 ? 16 : r->align;
+    size_t off = r->size > sym_len ? SIZE_MAX : heap_alloc(r->size, align);
+    if (off == SIZE_MAX) {
+        if (sm_core.rank == 0)
+            sm_say("%s: %zu bytes do not fit in the symmetric heap (%zu bytes; raise SHMEM_SYMMETRIC_SIZE)",
+                   r->routine, r->size, sym_len);
+        return;
+    }
+    r->result = sym_base + off;
+    if (r->zero) memset(r->result, 0, r->size);
+}
+
+static void *sym_alloc(const char *routine, int op, size_t align, size_t size, int zero)
 {
     shmem_require_init(routine);
     if (align == 0 || (align & (align - 1)))
         rma_fail("%s: alignment %zu is not a power of two", routine, align);
-    same_call(op, size, align);
-    if (size == 0) return NULL;
-    if (align < 16) align = 16;
-    size_t off = size > sym_len ? SIZE_MAX : heap_alloc(size, align);
-    if (off == SIZE_MAX) {
-        if (sm_core.rank == 0)
-            sm_say("%s: %zu bytes do not fit in the symmetric heap (%zu bytes; raise SHMEM_SYMMETRIC_SIZE)",
-                   routine, size, sym_len);
-        return NULL;
-    }
-    return sym_base + off;
+    struct alloc_req r = {routine, align, size, zero, NULL};
+    same_call_ex(op, size, align, do_alloc, &r);
+    return r.result;
 }
 
 static size_t heap_index(void *ptr, const char *routine)
@@ -200,18 +218,16 @@ static size_t heap_index(void *ptr, const char *routine)
     return i;
 }
 
-void *shmem_malloc(size_t size) { return sym_alloc("shmem_malloc", OP_MALLOC, 1, size); }
-void *shmem_malloc_with_hints(size_t size, long hints) { (void)hints; return sym_alloc("shmem_malloc_with_hints", OP_MALLOC, 1, size); }
-void *shmem_align(size_t alignment, size_t size) { return sym_alloc("shmem_align", OP_ALIGN, alignment, size); }
+void *shmem_malloc(size_t size) { return sym_alloc("shmem_malloc", OP_MALLOC, 1, size, 0); }
+void *shmem_malloc_with_hints(size_t size, long hints) { (void)hints; return sym_alloc("shmem_malloc_with_hints", OP_MALLOC, 1, size, 0); }
+void *shmem_align(size_t alignment, size_t size) { return sym_alloc("shmem_align", OP_ALIGN, alignment, size, 0); }
 
 void *shmem_calloc(size_t count, size_t size)
 {
     size_t n;
     if (__builtin_mul_overflow(count, size, &n))
         rma_fail("shmem_calloc: %zu elements of %zu bytes overflow", count, size);
-    void *p = sym_alloc("shmem_calloc", OP_MALLOC, 1, n);
-    if (p) memset(p, 0, n);   /* each PE clears its own copy: no barrier needed after */
-    return p;
+    return sym_alloc("shmem_calloc", OP_MALLOC, 1, n, 1);
 }
 
 void shmem_free(void *ptr)
@@ -224,7 +240,7 @@ void shmem_free(void *ptr)
 
 void *shmem_realloc(void *ptr, size_t size)
 {
-    if (!ptr) return sym_alloc("shmem_realloc", OP_REALLOC, 1, size);
+    if (!ptr) return sym_alloc("shmem_realloc", OP_REALLOC, 1, size, 0);
     shmem_require_init("shmem_realloc");
     size_t i = heap_index(ptr, "shmem_realloc");
     same_call(OP_REALLOC, size, (uint64_t)((char *)ptr - sym_base));

@@ -96,6 +96,16 @@ static void t_heap(void)
     char *d = shmem_align(4096, 4000);          /* first fit: reuses b's place */
     CHECK(d == b, "d %p b %p", (void *)d, (void *)b);
     shmem_free(a), shmem_free(c), shmem_free(d);
+    /* calloc clears before its exit barrier: a put right after the call
+     * (here into the peer's last bytes, which its memset reaches last) must
+     * survive. */
+    size_t cn = (size_t)24 << 20;
+    char *z = shmem_calloc(cn, 1);
+    shmem_putmem(z + cn - 8, "survive", 8, (me + 1) % npes);
+    shmem_barrier_all();
+    CHECK(!memcmp(z + cn - 8, "survive", 8), "put after shmem_calloc wiped by the peer's clearing");
+    CHECK(z[0] == 0 && z[cn / 2] == 0, "calloc not zero");
+    shmem_free(z);
     /* Many small blocks, freed in a different order, then one big block. */
     void *v[50];
     for (int i = 0; i < 50; i++) v[i] = shmem_malloc((size_t)(i * 13 + 1));
