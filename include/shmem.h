@@ -247,23 +247,42 @@ SHMEM_API void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source,
 SHMEM_API void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 SHMEM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 SHMEM_API void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SHMEM_API void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+#define SHMEM_DECL_CTX_SIZE_(S, T) \
+    SHMEM_API void shmem_ctx_put##S(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void shmem_ctx_get##S(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void shmem_ctx_put##S##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void shmem_ctx_get##S##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void shmem_ctx_iput##S(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void shmem_ctx_iget##S(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void shmem_ctx_put##S##_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
+    SHMEM_API void shmem_ctx_put##S##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SHMEM_SIZES(SHMEM_DECL_CTX_SIZE_)
 #define SHMEM_DECL_CTX_AMO_EXT_(N, T) \
     SHMEM_API T    shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T *source, int pe); \
     SHMEM_API void shmem_ctx_##N##_atomic_set(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API T    shmem_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T *dest, T value, int pe);
+    SHMEM_API T    shmem_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T *fetch, const T *source, int pe); \
+    SHMEM_API void shmem_ctx_##N##_atomic_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
 #define SHMEM_DECL_CTX_AMO_STD_(N, T) \
     SHMEM_API T    shmem_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T *dest, T cond, T value, int pe); \
     SHMEM_API T    shmem_ctx_##N##_atomic_fetch_inc(shmem_ctx_t ctx, T *dest, int pe); \
     SHMEM_API void shmem_ctx_##N##_atomic_inc(shmem_ctx_t ctx, T *dest, int pe); \
     SHMEM_API T    shmem_ctx_##N##_atomic_fetch_add(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_add(shmem_ctx_t ctx, T *dest, T value, int pe);
+    SHMEM_API void shmem_ctx_##N##_atomic_add(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API void shmem_ctx_##N##_atomic_compare_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T cond, T value, int pe); \
+    SHMEM_API void shmem_ctx_##N##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, T *fetch, T *dest, int pe); \
+    SHMEM_API void shmem_ctx_##N##_atomic_fetch_add_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
 #define SHMEM_DECL_CTX_AMO_BIT_(N, T) \
     SHMEM_API T    shmem_ctx_##N##_atomic_fetch_and(shmem_ctx_t ctx, T *dest, T value, int pe); \
     SHMEM_API T    shmem_ctx_##N##_atomic_fetch_or(shmem_ctx_t ctx, T *dest, T value, int pe); \
     SHMEM_API T    shmem_ctx_##N##_atomic_fetch_xor(shmem_ctx_t ctx, T *dest, T value, int pe); \
     SHMEM_API void shmem_ctx_##N##_atomic_and(shmem_ctx_t ctx, T *dest, T value, int pe); \
     SHMEM_API void shmem_ctx_##N##_atomic_or(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_xor(shmem_ctx_t ctx, T *dest, T value, int pe);
+    SHMEM_API void shmem_ctx_##N##_atomic_xor(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API void shmem_ctx_##N##_atomic_fetch_and_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe); \
+    SHMEM_API void shmem_ctx_##N##_atomic_fetch_or_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe); \
+    SHMEM_API void shmem_ctx_##N##_atomic_fetch_xor_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
 SHMEM_AMO_EXT_TYPES(SHMEM_DECL_CTX_AMO_EXT_)
 SHMEM_AMO_STD_TYPES(SHMEM_DECL_CTX_AMO_STD_)
 SHMEM_AMO_BIT_TYPES(SHMEM_DECL_CTX_AMO_BIT_)
@@ -312,11 +331,13 @@ SHMEM_API void shmem_quiet(void);
     SHMEM_API size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
     SHMEM_API size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values);
 SHMEM_P2P_TYPES(SHMEM_DECL_P2P_)
-/* Deprecated: shmem_TYPE_wait(ivar, value) waits until *ivar != value. */
+/* Deprecated: shmem_TYPE_wait(ivar, value) waits until *ivar != value; the
+ * untyped shmem_wait and shmem_wait_until are the long forms (C11 programs
+ * get the generic shmem_wait_until below). */
 #define SHMEM_DECL_WAIT_(N, T) SHMEM_API void shmem_##N##_wait(T *ivar, T cmp_value);
-SHMEM_DECL_WAIT_(short, short) SHMEM_DECL_WAIT_(int, int) SHMEM_DECL_WAIT_(long, long)
-SHMEM_DECL_WAIT_(longlong, long long)
+SHMEM_P2P_TYPES(SHMEM_DECL_WAIT_)
 SHMEM_API void shmem_wait(long *ivar, long cmp_value);
+SHMEM_API void shmem_wait_until(long *ivar, int cmp, long cmp_value);
 
 /* --- Locks ----------------------------------------------------------------- */
 SHMEM_API void shmem_set_lock(long *lock);
@@ -364,6 +385,9 @@ SHMEM_REDUCE_ARITH_TYPES(SHMEM_DECL_RED_AR_)
 /* Deprecated active-set collectives: PE_start, 2^logPE_stride, PE_size name
  * the set; pSync and pWrk are accepted and not used. */
 SHMEM_API void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void shmem_alltoalls32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void shmem_alltoalls64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
 SHMEM_API void shmem_broadcast32(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync);
 SHMEM_API void shmem_broadcast64(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync);
 SHMEM_API void shmem_collect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
@@ -467,15 +491,15 @@ SHMEM_API void shmem_generic_unsupported_type_(void);
 #define shmem_atomic_and(...)           SHMEM_CTXSEL_(SHMEM_G_AMOB_, atomic_and, __VA_ARGS__)
 #define shmem_atomic_or(...)            SHMEM_CTXSEL_(SHMEM_G_AMOB_, atomic_or, __VA_ARGS__)
 #define shmem_atomic_xor(...)           SHMEM_CTXSEL_(SHMEM_G_AMOB_, atomic_xor, __VA_ARGS__)
-/* The _nbi atomics take the fetch buffer first; no context forms here. */
-#define shmem_atomic_fetch_nbi(fetch, ...)   SHMEM_G_AMOX_(fetch, shmem_, atomic_fetch_nbi)(fetch, __VA_ARGS__)
-#define shmem_atomic_swap_nbi(fetch, ...)    SHMEM_G_AMOX_(fetch, shmem_, atomic_swap_nbi)(fetch, __VA_ARGS__)
-#define shmem_atomic_compare_swap_nbi(fetch, ...) SHMEM_G_AMO_(fetch, shmem_, atomic_compare_swap_nbi)(fetch, __VA_ARGS__)
-#define shmem_atomic_fetch_inc_nbi(fetch, ...)    SHMEM_G_AMO_(fetch, shmem_, atomic_fetch_inc_nbi)(fetch, __VA_ARGS__)
-#define shmem_atomic_fetch_add_nbi(fetch, ...)    SHMEM_G_AMO_(fetch, shmem_, atomic_fetch_add_nbi)(fetch, __VA_ARGS__)
-#define shmem_atomic_fetch_and_nbi(fetch, ...) SHMEM_G_AMOB_(fetch, shmem_, atomic_fetch_and_nbi)(fetch, __VA_ARGS__)
-#define shmem_atomic_fetch_or_nbi(fetch, ...)  SHMEM_G_AMOB_(fetch, shmem_, atomic_fetch_or_nbi)(fetch, __VA_ARGS__)
-#define shmem_atomic_fetch_xor_nbi(fetch, ...) SHMEM_G_AMOB_(fetch, shmem_, atomic_fetch_xor_nbi)(fetch, __VA_ARGS__)
+/* The _nbi atomics select on the fetch buffer (after the optional context). */
+#define shmem_atomic_fetch_nbi(...)         SHMEM_CTXSEL_(SHMEM_G_AMOX_, atomic_fetch_nbi, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...)          SHMEM_CTXSEL_(SHMEM_G_AMOX_, atomic_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...)  SHMEM_CTXSEL_(SHMEM_G_AMO_, atomic_compare_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...)     SHMEM_CTXSEL_(SHMEM_G_AMO_, atomic_fetch_inc_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...)     SHMEM_CTXSEL_(SHMEM_G_AMO_, atomic_fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...)     SHMEM_CTXSEL_(SHMEM_G_AMOB_, atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...)      SHMEM_CTXSEL_(SHMEM_G_AMOB_, atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...)     SHMEM_CTXSEL_(SHMEM_G_AMOB_, atomic_fetch_xor_nbi, __VA_ARGS__)
 
 #define SHMEM_G_P2P_(x, op) _Generic((x), \
     short: shmem_short_##op, int: shmem_int_##op, long: shmem_long_##op, \
@@ -514,8 +538,21 @@ SHMEM_API void shmem_generic_unsupported_type_(void);
 #define shmem_xor_reduce(team, dest, ...)  SHMEM_G_REDB_(*(dest), xor_reduce)(team, dest, __VA_ARGS__)
 #define shmem_max_reduce(team, dest, ...)  SHMEM_G_RED_(*(dest), max_reduce)(team, dest, __VA_ARGS__)
 #define shmem_min_reduce(team, dest, ...)  SHMEM_G_RED_(*(dest), min_reduce)(team, dest, __VA_ARGS__)
-#define shmem_sum_reduce(team, dest, ...)  SHMEM_G_RED_(*(dest), sum_reduce)(team, dest, __VA_ARGS__)
-#define shmem_prod_reduce(team, dest, ...) SHMEM_G_RED_(*(dest), prod_reduce)(team, dest, __VA_ARGS__)
+/* sum and prod also take the complex types; max and min do not. */
+#define SHMEM_G_REDA_(x, op) _Generic((x), \
+    char: shmem_char_##op, signed char: shmem_schar_##op, short: shmem_short_##op, \
+    int: shmem_int_##op, long: shmem_long_##op, long long: shmem_longlong_##op, \
+    unsigned char: shmem_uchar_##op, unsigned short: shmem_ushort_##op, \
+    unsigned int: shmem_uint_##op, unsigned long: shmem_ulong_##op, \
+    unsigned long long: shmem_ulonglong_##op, float: shmem_float_##op, \
+    double: shmem_double_##op, long double: shmem_longdouble_##op, \
+    double _Complex: shmem_complexd_##op, float _Complex: shmem_complexf_##op)
+#define shmem_sum_reduce(team, dest, ...)  SHMEM_G_REDA_(*(dest), sum_reduce)(team, dest, __VA_ARGS__)
+#define shmem_prod_reduce(team, dest, ...) SHMEM_G_REDA_(*(dest), prod_reduce)(team, dest, __VA_ARGS__)
+/* shmem_sync(team) is shmem_team_sync; with four arguments it is the
+ * deprecated active-set routine (the parenthesised name is the function). */
+#define SHMEM_SYNC_SEL_(a, b, c, d, f, ...) f
+#define shmem_sync(...) SHMEM_SYNC_SEL_(__VA_ARGS__, (shmem_sync), (shmem_sync), (shmem_sync), shmem_team_sync, 0)(__VA_ARGS__)
 #endif
 
 #ifdef __cplusplus

@@ -197,6 +197,13 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
     shmem_team_barrier(&t);
 }
 
+void (shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    (void)pSync;
+    struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_sync");
+    shmem_team_barrier(&t);
+}
+
 /* --- Collective engines (bytes) ------------------------------------------------------ */
 static size_t cbytes(size_t nelems, size_t elem, const char *routine)
 {
@@ -302,6 +309,12 @@ void shmem_fcollect##S(void *dest, const void *source, size_t nelems, int PE_sta
 void shmem_alltoall##S(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync) \
 { (void)pSync; struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_alltoall" #S); \
   alltoalls(&t, dest, source, 1, 1, S / 8, nelems, "shmem_alltoall" #S); }
+#define DEF_ASET_ALLTOALLS(S) \
+void shmem_alltoalls##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync) \
+{ (void)pSync; struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_alltoalls" #S); \
+  alltoalls(&t, dest, source, dst, sst, S / 8, nelems, "shmem_alltoalls" #S); }
+DEF_ASET_ALLTOALLS(32)
+DEF_ASET_ALLTOALLS(64)
 DEF_ASET_SIZE(32)
 DEF_ASET_SIZE(64)
 

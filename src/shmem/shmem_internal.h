@@ -40,4 +40,19 @@ struct shmem_team_s *shmem_team_check(shmem_team_t team, const char *routine);
 void shmem_team_barrier(struct shmem_team_s *t);
 static inline int shmem_team_pe(const struct shmem_team_s *t, int i) { return t->start + i * t->stride; }
 
+/* A context: its team's PE numbering; kept after destroy so that later use
+ * is reported. */
+struct shmem_ctx_s { struct shmem_team_s *team; int destroyed; };
+/* The world PE of the context's team PE pe; ends the job on a bad context or PE. */
+static inline int shmem_ctx_pe(shmem_ctx_t ctx, int pe, const char *routine)
+{
+    if (SM_UNLIKELY(!ctx)) rma_fail("%s: context is SHMEM_CTX_INVALID", routine);
+    if (SM_UNLIKELY(ctx->destroyed)) rma_fail("%s: context %p was destroyed", routine, (void *)ctx);
+    struct shmem_team_s *t = ctx->team;
+    if (SM_UNLIKELY(t->destroyed)) rma_fail("%s: the team of context %p was destroyed", routine, (void *)ctx);
+    if (SM_UNLIKELY(pe < 0 || pe >= t->size))
+        rma_fail("%s: PE %d out of range (0..%d) in the context's team", routine, pe, t->size - 1);
+    return shmem_team_pe(t, pe);
+}
+
 #endif

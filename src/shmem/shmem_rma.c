@@ -37,60 +37,78 @@ static inline size_t nbytes(size_t nelems, size_t elem, const char *routine)
     return n;
 }
 
-#define DEF_RMA(N, T) \
-void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe) \
-{ put_bytes(dest, source, nbytes(nelems, sizeof(T), "shmem_" #N "_put"), pe, "shmem_" #N "_put"); } \
-void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe) \
-{ put_bytes(dest, source, nbytes(nelems, sizeof(T), "shmem_" #N "_put_nbi"), pe, "shmem_" #N "_put_nbi"); } \
-void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe) \
-{ rma_get(pe, dest, source, nbytes(nelems, sizeof(T), "shmem_" #N "_get"), "shmem_" #N "_get"); } \
-void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe) \
-{ rma_get(pe, dest, source, nbytes(nelems, sizeof(T), "shmem_" #N "_get_nbi"), "shmem_" #N "_get_nbi"); } \
-void shmem_##N##_p(T *dest, T value, int pe) \
-{ *(T *)rma_xlate(pe, dest, sizeof(T), "shmem_" #N "_p") = value; rma_wake(pe); } \
-T shmem_##N##_g(const T *source, int pe) \
-{ return *(const T *)rma_xlate(pe, source, sizeof(T), "shmem_" #N "_g"); } \
-void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-{ rma_iput(pe, dest, source, dst, sst, sizeof(T), nelems, "shmem_" #N "_iput"); rma_wake(pe); } \
-void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-{ rma_iget(pe, dest, source, dst, sst, sizeof(T), nelems, "shmem_" #N "_iget"); } \
-void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
-{ put_signal(dest, source, nbytes(nelems, sizeof(T), "shmem_" #N "_put_signal"), sig_addr, signal, sig_op, pe, "shmem_" #N "_put_signal"); } \
-void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
-{ put_signal(dest, source, nbytes(nelems, sizeof(T), "shmem_" #N "_put_signal_nbi"), sig_addr, signal, sig_op, pe, "shmem_" #N "_put_signal_nbi"); }
+/* Every routine is generated twice from one body: plain (PFX shmem_, the PE
+ * as given) and context form (PFX shmem_ctx_, a context first, the PE
+ * translated from the context's team), so both name themselves in errors.
+ * CTX is NOCTX_ or WITHCTX_, pasted onto CTX_ only in the parameter list (a
+ * comma must not travel through nested macros); PE maps (pe, routine) to the
+ * world PE. */
+#define CTX_NOCTX_
+#define CTX_WITHCTX_ shmem_ctx_t ctx,
+#define PE_WORLD_(routine) pe
+#define PE_CTX_(routine) shmem_ctx_pe(ctx, pe, routine)
+#define NM(PFX, N, op) #PFX #N "_" #op
+
+#define DEF_RMA_(PFX, CTX, PE, N, T) \
+void PFX##N##_put(CTX_##CTX T *dest, const T *source, size_t nelems, int pe) \
+{ const char *r = NM(PFX, N, put); put_bytes(dest, source, nbytes(nelems, sizeof(T), r), PE(r), r); } \
+void PFX##N##_put_nbi(CTX_##CTX T *dest, const T *source, size_t nelems, int pe) \
+{ const char *r = NM(PFX, N, put_nbi); put_bytes(dest, source, nbytes(nelems, sizeof(T), r), PE(r), r); } \
+void PFX##N##_get(CTX_##CTX T *dest, const T *source, size_t nelems, int pe) \
+{ const char *r = NM(PFX, N, get); rma_get(PE(r), dest, source, nbytes(nelems, sizeof(T), r), r); } \
+void PFX##N##_get_nbi(CTX_##CTX T *dest, const T *source, size_t nelems, int pe) \
+{ const char *r = NM(PFX, N, get_nbi); rma_get(PE(r), dest, source, nbytes(nelems, sizeof(T), r), r); } \
+void PFX##N##_p(CTX_##CTX T *dest, T value, int pe) \
+{ const char *r = NM(PFX, N, p); int w = PE(r); *(T *)rma_xlate(w, dest, sizeof(T), r) = value; rma_wake(w); } \
+T PFX##N##_g(CTX_##CTX const T *source, int pe) \
+{ const char *r = NM(PFX, N, g); return *(const T *)rma_xlate(PE(r), source, sizeof(T), r); } \
+void PFX##N##_iput(CTX_##CTX T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+{ const char *r = NM(PFX, N, iput); int w = PE(r); rma_iput(w, dest, source, dst, sst, sizeof(T), nelems, r); rma_wake(w); } \
+void PFX##N##_iget(CTX_##CTX T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+{ const char *r = NM(PFX, N, iget); rma_iget(PE(r), dest, source, dst, sst, sizeof(T), nelems, r); } \
+void PFX##N##_put_signal(CTX_##CTX T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+{ const char *r = NM(PFX, N, put_signal); put_signal(dest, source, nbytes(nelems, sizeof(T), r), sig_addr, signal, sig_op, PE(r), r); } \
+void PFX##N##_put_signal_nbi(CTX_##CTX T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+{ const char *r = NM(PFX, N, put_signal_nbi); put_signal(dest, source, nbytes(nelems, sizeof(T), r), sig_addr, signal, sig_op, PE(r), r); }
+#define DEF_RMA(N, T) DEF_RMA_(shmem_, NOCTX_, PE_WORLD_, N, T) DEF_RMA_(shmem_ctx_, WITHCTX_, PE_CTX_, N, T)
 SHMEM_RMA_TYPES(DEF_RMA)
 
-#define DEF_SIZE(S, T) \
-void shmem_put##S(void *dest, const void *source, size_t nelems, int pe) \
-{ put_bytes(dest, source, nbytes(nelems, S / 8, "shmem_put" #S), pe, "shmem_put" #S); } \
-void shmem_put##S##_nbi(void *dest, const void *source, size_t nelems, int pe) \
-{ put_bytes(dest, source, nbytes(nelems, S / 8, "shmem_put" #S "_nbi"), pe, "shmem_put" #S "_nbi"); } \
-void shmem_get##S(void *dest, const void *source, size_t nelems, int pe) \
-{ rma_get(pe, dest, source, nbytes(nelems, S / 8, "shmem_get" #S), "shmem_get" #S); } \
-void shmem_get##S##_nbi(void *dest, const void *source, size_t nelems, int pe) \
-{ rma_get(pe, dest, source, nbytes(nelems, S / 8, "shmem_get" #S "_nbi"), "shmem_get" #S "_nbi"); } \
-void shmem_iput##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-{ rma_iput(pe, dest, source, dst, sst, S / 8, nelems, "shmem_iput" #S); rma_wake(pe); } \
-void shmem_iget##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-{ rma_iget(pe, dest, source, dst, sst, S / 8, nelems, "shmem_iget" #S); } \
-void shmem_put##S##_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
-{ put_signal(dest, source, nbytes(nelems, S / 8, "shmem_put" #S "_signal"), sig_addr, signal, sig_op, pe, "shmem_put" #S "_signal"); } \
-void shmem_put##S##_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
-{ put_signal(dest, source, nbytes(nelems, S / 8, "shmem_put" #S "_signal_nbi"), sig_addr, signal, sig_op, pe, "shmem_put" #S "_signal_nbi"); }
+#define SNM(PFX, op, S, sfx) #PFX #op #S sfx
+#define DEF_SIZE_(PFX, CTX, PE, S) \
+void PFX##put##S(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
+{ const char *r = SNM(PFX, put, S, ""); put_bytes(dest, source, nbytes(nelems, S / 8, r), PE(r), r); } \
+void PFX##put##S##_nbi(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
+{ const char *r = SNM(PFX, put, S, "_nbi"); put_bytes(dest, source, nbytes(nelems, S / 8, r), PE(r), r); } \
+void PFX##get##S(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
+{ const char *r = SNM(PFX, get, S, ""); rma_get(PE(r), dest, source, nbytes(nelems, S / 8, r), r); } \
+void PFX##get##S##_nbi(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
+{ const char *r = SNM(PFX, get, S, "_nbi"); rma_get(PE(r), dest, source, nbytes(nelems, S / 8, r), r); } \
+void PFX##iput##S(CTX_##CTX void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+{ const char *r = SNM(PFX, iput, S, ""); int w = PE(r); rma_iput(w, dest, source, dst, sst, S / 8, nelems, r); rma_wake(w); } \
+void PFX##iget##S(CTX_##CTX void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+{ const char *r = SNM(PFX, iget, S, ""); rma_iget(PE(r), dest, source, dst, sst, S / 8, nelems, r); } \
+void PFX##put##S##_signal(CTX_##CTX void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+{ const char *r = SNM(PFX, put, S, "_signal"); put_signal(dest, source, nbytes(nelems, S / 8, r), sig_addr, signal, sig_op, PE(r), r); } \
+void PFX##put##S##_signal_nbi(CTX_##CTX void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+{ const char *r = SNM(PFX, put, S, "_signal_nbi"); put_signal(dest, source, nbytes(nelems, S / 8, r), sig_addr, signal, sig_op, PE(r), r); }
+#define DEF_SIZE(S, T) DEF_SIZE_(shmem_, NOCTX_, PE_WORLD_, S) DEF_SIZE_(shmem_ctx_, WITHCTX_, PE_CTX_, S)
 SHMEM_SIZES(DEF_SIZE)
 
-void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)
-{ put_bytes(dest, source, nelems, pe, "shmem_putmem"); }
-void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
-{ put_bytes(dest, source, nelems, pe, "shmem_putmem_nbi"); }
-void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)
-{ rma_get(pe, dest, source, nelems, "shmem_getmem"); }
-void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
-{ rma_get(pe, dest, source, nelems, "shmem_getmem_nbi"); }
-void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-{ put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe, "shmem_putmem_signal"); }
-void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-{ put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe, "shmem_putmem_signal_nbi"); }
+#define DEF_MEM_(PFX, CTX, PE) \
+void PFX##putmem(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
+{ const char *r = #PFX "putmem"; put_bytes(dest, source, nelems, PE(r), r); } \
+void PFX##putmem_nbi(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
+{ const char *r = #PFX "putmem_nbi"; put_bytes(dest, source, nelems, PE(r), r); } \
+void PFX##getmem(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
+{ const char *r = #PFX "getmem"; rma_get(PE(r), dest, source, nelems, r); } \
+void PFX##getmem_nbi(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
+{ const char *r = #PFX "getmem_nbi"; rma_get(PE(r), dest, source, nelems, r); } \
+void PFX##putmem_signal(CTX_##CTX void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+{ const char *r = #PFX "putmem_signal"; put_signal(dest, source, nelems, sig_addr, signal, sig_op, PE(r), r); } \
+void PFX##putmem_signal_nbi(CTX_##CTX void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
+{ const char *r = #PFX "putmem_signal_nbi"; put_signal(dest, source, nelems, sig_addr, signal, sig_op, PE(r), r); }
+DEF_MEM_(shmem_, NOCTX_, PE_WORLD_)
+DEF_MEM_(shmem_ctx_, WITHCTX_, PE_CTX_)
 
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 {
@@ -101,34 +119,50 @@ uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 void shmem_fence(void) { rma_fence(); }
 void shmem_quiet(void) { rma_quiet(); }
 
-/* --- Atomics: seq_cst CPU atomics on the target's memory (rma.h) ------------------ */
-#define R(N, op) "shmem_" #N "_atomic_" #op
-#define DEF_AMO_EXT(N, T) \
-T shmem_##N##_atomic_fetch(const T *source, int pe) { T r; RMA_LOAD(pe, source, &r, R(N, fetch)); return r; } \
-void shmem_##N##_atomic_set(T *dest, T value, int pe) { RMA_STORE(pe, dest, &value, R(N, set)); rma_wake(pe); } \
-T shmem_##N##_atomic_swap(T *dest, T value, int pe) \
-{ T r; RMA_SWAP(pe, dest, &value, &r, R(N, swap)); rma_wake(pe); return r; } \
-void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe) { *fetch = shmem_##N##_atomic_fetch(source, pe); } \
-void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe) { *fetch = shmem_##N##_atomic_swap(dest, value, pe); }
-#define DEF_AMO_STD(N, T) \
-T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe) \
-{ RMA_CSWAP(pe, dest, &cond, value, R(N, compare_swap)); rma_wake(pe); return cond; } \
-T shmem_##N##_atomic_fetch_inc(T *dest, int pe) \
-{ T r = RMA_FETCH_OP(add, pe, dest, (T)1, R(N, fetch_inc)); rma_wake(pe); return r; } \
-void shmem_##N##_atomic_inc(T *dest, int pe) { RMA_FETCH_OP(add, pe, dest, (T)1, R(N, inc)); rma_wake(pe); } \
-T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe) \
-{ T r = RMA_FETCH_OP(add, pe, dest, value, R(N, fetch_add)); rma_wake(pe); return r; } \
-void shmem_##N##_atomic_add(T *dest, T value, int pe) { RMA_FETCH_OP(add, pe, dest, value, R(N, add)); rma_wake(pe); } \
-void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe) \
-{ *fetch = shmem_##N##_atomic_compare_swap(dest, cond, value, pe); } \
-void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe) { *fetch = shmem_##N##_atomic_fetch_inc(dest, pe); } \
-void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe) { *fetch = shmem_##N##_atomic_fetch_add(dest, value, pe); }
-#define DEF_AMO_BIT1(N, T, op) \
-T shmem_##N##_atomic_fetch_##op(T *dest, T value, int pe) \
-{ T r = RMA_FETCH_OP(op, pe, dest, value, R(N, fetch_##op)); rma_wake(pe); return r; } \
-void shmem_##N##_atomic_##op(T *dest, T value, int pe) { RMA_FETCH_OP(op, pe, dest, value, R(N, op)); rma_wake(pe); } \
-void shmem_##N##_atomic_fetch_##op##_nbi(T *fetch, T *dest, T value, int pe) { *fetch = shmem_##N##_atomic_fetch_##op(dest, value, pe); }
-#define DEF_AMO_BIT(N, T) DEF_AMO_BIT1(N, T, and) DEF_AMO_BIT1(N, T, or) DEF_AMO_BIT1(N, T, xor)
+/* --- Atomics: seq_cst CPU atomics on the target's memory (rma.h) ------------------
+ * The _nbi forms complete at once too: the fetched value is stored before
+ * they return. */
+#define ANM(PFX, N, op) #PFX #N "_atomic_" #op
+#define DEF_AMO_EXT_(PFX, CTX, PE, N, T) \
+T PFX##N##_atomic_fetch(CTX_##CTX const T *source, int pe) \
+{ const char *r = ANM(PFX, N, fetch); T v; RMA_LOAD(PE(r), source, &v, r); return v; } \
+void PFX##N##_atomic_set(CTX_##CTX T *dest, T value, int pe) \
+{ const char *r = ANM(PFX, N, set); int w = PE(r); RMA_STORE(w, dest, &value, r); rma_wake(w); } \
+T PFX##N##_atomic_swap(CTX_##CTX T *dest, T value, int pe) \
+{ const char *r = ANM(PFX, N, swap); int w = PE(r); T v; RMA_SWAP(w, dest, &value, &v, r); rma_wake(w); return v; } \
+void PFX##N##_atomic_fetch_nbi(CTX_##CTX T *fetch, const T *source, int pe) \
+{ const char *r = ANM(PFX, N, fetch_nbi); RMA_LOAD(PE(r), source, fetch, r); } \
+void PFX##N##_atomic_swap_nbi(CTX_##CTX T *fetch, T *dest, T value, int pe) \
+{ const char *r = ANM(PFX, N, swap_nbi); int w = PE(r); RMA_SWAP(w, dest, &value, fetch, r); rma_wake(w); }
+#define DEF_AMO_STD_(PFX, CTX, PE, N, T) \
+T PFX##N##_atomic_compare_swap(CTX_##CTX T *dest, T cond, T value, int pe) \
+{ const char *r = ANM(PFX, N, compare_swap); int w = PE(r); RMA_CSWAP(w, dest, &cond, value, r); rma_wake(w); return cond; } \
+T PFX##N##_atomic_fetch_inc(CTX_##CTX T *dest, int pe) \
+{ const char *r = ANM(PFX, N, fetch_inc); int w = PE(r); T v = RMA_FETCH_OP(add, w, dest, (T)1, r); rma_wake(w); return v; } \
+void PFX##N##_atomic_inc(CTX_##CTX T *dest, int pe) \
+{ const char *r = ANM(PFX, N, inc); int w = PE(r); RMA_FETCH_OP(add, w, dest, (T)1, r); rma_wake(w); } \
+T PFX##N##_atomic_fetch_add(CTX_##CTX T *dest, T value, int pe) \
+{ const char *r = ANM(PFX, N, fetch_add); int w = PE(r); T v = RMA_FETCH_OP(add, w, dest, value, r); rma_wake(w); return v; } \
+void PFX##N##_atomic_add(CTX_##CTX T *dest, T value, int pe) \
+{ const char *r = ANM(PFX, N, add); int w = PE(r); RMA_FETCH_OP(add, w, dest, value, r); rma_wake(w); } \
+void PFX##N##_atomic_compare_swap_nbi(CTX_##CTX T *fetch, T *dest, T cond, T value, int pe) \
+{ const char *r = ANM(PFX, N, compare_swap_nbi); int w = PE(r); RMA_CSWAP(w, dest, &cond, value, r); rma_wake(w); *fetch = cond; } \
+void PFX##N##_atomic_fetch_inc_nbi(CTX_##CTX T *fetch, T *dest, int pe) \
+{ const char *r = ANM(PFX, N, fetch_inc_nbi); int w = PE(r); *fetch = RMA_FETCH_OP(add, w, dest, (T)1, r); rma_wake(w); } \
+void PFX##N##_atomic_fetch_add_nbi(CTX_##CTX T *fetch, T *dest, T value, int pe) \
+{ const char *r = ANM(PFX, N, fetch_add_nbi); int w = PE(r); *fetch = RMA_FETCH_OP(add, w, dest, value, r); rma_wake(w); }
+#define DEF_AMO_BIT1_(PFX, CTX, PE, N, T, op) \
+T PFX##N##_atomic_fetch_##op(CTX_##CTX T *dest, T value, int pe) \
+{ const char *r = ANM(PFX, N, fetch_##op); int w = PE(r); T v = RMA_FETCH_OP(op, w, dest, value, r); rma_wake(w); return v; } \
+void PFX##N##_atomic_##op(CTX_##CTX T *dest, T value, int pe) \
+{ const char *r = ANM(PFX, N, op); int w = PE(r); RMA_FETCH_OP(op, w, dest, value, r); rma_wake(w); } \
+void PFX##N##_atomic_fetch_##op##_nbi(CTX_##CTX T *fetch, T *dest, T value, int pe) \
+{ const char *r = ANM(PFX, N, fetch_##op##_nbi); int w = PE(r); *fetch = RMA_FETCH_OP(op, w, dest, value, r); rma_wake(w); }
+#define DEF_AMO_BIT_(PFX, CTX, PE, N, T) DEF_AMO_BIT1_(PFX, CTX, PE, N, T, and) \
+    DEF_AMO_BIT1_(PFX, CTX, PE, N, T, or) DEF_AMO_BIT1_(PFX, CTX, PE, N, T, xor)
+#define DEF_AMO_EXT(N, T) DEF_AMO_EXT_(shmem_, NOCTX_, PE_WORLD_, N, T) DEF_AMO_EXT_(shmem_ctx_, WITHCTX_, PE_CTX_, N, T)
+#define DEF_AMO_STD(N, T) DEF_AMO_STD_(shmem_, NOCTX_, PE_WORLD_, N, T) DEF_AMO_STD_(shmem_ctx_, WITHCTX_, PE_CTX_, N, T)
+#define DEF_AMO_BIT(N, T) DEF_AMO_BIT_(shmem_, NOCTX_, PE_WORLD_, N, T) DEF_AMO_BIT_(shmem_ctx_, WITHCTX_, PE_CTX_, N, T)
 SHMEM_AMO_EXT_TYPES(DEF_AMO_EXT)
 SHMEM_AMO_STD_TYPES(DEF_AMO_STD)
 SHMEM_AMO_BIT_TYPES(DEF_AMO_BIT)
@@ -230,8 +264,9 @@ size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, co
 SHMEM_P2P_TYPES(DEF_P2P)
 
 #define DEF_WAIT(N, T) void shmem_##N##_wait(T *ivar, T cmp_value) { shmem_##N##_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
-DEF_WAIT(short, short) DEF_WAIT(int, int) DEF_WAIT(long, long) DEF_WAIT(longlong, long long)
+SHMEM_P2P_TYPES(DEF_WAIT)
 void shmem_wait(long *ivar, long cmp_value) { shmem_long_wait(ivar, cmp_value); }
+void (shmem_wait_until)(long *ivar, int cmp, long cmp_value) { shmem_long_wait_until(ivar, cmp, cmp_value); }
 
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {

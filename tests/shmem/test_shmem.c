@@ -473,8 +473,21 @@ static void t_coll(void)
     for (int i = 0; i < N; i++) ls[i] = me + i;
     shmem_sum_reduce(SHMEM_TEAM_WORLD, ld, ls, N);
     for (int i = 0; i < N; i++) CHECK(ld[i] == (long)npes * i + (long)npes * (npes - 1) / 2, "generic sum %d", i);
+    /* sum/prod take complex generically */
+    static double _Complex zs[3], zd[3];
+    for (int i = 0; i < 3; i++) zs[i] = me + i * 1.0 * _Complex_I;
+    shmem_sum_reduce(SHMEM_TEAM_WORLD, zd, zs, 3);
+    for (int i = 0; i < 3; i++)
+        CHECK(creal(zd[i]) == npes * (npes - 1) / 2.0 && cimag(zd[i]) == (double)npes * i, "generic complex sum %d", i);
+    static float _Complex fs[1], fd[1];
+    fs[0] = 1.0f * _Complex_I;
+    shmem_prod_reduce(SHMEM_TEAM_WORLD, fd, fs, 1);   /* i^npes */
+    float _Complex e = 1;
+    for (int p = 0; p < npes; p++) e *= 1.0f * _Complex_I;
+    CHECK(fd[0] == e, "generic complex prod");
     shmem_sync_all();
     shmem_team_sync(SHMEM_TEAM_SHARED);
+    CHECK(shmem_sync(SHMEM_TEAM_WORLD) == 0, "C11 shmem_sync(team)");
 }
 
 /* --- teams ------------------------------------------------------------------------------------------------- */
@@ -547,6 +560,56 @@ static void t_ctx(void)
     shmem_ctx_long_atomic_inc(c, &ctr, 0);
     shmem_barrier_all();
     CHECK(shmem_ctx_long_atomic_fetch(c, &ctr, 0) == 3L * npes, "ctx atomics %ld", ctr);
+    /* every context form: sized, mem signal, _nbi atomics, generic names */
+    static uint64_t s64[N], d64[N], sig;
+    static uint32_t d32[N];
+    static unsigned long ubits;
+    static long lfetch[3];
+    static unsigned long ufetch;
+    for (int i = 0; i < N; i++) s64[i] = (uint64_t)(me * 100 + i);
+    shmem_barrier_all();   /* all have read ctr above */
+    memset(d64, 0, sizeof d64), memset(d32, 0, sizeof d32), sig = 0, ubits = 0, ctr = 0;
+    shmem_barrier_all();
+    int left = (me + npes - 1) % npes;
+    shmem_ctx_put64(c, d64, s64, 5, right);
+    shmem_ctx_put32_nbi(c, d32, s64, 2, right);           /* 8 bytes as two 32-bit words */
+    shmem_ctx_iput64(c, d64 + 10, s64, 2, 1, 3, right);    /* d64[10], [12], [14] */
+    shmem_ctx_putmem_signal_nbi(c, d64 + 20, s64 + 1, 8, &sig, 1, SHMEM_SIGNAL_ADD, right);
+    shmem_ctx_put64_signal(c, d64 + 21, s64 + 2, 1, &sig, 1, SHMEM_SIGNAL_ADD, right);
+    shmem_ctx_quiet(c);
+    shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 2);
+    shmem_barrier_all();
+    for (int i = 0; i < 5; i++) CHECK(d64[i] == (uint64_t)(left * 100 + i), "ctx_put64 %d", i);
+    uint64_t want0 = (uint64_t)(left * 100);
+    CHECK(!memcmp(d32, &want0, 8), "ctx_put32_nbi bytes");
+    for (int i = 0; i < 3; i++) CHECK(d64[10 + 2 * i] == (uint64_t)(left * 100 + i) && d64[11 + 2 * i] == 0, "ctx_iput64 %d", i);
+    CHECK(d64[20] == (uint64_t)(left * 100 + 1) && d64[21] == (uint64_t)(left * 100 + 2), "ctx signal puts");
+    uint64_t back[3];
+    shmem_ctx_iget64(c, back, d64 + 10, 1, 2, 3, right);
+    shmem_ctx_get64_nbi(c, back, d64, 1, right);
+    shmem_ctx_quiet(c);
+    CHECK(back[0] == (uint64_t)(me * 100) && back[1] == (uint64_t)(me * 100 + 1) && back[2] == (uint64_t)(me * 100 + 2), "ctx_iget64/get64_nbi");
+    for (int i = 0; i < ITER; i++) {
+        shmem_ctx_long_atomic_fetch_add_nbi(c, &lfetch[0], &ctr, 2, 0);
+        shmem_atomic_fetch_inc_nbi(c, &lfetch[1], &ctr, 0);                  /* generic, with a context */
+        long o;
+        do { shmem_ctx_long_atomic_fetch_nbi(c, &o, &ctr, 0); shmem_ctx_quiet(c);
+             shmem_atomic_compare_swap_nbi(c, &lfetch[2], &ctr, o, o + 1, 0); shmem_ctx_quiet(c); }
+        while (lfetch[2] != o);
+    }
+    shmem_ctx_ulong_atomic_fetch_or_nbi(c, &ufetch, &ubits, 1UL << me, 0);
+    shmem_atomic_fetch_xor_nbi(SHMEM_CTX_DEFAULT, &ufetch, &ubits, 0UL, 0);
+    shmem_ctx_quiet(c);
+    shmem_barrier_all();
+    CHECK(shmem_ctx_long_atomic_fetch(c, &ctr, 0) == 4L * ITER * npes, "ctx nbi atomics %ld", shmem_long_g(&ctr, 0));
+    CHECK(me != 0 || ubits == (npes >= 64 ? ~0UL : (1UL << npes) - 1), "ctx fetch_or_nbi %lx", ubits);
+    double dswap = 0, dnew = me + 0.5;
+    static double dcell;
+    shmem_barrier_all();
+    shmem_atomic_swap_nbi(c, &dswap, &dcell, dnew, right);
+    shmem_ctx_quiet(c);
+    shmem_barrier_all();
+    CHECK(dcell == left + 0.5, "ctx double swap_nbi %g", dcell);
     shmem_ctx_destroy(c);
     /* a context on the odd PEs' team: its PE 0 is world PE 1 */
     shmem_team_split_strided(SHMEM_TEAM_WORLD, npes > 1 ? 1 : 0, 2, npes > 1 ? npes / 2 : 1, NULL, 0, &odd);
@@ -622,6 +685,24 @@ static void t_deprecated(void)
     if (me == 1 % npes) shmem_int_swap(&di, 5, 0);   /* ... then one PE wakes PE 0 */
     if (me == 0) shmem_int_wait(&di, 0);
     CHECK(me != 0 || di == 5, "shmem_int_wait %d", di);
+    /* shmem_sync with four arguments is the deprecated active-set form;
+     * alltoalls64 over an active set; typed and untyped deprecated waits. */
+    static long ps2[SHMEM_BARRIER_SYNC_SIZE];
+    for (int i = 0; i < 5; i++) shmem_sync(0, 0, npes, ps2);
+    memset(d64, 0, sizeof d64);
+    shmem_barrier_all();
+    shmem_alltoalls64(d64, s64, 3, 2, 1, 0, 0, npes, psync);
+    for (int p = 0; p < npes; p++)
+        CHECK(d64[3 * p] == -(p * 100 + 2 * me) && d64[3 * p + 1] == 0, "alltoalls64 %d", p);
+    static unsigned int uw;
+    static long lw2;
+    uw = 0, lw2 = 0;
+    shmem_barrier_all();
+    shmem_uint_p(&uw, 9, (me + 1) % npes);
+    shmem_long_p(&lw2, 4, (me + 1) % npes);
+    shmem_uint_wait(&uw, 0);
+    (shmem_wait_until)(&lw2, SHMEM_CMP_EQ, 4);
+    CHECK(uw == 9 && lw2 == 4, "deprecated waits");
     shmem_clear_cache_inv(), shmem_udcflush();
     void *h = shmalloc(100);
     CHECK(h != NULL, "shmalloc");

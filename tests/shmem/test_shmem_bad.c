@@ -36,6 +36,11 @@ int main(int argc, char **argv)
         shmem_ctx_destroy(ctx);
         shmem_ctx_long_p(ctx, x, 1, 0);
     }
+    if (!strcmp(c, "ctx_addr") && me == 3) {
+        long *priv = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        shmem_ctx_long_put(SHMEM_CTX_DEFAULT, priv, x, 2, 0);
+    }
+    if (!strcmp(c, "ctx_pe") && me == 0) shmem_ctx_uint64_atomic_fetch_add_nbi(SHMEM_CTX_DEFAULT, (uint64_t *)x, (uint64_t *)x, 1, n + 2);
     if (!strcmp(c, "root") && me == 0) shmem_broadcastmem(SHMEM_TEAM_WORLD, x, x + 1, 8, n);
     if (!strcmp(c, "mismatch")) (void)shmem_malloc(me == 1 ? 200 : 100);
     if (!strcmp(c, "free") && me == 0) shmem_free(x);
