@@ -19,7 +19,7 @@ static _Atomic uint32_t *team_sync(int root, uint64_t off)
 static void team_set(struct shmem_team_s *t, int start, int stride, int size, int id, _Atomic uint32_t *sync)
 {
     int d = sm_core.rank - start;
-    *t = (struct shmem_team_s){start, stride, size, -1, id, 0, sync};
+    *t = (struct shmem_team_s){start, stride, size, -1, id, 0, 0, sync};
     if (d >= 0 && d % stride == 0 && d / stride < size) t->my_pe = d / stride;
 }
 
@@ -72,8 +72,9 @@ int shmem_team_n_pes(shmem_team_t team)
 }
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
-    shmem_team_check(team, "shmem_team_get_config");
-    if (config && (config_mask & SHMEM_TEAM_NUM_CONTEXTS)) config->num_contexts = 0;
+    if (!team) return -1;   /* the specification: nonzero for SHMEM_TEAM_INVALID */
+    struct shmem_team_s *t = shmem_team_check(team, "shmem_team_get_config");
+    if (config && (config_mask & SHMEM_TEAM_NUM_CONTEXTS)) config->num_contexts = t->num_contexts;
     return 0;
 }
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
@@ -99,7 +100,7 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
  * same, never used, place for all of its members. Members of the new team
  * are parent PEs start + i*stride, i < size (world: pstart + that*pstride). */
 static int split(struct shmem_team_s *p, int start, int stride, int size, shmem_team_t *new_team,
-                 const char *routine)
+                 const shmem_team_config_t *config, long config_mask, const char *routine)
 {
     struct shmem_pub *me = shmem_pub_of(sm_core.rank);
     me->coll_val = (uint64_t)next_team_id;
@@ -120,6 +121,7 @@ static int split(struct shmem_team_s *p, int start, int stride, int size, shmem_
     if (t.my_pe < 0) return 0;
     struct shmem_team_s *n = malloc(sizeof *n);
     if (!n) rma_fail("%s: out of memory", routine);
+    t.num_contexts = config && (config_mask & SHMEM_TEAM_NUM_CONTEXTS) ? config->num_contexts : 0;
     *n = t;
     *new_team = n;
     return 0;
@@ -128,9 +130,10 @@ static int split(struct shmem_team_s *p, int start, int stride, int size, shmem_
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                              const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team)
 {
-    (void)config, (void)config_mask;
-    struct shmem_team_s *p = shmem_team_check(parent_team, "shmem_team_split_strided");
     if (!new_team) rma_fail("shmem_team_split_strided: new_team is NULL");
+    /* The specification: an invalid parent gives an invalid team and nonzero. */
+    if (!parent_team) { *new_team = SHMEM_TEAM_INVALID; return -1; }
+    struct shmem_team_s *p = shmem_team_check(parent_team, "shmem_team_split_strided");
     if (size == 1 && stride == 0) stride = 1;
     if (start < 0 || start >= p->size || size < 1 || stride < 1 ||
         (long)start + (long)(size - 1) * stride >= p->size) {
@@ -139,16 +142,16 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
         *new_team = SHMEM_TEAM_INVALID;
         return -1;
     }
-    return split(p, start, stride, size, new_team, "shmem_team_split_strided");
+    return split(p, start, stride, size, new_team, config, config_mask, "shmem_team_split_strided");
 }
 
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         const shmem_team_config_t *xaxis_config, long xaxis_mask, shmem_team_t *xaxis_team,
                         const shmem_team_config_t *yaxis_config, long yaxis_mask, shmem_team_t *yaxis_team)
 {
-    (void)xaxis_config, (void)xaxis_mask, (void)yaxis_config, (void)yaxis_mask;
-    struct shmem_team_s *p = shmem_team_check(parent_team, "shmem_team_split_2d");
     if (!xaxis_team || !yaxis_team) rma_fail("shmem_team_split_2d: a new team pointer is NULL");
+    if (!parent_team) { *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID; return -1; }
+    struct shmem_team_s *p = shmem_team_check(parent_team, "shmem_team_split_2d");
     if (xrange < 1) {
         sm_say("shmem_team_split_2d: xrange %d must be positive", xrange);
         *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
@@ -157,13 +160,15 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
     if (xrange > p->size) xrange = p->size;
     int me = p->my_pe, row = me / xrange, col = me % xrange;
     int xsize = p->size - row * xrange < xrange ? p->size - row * xrange : xrange;
-    split(p, row * xrange, 1, xsize, xaxis_team, "shmem_team_split_2d");
-    split(p, col, xrange, (p->size - col + xrange - 1) / xrange, yaxis_team, "shmem_team_split_2d");
+    split(p, row * xrange, 1, xsize, xaxis_team, xaxis_config, xaxis_mask, "shmem_team_split_2d");
+    split(p, col, xrange, (p->size - col + xrange - 1) / xrange, yaxis_team, yaxis_config, yaxis_mask,
+          "shmem_team_split_2d");
     return 0;
 }
 
 void shmem_team_destroy(shmem_team_t team)
 {
+    if (!team) return;   /* the specification: no operation for SHMEM_TEAM_INVALID */
     struct shmem_team_s *t = shmem_team_check(team, "shmem_team_destroy");
     if (t == SHMEM_TEAM_WORLD || t == SHMEM_TEAM_SHARED)
         rma_fail("shmem_team_destroy: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed");

@@ -10,8 +10,9 @@ struct shmem_ctx_s shmem_ctx_default_s = {&shmem_team_world_s, 0};
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
     (void)options;
-    struct shmem_team_s *t = shmem_team_check(team, "shmem_team_create_ctx");
     if (!ctx) rma_fail("shmem_team_create_ctx: ctx is NULL");
+    if (!team) { *ctx = SHMEM_CTX_INVALID; return -1; }   /* as the specification says */
+    struct shmem_team_s *t = shmem_team_check(team, "shmem_team_create_ctx");
     *ctx = malloc(sizeof **ctx);
     if (!*ctx) return -1;
     **ctx = (struct shmem_ctx_s){t, 0};

@@ -35,16 +35,22 @@ void shmem_init(void)
     sm_barrier();
 }
 
+/* Nothing here keeps per-thread state; RMA and atomics are thread-safe.
+ * Collectives on one team must not run concurrently from two threads. So
+ * any level can be given; shmem_query_thread reports the one given. */
+static int thread_level = SHMEM_THREAD_MULTIPLE;
+
 int shmem_init_thread(int requested, int *provided)
 {
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
+        rma_fail("shmem_init_thread: requested thread level %d is not one of SHMEM_THREAD_*", requested);
+    if (!shmem_initialized) thread_level = requested;
     shmem_init();
-    /* Nothing here keeps per-thread state; RMA and atomics are thread-safe.
-     * Collectives on one team must not run concurrently from two threads. */
-    if (provided) *provided = requested < SHMEM_THREAD_MULTIPLE ? requested : SHMEM_THREAD_MULTIPLE;
+    if (provided) *provided = thread_level;
     return 0;
 }
 
-void shmem_query_thread(int *provided) { if (provided) *provided = SHMEM_THREAD_MULTIPLE; }
+void shmem_query_thread(int *provided) { if (provided) *provided = thread_level; }
 
 void shmem_finalize(void)
 {

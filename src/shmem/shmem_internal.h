@@ -14,6 +14,7 @@ struct shmem_team_s {
     int my_pe;                  /* my index in the team, -1 if not a member */
     int id;                     /* team number, the same in every member */
     int destroyed;
+    int num_contexts;           /* as configured at the split */
     _Atomic uint32_t *sync;     /* {arrived, generation} in the root's area */
 };
 

@@ -204,7 +204,7 @@ static _Noreturn void bad_cmp(const char *routine, int cmp)
 
 #define DEF_P2P(N, T) \
 struct wait_##N { T *ivars; size_t n; const int *status; int cmp; T value; T *values; \
-                  size_t *indices; int mode; size_t found; const char *routine; }; \
+                  size_t *indices; int mode; size_t found; const char *routine; T seen; }; \
 static inline T load_##N(T *p) { T v; __atomic_load(p, &v, __ATOMIC_ACQUIRE); return v; } \
 /* mode 0: all, 1: any (first index), 2: some (all satisfied ones). */ \
 static bool test_##N(void *arg) \
@@ -214,7 +214,7 @@ static bool test_##N(void *arg) \
     for (size_t i = 0; i < w->n; i++) { \
         if (w->status && w->status[i]) continue; \
         active++; \
-        T v = load_##N(&w->ivars[i]); \
+        T v = w->seen = load_##N(&w->ivars[i]); \
         if (CMP(v, w->cmp, w->values ? w->values[i] : w->value, w->routine)) { \
             if (w->mode == 1) { w->found = i; return true; } \
             if (w->mode == 2) w->indices[hits] = i; \
@@ -234,33 +234,33 @@ static size_t wait_##N(struct wait_##N *w, bool block) \
     return w->mode == 0 ? 1 : w->found; \
 } \
 void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivar, 1, NULL, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_wait_until"}; wait_##N(&w, true); } \
+{ struct wait_##N w = {ivar, 1, NULL, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_wait_until", 0}; wait_##N(&w, true); } \
 void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_wait_until_all"}; wait_##N(&w, true); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_wait_until_all", 0}; wait_##N(&w, true); } \
 size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 1, 0, "shmem_" #N "_wait_until_any"}; return wait_##N(&w, true); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 1, 0, "shmem_" #N "_wait_until_any", 0}; return wait_##N(&w, true); } \
 size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, indices, 2, 0, "shmem_" #N "_wait_until_some"}; return wait_##N(&w, true); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, indices, 2, 0, "shmem_" #N "_wait_until_some", 0}; return wait_##N(&w, true); } \
 void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 0, 0, "shmem_" #N "_wait_until_all_vector"}; wait_##N(&w, true); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 0, 0, "shmem_" #N "_wait_until_all_vector", 0}; wait_##N(&w, true); } \
 size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 1, 0, "shmem_" #N "_wait_until_any_vector"}; return wait_##N(&w, true); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 1, 0, "shmem_" #N "_wait_until_any_vector", 0}; return wait_##N(&w, true); } \
 size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, indices, 2, 0, "shmem_" #N "_wait_until_some_vector"}; return wait_##N(&w, true); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, indices, 2, 0, "shmem_" #N "_wait_until_some_vector", 0}; return wait_##N(&w, true); } \
 int shmem_##N##_test(T *ivar, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivar, 1, NULL, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_test"}; return (int)wait_##N(&w, false); } \
+{ struct wait_##N w = {ivar, 1, NULL, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_test", 0}; return (int)wait_##N(&w, false); } \
 int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_test_all"}; return (int)wait_##N(&w, false); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_test_all", 0}; return (int)wait_##N(&w, false); } \
 size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 1, 0, "shmem_" #N "_test_any"}; return wait_##N(&w, false); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 1, 0, "shmem_" #N "_test_any", 0}; return wait_##N(&w, false); } \
 size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, indices, 2, 0, "shmem_" #N "_test_some"}; return wait_##N(&w, false); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, indices, 2, 0, "shmem_" #N "_test_some", 0}; return wait_##N(&w, false); } \
 int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 0, 0, "shmem_" #N "_test_all_vector"}; return (int)wait_##N(&w, false); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 0, 0, "shmem_" #N "_test_all_vector", 0}; return (int)wait_##N(&w, false); } \
 size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 1, 0, "shmem_" #N "_test_any_vector"}; return wait_##N(&w, false); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 1, 0, "shmem_" #N "_test_any_vector", 0}; return wait_##N(&w, false); } \
 size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, indices, 2, 0, "shmem_" #N "_test_some_vector"}; return wait_##N(&w, false); }
+{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, indices, 2, 0, "shmem_" #N "_test_some_vector", 0}; return wait_##N(&w, false); }
 SHMEM_P2P_TYPES(DEF_P2P)
 
 #define DEF_WAIT(N, T) void shmem_##N##_wait(T *ivar, T cmp_value) { shmem_##N##_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
@@ -270,9 +270,11 @@ void (shmem_wait_until)(long *ivar, int cmp, long cmp_value) { shmem_long_wait_u
 
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
-    struct wait_uint64 w = {sig_addr, 1, NULL, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_signal_wait_until"};
+    /* Return the value that satisfied the test, not a later reload: another
+     * PE's SIGNAL_ADD may already have changed it. */
+    struct wait_uint64 w = {sig_addr, 1, NULL, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_signal_wait_until", 0};
     wait_uint64(&w, true);
-    return load_uint64(sig_addr);
+    return w.seen;
 }
 
 /* --- Locks ------------------------------------------------------------------------

@@ -20,7 +20,7 @@
         }                                                                                  \
     } while (0)
 
-static int me, npes;
+static int me, npes, thread_level = SHMEM_THREAD_MULTIPLE;
 #define N 37                    /* odd sizes throughout */
 #define ITER 1000
 
@@ -51,7 +51,7 @@ static void t_setup(void)
     CHECK(maj == 1 && min == 5 && strlen(name) > 0, "version %d.%d name '%s'", maj, min, name);
     int prov;
     shmem_query_thread(&prov);
-    CHECK(prov == SHMEM_THREAD_MULTIPLE, "thread level %d", prov);
+    CHECK(prov == thread_level, "thread level %d, not %d", prov, thread_level);
     /* ptr: direct stores reach the peer */
     long *r = shmem_ptr(h, (me + 1) % npes);
     *r = 1000 + me;
@@ -495,6 +495,24 @@ static void t_team(void)
 {
     CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && shmem_team_n_pes(SHMEM_TEAM_SHARED) == npes, "world/shared");
     CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1 && shmem_team_n_pes(SHMEM_TEAM_INVALID) == -1, "invalid");
+    /* SHMEM_TEAM_INVALID where the specification defines the outcome */
+    shmem_team_t inv = SHMEM_TEAM_WORLD, inv2 = SHMEM_TEAM_WORLD;
+    shmem_team_config_t cfg = {7};
+    shmem_ctx_t ictx = SHMEM_CTX_DEFAULT;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_INVALID, 0, 1, 1, NULL, 0, &inv) != 0 && inv == SHMEM_TEAM_INVALID, "split of invalid");
+    inv = SHMEM_TEAM_WORLD;
+    CHECK(shmem_team_split_2d(SHMEM_TEAM_INVALID, 1, NULL, 0, &inv, NULL, 0, &inv2) != 0 &&
+          inv == SHMEM_TEAM_INVALID && inv2 == SHMEM_TEAM_INVALID, "split_2d of invalid");
+    CHECK(shmem_team_get_config(SHMEM_TEAM_INVALID, SHMEM_TEAM_NUM_CONTEXTS, &cfg) != 0, "get_config of invalid");
+    CHECK(shmem_team_create_ctx(SHMEM_TEAM_INVALID, 0, &ictx) != 0 && ictx == SHMEM_CTX_INVALID, "create_ctx on invalid");
+    shmem_team_destroy(SHMEM_TEAM_INVALID);   /* no operation */
+    /* the configuration given at the split is the one read back */
+    shmem_team_t cfgd;
+    cfg.num_contexts = 3;
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, &cfg, SHMEM_TEAM_NUM_CONTEXTS, &cfgd);
+    cfg.num_contexts = -1;
+    CHECK(shmem_team_get_config(cfgd, SHMEM_TEAM_NUM_CONTEXTS, &cfg) == 0 && cfg.num_contexts == 3, "num_contexts %d", cfg.num_contexts);
+    shmem_team_destroy(cfgd);
     shmem_team_t evens, x, y;
     int ne = (npes + 1) / 2;
     CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, ne, NULL, 0, &evens) == 0, "split");
@@ -713,7 +731,12 @@ static void t_deprecated(void)
 int main(int argc, char **argv)
 {
     const char *g = argc > 1 ? argv[1] : "";
-    if (!strcmp(g, "deprecated")) start_pes(0); else shmem_init();
+    if (!strcmp(g, "deprecated")) start_pes(0);
+    else if (!strcmp(g, "setup")) {   /* the level asked for is the level reported */
+        int prov = -1;
+        CHECK(shmem_init_thread(SHMEM_THREAD_FUNNELED, &prov) == 0 && prov == SHMEM_THREAD_FUNNELED, "provided %d", prov);
+        thread_level = SHMEM_THREAD_FUNNELED;
+    } else shmem_init();
     me = shmem_my_pe(), npes = shmem_n_pes();
     struct { const char *name; void (*fn)(void); } groups[] = {
         {"setup", t_setup}, {"heap", t_heap}, {"rma", t_rma}, {"amo", t_amo}, {"p2p", t_p2p},
