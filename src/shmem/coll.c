@@ -324,10 +324,17 @@ DEF_ASET_SIZE(32)
 DEF_ASET_SIZE(64)
 
 /* --- Reductions ---------------------------------------------------------------------
- * Every PE reads all members' sources, in team order (so floating-point
- * results are identical everywhere), into its own dest. When dest is the
- * source (allowed), the result goes through a private buffer until all have
- * read. */
+ * Small vectors: every PE reads all members' sources into its own dest.
+ * Large ones are sliced (DESIGN.md §4): each PE reduces its slice of the
+ * vector across all members' sources, block by block, and writes the result
+ * straight into every member's dest; each PE then reads about n elements
+ * and writes about n, instead of reading n * size. Either way an element is
+ * combined in team order, so results are identical on every PE. Slicing
+ * needs a symmetric dest that is the source or disjoint from it (as the
+ * specification requires): slice j of every source is read only by the PE
+ * that computes slice j, before that PE writes slice j of the dests.
+ * Otherwise, when dest overlaps the source, the all-read path goes through a
+ * private buffer until all have read. */
 #define OP_and(a, b)  ((a) & (b))
 #define OP_or(a, b)   ((a) | (b))
 #define OP_xor(a, b)  ((a) ^ (b))
@@ -335,13 +342,38 @@ DEF_ASET_SIZE(64)
 #define OP_min(a, b)  ((a) < (b) ? (a) : (b))
 #define OP_sum(a, b)  ((a) + (b))
 #define OP_prod(a, b) ((a) * (b))
+#define RED_SLICE_MIN 8192      /* bytes; below, one pass by every PE is cheaper (bench/shmem coll) */
+#define RED_BLOCK     4096      /* bytes reduced at a time: the sources' blocks stay in L1/L2 */
 
 #define DEF_RED_ENGINE(N, T, OP) \
 static void red_##N##_##OP(struct shmem_team_s *t, T *dest, const T *source, size_t n, const char *routine) \
 { \
     size_t len = cbytes(n, sizeof(T), routine); \
-    shmem_team_barrier(t); \
     bool alias = (uintptr_t)dest < (uintptr_t)source + len && (uintptr_t)source < (uintptr_t)dest + len; \
+    if (len >= RED_SLICE_MIN && t->size > 1 && (!alias || dest == source) && rma_lookup(sm_core.rank, dest)) { \
+        /* slices in whole cache lines, so no two PEs write one line of a dest */ \
+        size_t per = sizeof(T) >= SM_CACHELINE ? 1 : SM_CACHELINE / sizeof(T), chunks = (n + per - 1) / per; \
+        size_t me = (size_t)t->my_pe, P = (size_t)t->size; \
+        size_t lo = chunks * me / P * per, hi = chunks * (me + 1) / P * per; \
+        if (hi > n) hi = n; \
+        T buf[RED_BLOCK / sizeof(T)]; \
+        shmem_team_barrier(t); \
+        for (size_t b = lo; b < hi; b += RED_BLOCK / sizeof(T)) { \
+            size_t m = hi - b < RED_BLOCK / sizeof(T) ? hi - b : RED_BLOCK / sizeof(T); \
+            memcpy(buf, rma_xlate(shmem_team_pe(t, 0), source + b, m * sizeof(T), routine), m * sizeof(T)); \
+            for (int j = 1; j < t->size; j++) { \
+                const T *s = rma_xlate(shmem_team_pe(t, j), source + b, m * sizeof(T), routine); \
+                for (size_t k = 0; k < m; k++) buf[k] = OP_##OP(buf[k], s[k]); \
+            } \
+            for (size_t j = 0; j < P; j++) {   /* start after me: writers spread over targets */ \
+                int pe = shmem_team_pe(t, (int)((me + 1 + j) % P)); \
+                memcpy(rma_xlate(pe, dest + b, m * sizeof(T), routine), buf, m * sizeof(T)); \
+            } \
+        } \
+        shmem_team_barrier(t); \
+        return; \
+    } \
+    shmem_team_barrier(t); \
     T *acc = alias && len ? malloc(len) : dest; \
     if (!acc) rma_fail("%s: out of memory for %zu bytes", routine, len); \
     if (len) { \

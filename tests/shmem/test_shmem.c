@@ -448,12 +448,43 @@ static void coll_on(shmem_team_t team)
     SHMEM_REDUCE_ARITH_TYPES(RED_AR)
 }
 
+/* Large vectors (the sliced reduction): odd lengths, in place and not,
+ * every element checked. */
+#define BIG_RED(NAME, T, OP, NEL, INIT, EXPECT) {                                              \
+    int tn = shmem_team_n_pes(team), tm = shmem_team_my_pe(team);                             \
+    size_t nel = (NEL);                                                                        \
+    T *src = shmem_malloc(nel * sizeof(T)), *dst = shmem_malloc(nel * sizeof(T));             \
+    if (tm >= 0) {                                                                            \
+        for (size_t i = 0; i < nel; i++) src[i] = (T)(INIT), dst[i] = (T)-7;                  \
+        shmem_##NAME##_##OP##_reduce(team, dst, src, nel);                                    \
+        for (size_t i = 0; i < nel; i++) {                                                    \
+            T e = (T)0;                                                                       \
+            for (int p = 0; p < tn; p++) { T v = (T)(EXPECT); e = p ? (OPX_##OP(e, v)) : v; } \
+            CHECK(dst[i] == e, #NAME " big " #OP " %zu of %zu", i, nel);                      \
+        }                                                                                     \
+        shmem_##NAME##_##OP##_reduce(team, src, src, nel);                                    \
+        for (size_t i = 0; i < nel; i++) CHECK(src[i] == dst[i], #NAME " big " #OP " in place %zu", i); \
+    }                                                                                         \
+    shmem_barrier_all();                                                                      \
+    shmem_free(src), shmem_free(dst); }
+static void big_red_on(shmem_team_t team)
+{
+    BIG_RED(long, long, sum, 100003, (long)tm * 1000003 + (long)i, (long)p * 1000003 + (long)i)
+    BIG_RED(double, double, max, 20011, (double)((tm * 7 + i) % 13), (double)((p * 7 + i) % 13))
+    BIG_RED(uchar, unsigned char, xor, 77777, (unsigned char)(tm * 5 + i), (unsigned char)(p * 5 + i))
+    BIG_RED(int16, int16_t, min, 9001, (int16_t)((tm * 3 + i) % 101), (int16_t)((p * 3 + i) % 101))
+    BIG_RED(complexd, double _Complex, sum, 3001, tm + (double)(i % 9) * _Complex_I, p + (double)(i % 9) * _Complex_I)
+    BIG_RED(longdouble, long double, prod, 4099, (tm == (int)(i % (size_t)tn)) ? 3 : 1, (p == (int)(i % (size_t)tn)) ? 3 : 1)
+}
+
 static void t_coll(void)
 {
     coll_on(SHMEM_TEAM_WORLD);
+    big_red_on(SHMEM_TEAM_WORLD);
     shmem_team_t odd;   /* PEs 1, 3, 5, ...: a sub-team with a root other than PE 0 */
     shmem_team_split_strided(SHMEM_TEAM_WORLD, npes > 1 ? 1 : 0, 2, npes > 1 ? npes / 2 : 1, NULL, 0, &odd);
     coll_on(odd);
+    big_red_on(odd);
     if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
     /* mem forms and generic names */
     static char cs[64], cd[64 * 8];
@@ -672,6 +703,10 @@ static void t_deprecated(void)
     for (int i = 0; i < N; i++) ds[i] = me + 0.25 * i;
     shmem_double_sum_to_all(dd, ds, N, 0, 0, npes, dw, psync);
     for (int i = 0; i < N; i++) CHECK(dd[i] == npes * (npes - 1) / 2.0 + npes * 0.25 * i, "double sum_to_all %d", i);
+    static long bs[5003], bd[5003], bw[5003];
+    for (int i = 0; i < 5003; i++) bs[i] = me * 3 + i;
+    shmem_long_sum_to_all(bd, bs, 5003, 0, 0, npes, bw, psync);
+    for (int i = 0; i < 5003; i++) CHECK(bd[i] == 3L * npes * (npes - 1) / 2 + (long)npes * i, "long sum_to_all big %d", i);
     static long la[N], lb[N], lw[N];
     for (int i = 0; i < N; i++) la[i] = 1L << (me % 60);
     shmem_long_or_to_all(lb, la, N, 0, 0, npes, lw, psync);
