@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <mimalloc.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -80,8 +81,30 @@ SM_API void *reallocarray(void *p, size_t k, size_t n)
     if (__builtin_mul_overflow(k, n, &total)) { errno = ENOMEM; return NULL; }
     return realloc(p, total);
 }
-SM_API void *aligned_alloc(size_t a, size_t n) { ready(); CHECKED("aligned_alloc", n, mi_aligned_alloc(a, n)); }
-SM_API void *memalign(size_t a, size_t n) { ready(); CHECKED("memalign", n, mi_memalign(a, n)); }
+/* glibc takes any alignment for memalign and aligned_alloc and rounds it up
+ * to a power of two; mimalloc refuses what is not one. Programs rely on
+ * glibc's way, and a refusal here would also be reported as a full slot. */
+static bool pow2_alignment(size_t *a)
+{
+    if (*a <= sizeof(void *)) { *a = sizeof(void *); return true; }
+    if (*a > (SIZE_MAX >> 1) + 1) return false;
+    size_t p = sizeof(void *);
+    while (p < *a) p <<= 1;
+    *a = p;
+    return true;
+}
+SM_API void *aligned_alloc(size_t a, size_t n)
+{
+    ready();
+    if (!pow2_alignment(&a)) { errno = EINVAL; return NULL; }
+    CHECKED("aligned_alloc", n, mi_malloc_aligned(n, a));
+}
+SM_API void *memalign(size_t a, size_t n)
+{
+    ready();
+    if (!pow2_alignment(&a)) { errno = EINVAL; return NULL; }
+    CHECKED("memalign", n, mi_malloc_aligned(n, a));
+}
 SM_API void *valloc(size_t n) { ready(); CHECKED("valloc", n, mi_valloc(n)); }
 SM_API void *pvalloc(size_t n) { ready(); CHECKED("pvalloc", n, mi_pvalloc(n)); }
 SM_API int posix_memalign(void **out, size_t a, size_t n)
