@@ -32,8 +32,10 @@ static inline void put_signal(void *dest, const void *source, size_t len, uint64
 static inline size_t nbytes(size_t nelems, size_t elem, const char *routine)
 {
     size_t n;
-    if (SM_UNLIKELY(__builtin_mul_overflow(nelems, elem, &n)))
-        rma_fail("%s: %zu elements (a negative count?) overflow", routine, nelems);
+    if (SM_UNLIKELY(__builtin_mul_overflow(nelems, elem, &n))) {
+        if ((ptrdiff_t)nelems < 0) rma_fail("%s: nelems %td is negative", routine, (ptrdiff_t)nelems);
+        rma_fail("%s: %zu elements overflow", routine, nelems);
+    }
     return n;
 }
 
@@ -202,16 +204,36 @@ static _Noreturn void bad_cmp(const char *routine, int cmp)
      (cmp) == SHMEM_CMP_GT ? (a) > (b) : (cmp) == SHMEM_CMP_LE ? (a) <= (b) : \
      (cmp) == SHMEM_CMP_LT ? (a) < (b) : (cmp) == SHMEM_CMP_GE ? (a) >= (b) : (bad_cmp(routine, cmp), 0))
 
+/* The _any forms must be fair: "if an entry i satisfies the condition, a
+ * series of calls must eventually return i", even while a lower entry stays
+ * satisfied. So each thread remembers, for the last few ivars arrays it
+ * scanned, where to start the next scan: just after the index it returned
+ * last, which makes repeated calls go round the satisfied entries. */
+#define ANY_SLOTS 8
+static _Thread_local struct { const void *ivars; size_t next; } any_next[ANY_SLOTS];
+static inline size_t any_slot(const void *ivars) { return ((uintptr_t)ivars >> 3) % ANY_SLOTS; }
+static size_t any_start(const void *ivars, size_t n)
+{
+    size_t k = any_slot(ivars);
+    return any_next[k].ivars == ivars && n ? any_next[k].next % n : 0;
+}
+static void any_returned(const void *ivars, size_t i)
+{
+    size_t k = any_slot(ivars);
+    any_next[k].ivars = ivars, any_next[k].next = i + 1;
+}
+
 #define DEF_P2P(N, T) \
 struct wait_##N { T *ivars; size_t n; const int *status; int cmp; T value; T *values; \
-                  size_t *indices; int mode; size_t found; const char *routine; T seen; }; \
+                  size_t *indices; int mode; size_t found; const char *routine; T seen; size_t start; }; \
 static inline T load_##N(T *p) { T v; __atomic_load(p, &v, __ATOMIC_ACQUIRE); return v; } \
-/* mode 0: all, 1: any (first index), 2: some (all satisfied ones). */ \
+/* mode 0: all, 1: any (the first satisfied from w->start on, cyclically), \
+ * 2: some (all satisfied ones). */ \
 static bool test_##N(void *arg) \
 { \
     struct wait_##N *w = arg; \
     size_t hits = 0, active = 0; \
-    for (size_t i = 0; i < w->n; i++) { \
+    for (size_t j = 0, i = w->start; j < w->n; j++, i = i + 1 == w->n ? 0 : i + 1) { \
         if (w->status && w->status[i]) continue; \
         active++; \
         T v = w->seen = load_##N(&w->ivars[i]); \
@@ -229,38 +251,40 @@ static size_t wait_##N(struct wait_##N *w, bool block) \
     if (w->n && !rma_lookup(sm_core.rank, w->ivars)) \
         rma_fail("%s: ivars %p is not symmetric (not exposed by smartmap)", w->routine, (void *)w->ivars); \
     w->found = SIZE_MAX; \
+    w->start = w->mode == 1 ? any_start(w->ivars, w->n) : 0; \
     if (block) sm_wait(test_##N, w); \
     else if (!test_##N(w)) return w->mode == 0 ? 0 : (w->mode == 1 ? SIZE_MAX : 0); \
+    if (w->mode == 1 && w->found != SIZE_MAX) any_returned(w->ivars, w->found); \
     return w->mode == 0 ? 1 : w->found; \
 } \
 void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivar, 1, NULL, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_wait_until", 0}; wait_##N(&w, true); } \
+{ struct wait_##N w = {ivar, 1, NULL, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_wait_until", 0, 0}; wait_##N(&w, true); } \
 void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_wait_until_all", 0}; wait_##N(&w, true); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_wait_until_all", 0, 0}; wait_##N(&w, true); } \
 size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 1, 0, "shmem_" #N "_wait_until_any", 0}; return wait_##N(&w, true); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 1, 0, "shmem_" #N "_wait_until_any", 0, 0}; return wait_##N(&w, true); } \
 size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, indices, 2, 0, "shmem_" #N "_wait_until_some", 0}; return wait_##N(&w, true); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, indices, 2, 0, "shmem_" #N "_wait_until_some", 0, 0}; return wait_##N(&w, true); } \
 void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 0, 0, "shmem_" #N "_wait_until_all_vector", 0}; wait_##N(&w, true); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 0, 0, "shmem_" #N "_wait_until_all_vector", 0, 0}; wait_##N(&w, true); } \
 size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 1, 0, "shmem_" #N "_wait_until_any_vector", 0}; return wait_##N(&w, true); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 1, 0, "shmem_" #N "_wait_until_any_vector", 0, 0}; return wait_##N(&w, true); } \
 size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, indices, 2, 0, "shmem_" #N "_wait_until_some_vector", 0}; return wait_##N(&w, true); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, indices, 2, 0, "shmem_" #N "_wait_until_some_vector", 0, 0}; return wait_##N(&w, true); } \
 int shmem_##N##_test(T *ivar, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivar, 1, NULL, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_test", 0}; return (int)wait_##N(&w, false); } \
+{ struct wait_##N w = {ivar, 1, NULL, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_test", 0, 0}; return (int)wait_##N(&w, false); } \
 int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_test_all", 0}; return (int)wait_##N(&w, false); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_" #N "_test_all", 0, 0}; return (int)wait_##N(&w, false); } \
 size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 1, 0, "shmem_" #N "_test_any", 0}; return wait_##N(&w, false); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, NULL, 1, 0, "shmem_" #N "_test_any", 0, 0}; return wait_##N(&w, false); } \
 size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, indices, 2, 0, "shmem_" #N "_test_some", 0}; return wait_##N(&w, false); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, cmp_value, NULL, indices, 2, 0, "shmem_" #N "_test_some", 0, 0}; return wait_##N(&w, false); } \
 int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 0, 0, "shmem_" #N "_test_all_vector", 0}; return (int)wait_##N(&w, false); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 0, 0, "shmem_" #N "_test_all_vector", 0, 0}; return (int)wait_##N(&w, false); } \
 size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 1, 0, "shmem_" #N "_test_any_vector", 0}; return wait_##N(&w, false); } \
+{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, NULL, 1, 0, "shmem_" #N "_test_any_vector", 0, 0}; return wait_##N(&w, false); } \
 size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values) \
-{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, indices, 2, 0, "shmem_" #N "_test_some_vector", 0}; return wait_##N(&w, false); }
+{ struct wait_##N w = {ivars, nelems, status, cmp, 0, cmp_values, indices, 2, 0, "shmem_" #N "_test_some_vector", 0, 0}; return wait_##N(&w, false); }
 SHMEM_P2P_TYPES(DEF_P2P)
 
 #define DEF_WAIT(N, T) void shmem_##N##_wait(T *ivar, T cmp_value) { shmem_##N##_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
@@ -272,7 +296,7 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
 {
     /* Return the value that satisfied the test, not a later reload: another
      * PE's SIGNAL_ADD may already have changed it. */
-    struct wait_uint64 w = {sig_addr, 1, NULL, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_signal_wait_until", 0};
+    struct wait_uint64 w = {sig_addr, 1, NULL, cmp, cmp_value, NULL, NULL, 0, 0, "shmem_signal_wait_until", 0, 0};
     wait_uint64(&w, true);
     return w.seen;
 }

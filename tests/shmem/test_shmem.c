@@ -92,6 +92,15 @@ static void t_heap(void)
     shmem_putmem(a + 99000, "xyz", 3, (me + 1) % npes);
     shmem_barrier_all();
     CHECK(!memcmp(a + 99000, "xyz", 3), "put into the realloc'd block");
+    /* realloc: NULL is malloc, shrinking keeps the block's contents, 0 frees */
+    char *r = shmem_realloc(NULL, 300);
+    CHECK(r != NULL, "realloc(NULL)");
+    for (int i = 0; i < 300; i++) r[i] = (char)(3 * i + me);
+    r = shmem_realloc(r, 50);
+    for (int i = 0; i < 50; i++) CHECK(r[i] == (char)(3 * i + me), "shrunk byte %d", i);
+    r = shmem_realloc(r, 2000);
+    for (int i = 0; i < 50; i++) CHECK(r[i] == (char)(3 * i + me), "regrown byte %d", i);
+    CHECK(shmem_realloc(r, 0) == NULL, "realloc to 0");
     shmem_free(b);
     char *d = shmem_align(4096, 4000);          /* first fit: reuses b's place */
     CHECK(d == b, "d %p b %p", (void *)d, (void *)b);
@@ -353,10 +362,52 @@ static void t_p2p(void)
     for (int i = 0; i < npes; i++) vals[i] = i + 1;
     shmem_int_wait_until_all_vector(gflags, (size_t)npes, NULL, SHMEM_CMP_EQ, vals);
     status[0] = 1;   /* skip element 0 */
-    CHECK(shmem_int_test_any_vector(gflags, (size_t)npes, status, SHMEM_CMP_EQ, vals) == (npes > 1 ? 1 : SIZE_MAX), "any skip");
+    size_t sk = shmem_int_test_any_vector(gflags, (size_t)npes, status, SHMEM_CMP_EQ, vals);   /* any but 0 */
+    CHECK(npes > 1 ? sk >= 1 && sk < (size_t)npes : sk == SIZE_MAX, "any skip %zu", sk);
     CHECK(shmem_int_test_all(gflags, (size_t)npes, status, SHMEM_CMP_GE, 1), "test_all");
     CHECK(shmem_int_test_some_vector(gflags, (size_t)npes, ind, status, SHMEM_CMP_EQ, vals) == (size_t)npes - 1, "some vector");
     CHECK(shmem_test_all(gflags, (size_t)npes, NULL, SHMEM_CMP_LT, 100), "generic test_all");
+    shmem_barrier_all();
+    /* From here gflags is only written locally (all puts above are done). */
+    /* _any is fair: with entries 0, 2 and 5 satisfied, a series of calls
+     * returns each of them, not always the first. */
+    memset(gflags, 0, sizeof gflags);
+    gflags[0] = gflags[2] = gflags[5] = 1;
+    int got_t[8] = {0}, got_w[8] = {0};
+    for (int i = 0; i < 6; i++) {
+        size_t t = shmem_int_test_any(gflags, 8, NULL, SHMEM_CMP_EQ, 1);
+        size_t w = shmem_int_wait_until_any(gflags, 8, NULL, SHMEM_CMP_EQ, 1);
+        CHECK(t < 8 && gflags[t] == 1 && w < 8 && gflags[w] == 1, "any returned %zu, %zu", t, w);
+        got_t[t]++, got_w[w]++;
+    }
+    CHECK(got_t[0] && got_t[2] && got_t[5], "test_any not fair: %d %d %d", got_t[0], got_t[2], got_t[5]);
+    CHECK(got_w[0] && got_w[2] && got_w[5], "wait_until_any not fair: %d %d %d", got_w[0], got_w[2], got_w[5]);
+    size_t ti = shmem_int_test_any_vector(gflags, 8, NULL, SHMEM_CMP_EQ, (int[8]){9, 9, 9, 9, 9, 1, 9, 9});
+    CHECK(ti == 5, "test_any_vector %zu", ti);
+    /* status: set entries are ignored, whatever their value */
+    int st[8] = {1, 0, 0, 0, 0, 0, 1, 1};
+    gflags[6] = 1;   /* satisfied but excluded */
+    size_t ix[8];
+    size_t ns = shmem_int_wait_until_some(gflags, 8, ix, st, SHMEM_CMP_EQ, 1);
+    CHECK(ns == 2 && ((ix[0] == 2 && ix[1] == 5) || (ix[0] == 5 && ix[1] == 2)), "some with status: %zu", ns);
+    ns = shmem_int_test_some_vector(gflags, 8, ix, st, SHMEM_CMP_EQ, (int[8]){1, 1, 1, 1, 1, 7, 1, 1});
+    CHECK(ns == 1 && ix[0] == 2, "test_some_vector with status: %zu", ns);
+    for (int i = 0; i < 4; i++) {
+        size_t a = shmem_int_test_any(gflags, 8, st, SHMEM_CMP_EQ, 1);
+        CHECK(a == 2 || a == 5, "test_any returned %zu, excluded or unsatisfied", a);
+    }
+    CHECK(!shmem_int_test_all(gflags, 8, st, SHMEM_CMP_EQ, 1), "test_all with an unsatisfied entry");
+    CHECK(shmem_int_test_some(gflags, 8, ix, st, SHMEM_CMP_EQ, 9) == 0, "test_some with none satisfied");
+    CHECK(shmem_int_test_any(gflags, 8, st, SHMEM_CMP_EQ, 9) == SIZE_MAX, "test_any with none satisfied");
+    /* empty wait and test sets: nelems 0, or every entry excluded */
+    int all_out[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    CHECK(shmem_int_wait_until_any(gflags, 8, all_out, SHMEM_CMP_EQ, 9) == SIZE_MAX, "wait_until_any, empty set");
+    CHECK(shmem_int_wait_until_some(gflags, 0, ix, NULL, SHMEM_CMP_EQ, 9) == 0, "wait_until_some, empty set");
+    CHECK(shmem_int_wait_until_any_vector(gflags, 0, NULL, SHMEM_CMP_EQ, NULL) == SIZE_MAX, "wait_until_any_vector, empty");
+    shmem_int_wait_until_all(gflags, 8, all_out, SHMEM_CMP_EQ, 9);   /* returns at once */
+    CHECK(shmem_int_test_all(gflags, 8, all_out, SHMEM_CMP_EQ, 9) == 1, "test_all, empty set");
+    CHECK(shmem_int_test_any(gflags, 0, NULL, SHMEM_CMP_EQ, 1) == SIZE_MAX, "test_any, empty set");
+    CHECK(shmem_test_some(gflags, 8, ix, all_out, SHMEM_CMP_EQ, 1) == 0, "generic test_some, empty set");
     shmem_barrier_all();
 }
 
@@ -537,6 +588,37 @@ static void t_team(void)
     CHECK(shmem_team_get_config(SHMEM_TEAM_INVALID, SHMEM_TEAM_NUM_CONTEXTS, &cfg) != 0, "get_config of invalid");
     CHECK(shmem_team_create_ctx(SHMEM_TEAM_INVALID, 0, &ictx) != 0 && ictx == SHMEM_CTX_INVALID, "create_ctx on invalid");
     shmem_team_destroy(SHMEM_TEAM_INVALID);   /* no operation */
+    /* Invalid triplets: nonzero and SHMEM_TEAM_INVALID on every PE, no job end. */
+    int bad[][3] = {{npes, 1, 1}, {-1, 1, 1}, {0, 1, 0}, {0, 1, npes + 1}, {0, 0, 2},
+                    {npes - 1, 1, 2}, {0, -1, 2}, {npes - 1, -1, npes + 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        inv = SHMEM_TEAM_WORLD;
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, bad[i][0], bad[i][1], bad[i][2], NULL, 0, &inv) != 0 &&
+              inv == SHMEM_TEAM_INVALID, "split (%d, %d, %d) accepted", bad[i][0], bad[i][1], bad[i][2]);
+    }
+    /* A negative stride lists the parent's PEs downwards from start. */
+    shmem_team_t rev, rev2, one;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &rev) == 0 && rev, "reverse split");
+    CHECK(shmem_team_my_pe(rev) == npes - 1 - me && shmem_team_n_pes(rev) == npes, "reverse my_pe %d", shmem_team_my_pe(rev));
+    CHECK(shmem_team_translate_pe(rev, 0, SHMEM_TEAM_WORLD) == npes - 1 &&
+          shmem_team_translate_pe(SHMEM_TEAM_WORLD, me, rev) == npes - 1 - me, "reverse translate");
+    static int rs[1], rd[64];
+    rs[0] = me;
+    shmem_int_fcollect(rev, rd, rs, 1);
+    for (int p = 0; p < npes; p++) CHECK(rd[p] == npes - 1 - p, "reverse fcollect %d: %d", p, rd[p]);
+    rs[0] = 100 + me;
+    shmem_int_broadcast(rev, rd, rs, 1, 0);
+    CHECK(rd[0] == 100 + npes - 1, "reverse broadcast %d", rd[0]);
+    /* reversed again, every other one: world PEs 0, 2, 4, ... upwards */
+    CHECK(shmem_team_split_strided(rev, npes - 1, -2, (npes + 1) / 2, NULL, 0, &rev2) == 0, "split of reverse");
+    if (me % 2 == 0) CHECK(rev2 && shmem_team_my_pe(rev2) == me / 2, "reverse of reverse %d", shmem_team_my_pe(rev2));
+    else CHECK(rev2 == SHMEM_TEAM_INVALID, "odd PE in the reverse of reverse");
+    if (rev2) shmem_team_sync(rev2), shmem_team_destroy(rev2);
+    shmem_team_destroy(rev);
+    /* stride 0 with size 1: the one PE start */
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, 0, 1, NULL, 0, &one) == 0, "stride 0, size 1");
+    CHECK(me == npes - 1 ? one && shmem_team_n_pes(one) == 1 && shmem_team_my_pe(one) == 0 : one == SHMEM_TEAM_INVALID, "team of one");
+    if (one) shmem_team_destroy(one);
     /* the configuration given at the split is the one read back */
     shmem_team_t cfgd;
     cfg.num_contexts = 3;
@@ -596,6 +678,9 @@ static void t_ctx(void)
     shmem_team_t t, odd;
     CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &c) == 0 && shmem_ctx_get_team(c, &t) == 0 && t == SHMEM_TEAM_WORLD, "ctx_create");
     CHECK(shmem_ctx_get_team(SHMEM_CTX_DEFAULT, &t) == 0 && t == SHMEM_TEAM_WORLD, "default ctx team");
+    CHECK(shmem_ctx_get_team(SHMEM_CTX_INVALID, &t) != 0 && t == SHMEM_TEAM_INVALID, "invalid ctx team");
+    shmem_ctx_destroy(SHMEM_CTX_INVALID);   /* no operation */
+    CHECK(c != SHMEM_CTX_DEFAULT && c != SHMEM_CTX_INVALID, "a created context is a new one");
     static long v[N];
     long src[N];
     for (int i = 0; i < N; i++) src[i] = me * 10 + i;
