@@ -28,6 +28,9 @@ _Noreturn void rma_bad_pe(const char *routine, int pe)
 
 _Noreturn void rma_bad_addr(const char *routine, const void *addr, size_t len, int pe)
 {
+    /* A negative size reaches here as a huge size_t: name it as the caller wrote it. */
+    if ((ptrdiff_t)len < 0)
+        rma_fail("%s: size %td is negative, target PE %d", routine, (ptrdiff_t)len, pe);
     if (sm_local_offset((uintptr_t)addr) == UINT64_MAX)
         rma_fail("%s: address %p is not symmetric (not exposed by smartmap), target PE %d",
                  routine, addr, pe);

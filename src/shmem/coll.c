@@ -16,11 +16,18 @@ static _Atomic uint32_t *team_sync(int root, uint64_t off)
     return (_Atomic uint32_t *)((char *)sm_area(root, SM_AREA_SHMEM) + off);
 }
 
+/* The index of world PE pe in team t, or -1. The stride may be negative
+ * (a team in reverse order of its parent): start is then its highest PE. */
+static int team_index(const struct shmem_team_s *t, int pe)
+{
+    int d = pe - t->start;
+    return d % t->stride == 0 && d / t->stride >= 0 && d / t->stride < t->size ? d / t->stride : -1;
+}
+
 static void team_set(struct shmem_team_s *t, int start, int stride, int size, int id, _Atomic uint32_t *sync)
 {
-    int d = sm_core.rank - start;
     *t = (struct shmem_team_s){start, stride, size, -1, id, 0, 0, sync};
-    if (d >= 0 && d % stride == 0 && d / stride < size) t->my_pe = d / stride;
+    t->my_pe = team_index(t, sm_core.rank);
 }
 
 void shmem_teams_init(void)
@@ -84,9 +91,7 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
         rma_fail("shmem_team_translate_pe: team %p was destroyed",
                  (void *)(src_team->destroyed ? src_team : dest_team));
     if (src_pe < 0 || src_pe >= src_team->size) return -1;
-    int d = shmem_team_pe(src_team, src_pe) - dest_team->start;
-    return d >= 0 && d % dest_team->stride == 0 && d / dest_team->stride < dest_team->size
-               ? d / dest_team->stride : -1;
+    return team_index(dest_team, shmem_team_pe(src_team, src_pe));
 }
 
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
@@ -134,15 +139,18 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     /* The specification: an invalid parent gives an invalid team and nonzero. */
     if (!parent_team) { *new_team = SHMEM_TEAM_INVALID; return -1; }
     struct shmem_team_s *p = shmem_team_check(parent_team, "shmem_team_split_strided");
-    if (size == 1 && stride == 0) stride = 1;
-    if (start < 0 || start >= p->size || size < 1 || stride < 1 ||
-        (long)start + (long)(size - 1) * stride >= p->size) {
-        sm_say("shmem_team_split_strided: start %d, stride %d, size %d do not fit the parent team of %d PEs",
-               start, stride, size, p->size);
+    /* Valid: size >= 1 and start + i*stride a parent PE for every i < size.
+     * A negative stride lists the PEs downwards from start (reverse order);
+     * stride 0 names one PE, so it needs size 1. */
+    long last = (long)start + (long)(size - 1) * stride;
+    if (size < 1 || (stride == 0 && size > 1) || start < 0 || start >= p->size || last < 0 || last >= p->size) {
+        if (p->my_pe == 0)   /* not an error (the caller is told): one line for the job, not one per PE */
+            sm_say("shmem_team_split_strided: start %d, stride %d, size %d do not fit the parent team of %d PEs",
+                   start, stride, size, p->size);
         *new_team = SHMEM_TEAM_INVALID;
         return -1;
     }
-    return split(p, start, stride, size, new_team, config, config_mask, "shmem_team_split_strided");
+    return split(p, start, size == 1 ? 1 : stride, size, new_team, config, config_mask, "shmem_team_split_strided");
 }
 
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
@@ -213,6 +221,7 @@ void (shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 static size_t cbytes(size_t nelems, size_t elem, const char *routine)
 {
     size_t n;
+    if ((ptrdiff_t)nelems < 0) rma_fail("%s: nelems %td is negative", routine, (ptrdiff_t)nelems);
     if (__builtin_mul_overflow(nelems, elem, &n)) rma_fail("%s: %zu elements overflow", routine, nelems);
     return n;
 }

@@ -7,7 +7,7 @@
 #include "shmem.h"
 #include "rma.h"
 
-/* A team: world PEs start + i*stride, i < size. Its barrier state lives in
+/* A team: world PEs start + i*stride, i < size (stride < 0: reverse order). Its barrier state lives in
  * the area of its PE 0 ("root"), at a place every member computes alike. */
 struct shmem_team_s {
     int start, stride, size;

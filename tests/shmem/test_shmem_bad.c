@@ -22,6 +22,9 @@ int main(int argc, char **argv)
         shmem_long_put(priv, x, 4, 0);
     }
     if (!strcmp(c, "size") && me == 0) shmem_int_put((int *)x, (int *)x, (size_t)-3, 1);
+    if (!strcmp(c, "negbytes") && me == 0) shmem_putmem(x, x, (size_t)-3, 1);
+    if (!strcmp(c, "collsize") && me == 2) shmem_long_broadcast(SHMEM_TEAM_WORLD, x, x, (size_t)-2, 0);
+    if (!strcmp(c, "invalid_team") && me == 1) shmem_int_sum_reduce(SHMEM_TEAM_INVALID, (int *)x, (int *)x, 1);
     if (!strcmp(c, "bytes") && me == 0) shmem_putmem(x, x, (size_t)1 << 62, 1);
     if (!strcmp(c, "stride") && me == 0) shmem_long_iput(x, x, 0, 1, 3, 1);
     if (!strcmp(c, "team")) {
