@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -62,6 +63,11 @@ static int relay_rd = -1;     /* read end, given to rank 0 */
 static char relay_buf[4096];
 static size_t relay_len, relay_off;
 static bool relay_stdin_on;
+
+/* The guardian (see start_guardian()) and the job's mark in the ranks'
+ * environment, SMARTMAP_JOB=<token>, by which it finds the job's processes. */
+static char job_token[48];
+static int guard_wr = -1;
 
 /* The cause that ends the job, first come first served. */
 static bool ending;
@@ -329,6 +335,7 @@ static _Noreturn void child(int r, int sp_out[2], int sp_err[2])
     snprintf(num, sizeof num, "%llu", (unsigned long long)opt.heap_bytes);
     setenv(SM_ENV_HEAP, num, 1);
     setenv("SMARTMAP_LAUNCHER", "smrun " SMRUN_VERSION, 1);
+    setenv(SMRUN_ENV_JOB, job_token, 1);
     if (opt.preload) {
         const char *old = getenv("LD_PRELOAD");
         if (old && *old) {
@@ -442,6 +449,117 @@ static void spawn(void)
         add_fd(pe[0], (uint32_t)r << 1 | 1);
     }
     if (relay_rd >= 0) { close(relay_rd); relay_rd = -1; }
+}
+
+/* ---- the guardian ----------------------------------------------------------
+ * SIGKILL cannot be caught. The ranks die with smrun by PR_SET_PDEATHSIG,
+ * but what they started (a shell's children, a daemon that left the process
+ * group with setsid) would live on. So a small child of smrun waits for
+ * smrun's end on a pipe: EOF without smrun having cleaned up (finish() kills
+ * the guardian first) means smrun died, and the guardian kills the ranks'
+ * process group and every process that carries the job's mark in its
+ * environment, until none is left. */
+
+/* Does /proc/<pid>/environ hold the entry `needle` ("\0VAR=value\0")? */
+static bool environ_has(const char *pid, const char *needle, size_t nlen)
+{
+    char path[300];
+    snprintf(path, sizeof path, "/proc/%s/environ", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    static char buf[65536];
+    size_t keep = 1;
+    buf[0] = '\0';                                /* the first entry follows a "\0" too */
+    bool found = false;
+    for (;;) {
+        ssize_t n = read(fd, buf + keep, sizeof buf - keep);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        size_t len = keep + (size_t)n;
+        if (memmem(buf, len, needle, nlen)) { found = true; break; }
+        keep = len < nlen - 1 ? len : nlen - 1;     /* an entry split across reads */
+        memmove(buf, buf + len - keep, keep);
+    }
+    close(fd);
+    return found;
+}
+
+/* One pass: SIGKILL the group and every live marked process. Returns how
+ * many live processes were found (0: the job is gone). */
+static int sweep_once(pid_t group, const char *needle, size_t nlen)
+{
+    int found = 0;
+    kill(-group, SIGKILL);
+    DIR *d = opendir("/proc");
+    if (!d) return 0;
+    pid_t me = getpid();
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9' || atoi(e->d_name) == me) continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t len = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (len <= 0) continue;
+        buf[len] = '\0';
+        char *p = strrchr(buf, ')'), state;
+        int ppid, pgrp;
+        if (!p || sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) != 3) continue;
+        if (state == 'Z' || state == 'X') continue;  /* dead already, waiting to be reaped */
+        if (pgrp == group || environ_has(e->d_name, needle, nlen)) {
+            kill(atoi(e->d_name), SIGKILL);
+            found++;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+static _Noreturn void guardian(int rd)
+{
+    prctl(PR_SET_NAME, "smrun-guard");
+    /* Hold nothing of the job: not its memory, not the pipes a reader of
+     * smrun's output waits on. */
+    for (int r = 0; r < nranks; r++) munmap((void *)ranks[r].ctrl, sizeof(struct sm_ctrl));
+    int hi = highest_open_fd();
+    for (int fd = 0; fd <= hi; fd++) if (fd != rd) close(fd);
+    char c;
+    while (read(rd, &c, 1) < 0 && errno == EINTR) ;
+    char needle[sizeof job_token + 32];
+    int nlen = snprintf(needle, sizeof needle, "%c%s=%s%c", 0, SMRUN_ENV_JOB, job_token, 0);
+    for (int i = 0; i < 200; i++) {               /* at most ~4 s of stragglers */
+        if (sweep_once(pgid, needle, (size_t)nlen) == 0) break;
+        struct timespec ts = { 0, 20 * 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    _exit(0);
+}
+
+static void start_guardian(void)
+{
+    if (pgid <= 0) return;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) { msg("warning: no guardian: pipe: %s", strerror(errno)); return; }
+    pid_t pid = fork();
+    if (pid < 0) {
+        msg("warning: no guardian: fork: %s", strerror(errno));
+        close(p[0]);
+        close(p[1]);
+        return;
+    }
+    if (pid == 0) guardian(p[0]);
+    close(p[0]);
+    guard_wr = p[1];
+}
+
+static void make_job_token(void)
+{
+    uint64_t rnd = 0;
+    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
+        rnd = (uint64_t)now_ms() * 2654435761u;
+    snprintf(job_token, sizeof job_token, "%d.%016llx", (int)self, (unsigned long long)rnd);
 }
 
 /* ---- failure ------------------------------------------------------------ */
@@ -620,7 +738,9 @@ int main(int argc, char **argv)
                 msg("-x %s: not set in smrun's environment", opt.genv[i]);
     }
 
+    make_job_token();
     spawn();
+    start_guardian();
     if (opt.timeout > 0) timeout_at_ms = now_ms() + (int64_t)(opt.timeout * 1000 + 0.5);
     check_children();                            /* deaths before the loop began */
 

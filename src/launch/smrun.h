@@ -17,6 +17,10 @@
 #define SMRUN_BIN_TO_LIB "../lib"  /* libdir relative to bindir, set by CMake */
 #endif
 
+/* Set in every rank: a mark unique to the job, which whatever a rank starts
+ * inherits; how smrun's guardian finds the job's processes if smrun is killed. */
+#define SMRUN_ENV_JOB "SMARTMAP_JOB"
+
 /* Exit codes of smrun itself (a failed rank's own code is passed through). */
 enum {
     SMRUN_EXIT_INTERNAL = 1,    /* the job could not be started or run */

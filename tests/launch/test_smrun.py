@@ -215,7 +215,7 @@ class TestBasics(SmrunTest):
         res = self.run_smrun(["-n", "2", "-x", "LT_SET=from-x", "-x", "LT_OVR=new", "-x", "LT_KEEP",
                               LT_RANK, "env", "LT_SET", "LT_OVR", "LT_KEEP", "LT_PASS",
                               "SMARTMAP_RANK", "SMARTMAP_SIZE", "SMARTMAP_FD0", "SMARTMAP_PAGES",
-                              "SMARTMAP_LAUNCHER"],
+                              "SMARTMAP_LAUNCHER", "SMARTMAP_JOB"],
                              extra_env={"LT_OVR": "old", "LT_KEEP": "kept", "LT_PASS": "passed"})
         self.assertEqual(res.rc, 0, res.err)
         for r in (0, 1):
@@ -224,6 +224,7 @@ class TestBasics(SmrunTest):
                 self.assertIn("rank %d: %s\n" % (r, kv), res.out)
             self.assertRegex(res.out, r"rank %d: SMARTMAP_FD0=\d+\n" % r)
             self.assertRegex(res.out, r"rank %d: SMARTMAP_LAUNCHER=smrun \d+\.\d+\.\d+\n" % r)
+            self.assertRegex(res.out, r"rank %d: SMARTMAP_JOB=\d+\.[0-9a-f]{16}\n" % r)
 
     def test_mpmd(self):
         vars_ = ["SMARTMAP_RANK", "SMARTMAP_SIZE", "LT_CTX", "LT_ALL"]
@@ -504,6 +505,55 @@ class TestFailure(SmrunTest):
                 pids.discard(pid)
             self.assertEqual(pids, set(), "ranks survived smrun")
             self.assertLess(time.monotonic() - t0, ENDS_WITHIN)
+        finally:
+            libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+    def test_grandchildren_die_with_a_killed_smrun(self):
+        # What the ranks started, in their process group or gone off with
+        # setsid(), has no PR_SET_PDEATHSIG: smrun's guardian kills it when
+        # smrun dies. This test process is the subreaper that reaps them all.
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_CHILD_SUBREAPER = 36
+        self.assertEqual(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0)
+        try:
+            # Rank 1 exits 0 once the grandchildren are up (its own are
+            # orphans of smrun then); ranks 0 and 2 wait forever.
+            p = subprocess.Popen([SMRUN, "-n", "3", LT_RANK, "grandchild", "1"], env=self.env(),
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+            self.wait_records(6, "grandchild")
+            self.wait_records(3)
+            time.sleep(0.2)                       # rank 1 has exited by now
+            t0 = time.monotonic()
+            p.kill()
+            p.wait()
+            left = {r[0] for r in self.records() + self.records("grandchild")}
+            while left and time.monotonic() - t0 < 10:
+                try:
+                    pid, _ = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if pid == 0:
+                    time.sleep(0.01)
+                left.discard(pid)
+            survivors = sorted(left)
+            for pid in survivors:                 # do not leave them to the next test
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                except OSError:
+                    pass
+            self.assertEqual(survivors, [], "processes of the job survived a killed smrun")
+            self.assertLess(time.monotonic() - t0, ENDS_WITHIN)
+            # The guardian is gone too (it was smrun's child, now ours).
+            while True:
+                try:
+                    if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                        time.sleep(0.01)
+                        if time.monotonic() - t0 > 10:
+                            self.fail("smrun's guardian did not end")
+                except ChildProcessError:
+                    break
         finally:
             libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 
