@@ -268,6 +268,7 @@ SMPI_DECL(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, i
 SMPI_DECL(int, Comm_size, (MPI_Comm comm, int *size))
 SMPI_DECL(int, Comm_rank, (MPI_Comm comm, int *rank))
 SMPI_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+SMPI_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
 SMPI_DECL(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
 SMPI_DECL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info,
                                  MPI_Comm *newcomm))
@@ -319,6 +320,8 @@ SMPI_DECL(int, Type_create_indexed_block, (int count, int blocklength, const int
 SMPI_DECL(int, Type_create_struct, (int count, const int array_of_blocklengths[],
                                     const MPI_Aint array_of_displacements[],
                                     const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+SMPI_DECL(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint array_of_displacements[],
+                                            MPI_Datatype oldtype, MPI_Datatype *newtype))
 SMPI_DECL(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                                       const int array_of_starts[], int order, MPI_Datatype oldtype,
                                       MPI_Datatype *newtype))
@@ -335,9 +338,23 @@ SMPI_DECL(int, Unpack, (const void *inbuf, int insize, int *position, void *outb
                         MPI_Datatype datatype, MPI_Comm comm))
 SMPI_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
 SMPI_DECL(int, Get_address, (const void *location, MPI_Aint *address))
+SMPI_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+SMPI_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
+SMPI_DECL(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                                   int *num_datatypes, int *combiner))
+SMPI_DECL(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses,
+                                   int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                                   MPI_Datatype array_of_datatypes[]))
 
 SMPI_DECL(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
 SMPI_DECL(int, Op_free, (MPI_Op *op))
+SMPI_DECL(int, Op_commutative, (MPI_Op op, int *commute))
+SMPI_DECL(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
+
+/* Memory: MPI_Alloc_mem gives heap memory, which every peer maps (the
+ * single-copy path reads it directly). */
+SMPI_DECL(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+SMPI_DECL(int, Free_mem, (void *base))
 
 /* Collectives */
 SMPI_DECL(int, Barrier, (MPI_Comm comm))

@@ -84,6 +84,36 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     return MPI_SUCCESS;
 }
 
+/* The reduction on local buffers only (no communication, no communicator). */
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+{
+    static const char R[] = "MPI_Reduce_local";
+    SMPI_CHECK_INIT(R);
+    struct smpi_type *t;
+    int rc;
+    if ((rc = check_data(NULL, inbuf, count, datatype, &t, R)) || (rc = check_data(NULL, inoutbuf, count, datatype, &t, R)))
+        return rc;
+    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
+        return smpi_error(NULL, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is not allowed here");
+    struct coll_op o;
+    if ((rc = smpi_op_prepare(NULL, op, datatype, t, R, &o))) return rc;
+    bool user = (uintptr_t)op >= 4096;
+    size_t n = user ? (size_t)count : (size_t)count * t->nbasic;
+    void *itmp = NULL, *otmp = NULL;
+    const void *in = inbuf;
+    void *out = inoutbuf;
+    if (!t->id && !user) {               /* derived: on arrays of the element type, as in reduce */
+        in = smpi_contig_buf((void *)inbuf, count, t, true, &itmp);
+        out = smpi_contig_buf(inoutbuf, count, t, true, &otmp);
+    }
+    if (n) o.fn(in, out, n, o.ctx);
+    if (otmp) smpi_unpack(otmp, count, t, inoutbuf);
+    free(itmp);
+    free(otmp);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm)
 {

@@ -66,6 +66,20 @@ void smpi_comm_init_predef(void)
     comm_setup(&smpi_comm_self, s, 2, "MPI_COMM_SELF");
 }
 
+void smpi_comm_ref(struct smpi_comm *c)
+{
+    if (c != &smpi_comm_world && c != &smpi_comm_self) c->refs++;
+}
+
+void smpi_comm_unref(struct smpi_comm *c)
+{
+    if (c == &smpi_comm_world || c == &smpi_comm_self || --c->refs > 0) return;
+    group_unref(c->group);
+    smpi_errh_unref(c->errh);
+    c->magic = 0;
+    free(c);
+}
+
 static void max_u32(const void *in, void *inout, size_t n, const void *ctx)
 {
     (void)ctx;
@@ -234,17 +248,39 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 }
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 
+static int dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
+{
+    if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
+    uint32_t ctx = agree_ctx(c);
+    c->group->refs++;
+    *newcomm = comm_new(c->group, ctx, c);
+    return attrs_copy(c, *newcomm, R);
+}
+
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     SMPI_CHECK_INIT("MPI_Comm_dup");
     SMPI_GET_COMM(c, comm, "MPI_Comm_dup");
-    if (!newcomm) return smpi_error(c, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
-    uint32_t ctx = agree_ctx(c);
-    c->group->refs++;
-    *newcomm = comm_new(c->group, ctx, c);
-    return attrs_copy(c, *newcomm, "MPI_Comm_dup");
+    return dup(c, newcomm, "MPI_Comm_dup");
 }
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
+
+/* Done at once: the context agreement blocks until every member has called
+ * it, so a program must not make a peer's MPI_Comm_idup wait for a message
+ * it sends only after its own (MPI would allow that; a true nonblocking
+ * agreement waits for nonblocking collectives). */
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    static const char R[] = "MPI_Comm_idup";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    if (!request) return smpi_error(c, MPI_ERR_REQUEST, R, "request pointer is NULL");
+    int rc = dup(c, newcomm, R);
+    if (rc) return rc;
+    *request = smpi_request_done(c);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
 
 struct split_ent { int color, key, rank; };
 static int split_cmp(const void *a, const void *b)
@@ -361,13 +397,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
         int rc = attr_delete(c, c->attrs->key, R);
         if (rc) return rc;
     }
-    if (--c->refs == 0) {
-        group_unref(c->group);
-        smpi_errh_unref(c->errh);
-        c->magic = 0;
-        free(c);
-    }
+    c->magic = 0;                        /* the handle is gone; pending requests keep the object */
     *comm = MPI_COMM_NULL;
+    smpi_comm_unref(c);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_free = PMPI_Comm_free
@@ -512,9 +544,8 @@ static int check_ranks(struct smpi_group *g, int n, const int ranks[], const cha
     return MPI_SUCCESS;
 }
 
-int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+static int group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup, const char *R)
 {
-    static const char R[] = "MPI_Group_incl";
     GET_GROUP(g, group, R);
     int rc = check_ranks(g, n, ranks, R);
     if (rc) return rc;
@@ -525,6 +556,11 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     group_set_rank(ng);
     *newgroup = ng;
     return MPI_SUCCESS;
+}
+
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+    return group_incl(group, n, ranks, newgroup, "MPI_Group_incl");
 }
 #pragma weak MPI_Group_incl = PMPI_Group_incl
 
@@ -560,7 +596,9 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
         if (!stride || first < 0 || first >= g->size || last < 0 || last >= g->size)
             return smpi_error(NULL, MPI_ERR_RANK, R, "range %d (%d, %d, %d) outside [0, %d)", i, first, last,
                               stride, g->size);
-        if ((last - first) / stride >= 0) total += (last - first) / stride + 1;
+        /* floor((last - first) / stride) + 1 ranks: none when the stride
+         * points away from last (C's division truncates towards zero) */
+        if ((stride > 0) == (last >= first) || last == first) total += (last - first) / stride + 1;
     }
     int *ranks = malloc(sizeof(int) * (size_t)(total ? total : 1)), k = 0;
     if (!ranks) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "%d ranks", total);
@@ -568,7 +606,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
         int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
         for (int r = first; stride > 0 ? r <= last : r >= last; r += stride) ranks[k++] = r;
     }
-    int rc = PMPI_Group_incl(group, total, ranks, newgroup);   /* checks duplicates */
+    int rc = group_incl(group, total, ranks, newgroup, R);   /* checks duplicates */
     free(ranks);
     return rc;
 }

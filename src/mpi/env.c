@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,3 +148,28 @@ int PMPI_Is_thread_main(int *flag)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+
+/* Heap memory: the heap is mapped into every peer, so messages from and to
+ * it take the single-copy path; there is nothing special to allocate. */
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    static const char R[] = "MPI_Alloc_mem";
+    SMPI_CHECK_INIT(R);
+    if (size < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "size %ld is negative", (long)size);
+    if (info != MPI_INFO_NULL)           /* no info objects exist yet */
+        return smpi_error(NULL, MPI_ERR_INFO, R, "info %p is not MPI_INFO_NULL", (void *)info);
+    if (!baseptr) return smpi_error(NULL, MPI_ERR_ARG, R, "baseptr is NULL");
+    void *p = malloc(size ? (size_t)size : 1);
+    if (!p) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "cannot allocate %ld bytes", (long)size);
+    *(void **)baseptr = p;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+
+int PMPI_Free_mem(void *base)
+{
+    SMPI_CHECK_INIT("MPI_Free_mem");
+    free(base);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Free_mem = PMPI_Free_mem

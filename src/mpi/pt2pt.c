@@ -59,6 +59,26 @@ static struct smpi_request *req_new(struct smpi_comm *c, int kind, void *buf, in
     if (!q) sm_fatal("MPI: out of memory for a request");
     q->kind = kind, q->comm = c, q->ubuf = buf, q->ucount = count, q->utype = t;
     q->peer = peer, q->tag = tag, q->mode = mode;
+    smpi_comm_ref(c);                    /* both may be freed by the program while q lives */
+    smpi_type_ref(t);
+    return q;
+}
+
+/* Drop the request's references; the engine frees an active one when it completes. */
+static void req_release(struct smpi_request *q)
+{
+    smpi_comm_unref(q->comm);
+    smpi_type_unref(q->utype);
+    p2p_req_free(&q->p);
+}
+
+MPI_Request smpi_request_done(struct smpi_comm *c)
+{
+    struct smpi_request *q = req_new(c, SMPI_REQ_SEND, NULL, 0, NULL, MPI_PROC_NULL, 0, P2P_STANDARD);
+    q->started = true, q->proc_null = true;
+    memset(&q->p.st, 0, sizeof q->p.st);
+    q->p.st.source = MPI_PROC_NULL, q->p.st.tag = MPI_ANY_TAG;
+    atomic_store(&q->p.done, 1);
     return q;
 }
 
@@ -127,16 +147,27 @@ static int req_finish(MPI_Request *h, MPI_Status *st)
     }
     if (q->persistent) q->started = false;
     else {
-        p2p_req_free(&q->p);
+        req_release(q);
         *h = MPI_REQUEST_NULL;
     }
     return err;
 }
 
-static int trunc_error(struct smpi_comm *c, const char *R, const struct smpi_request *q)
+/* Finish one completed request and raise MPI_ERR_TRUNCATE if it was cut
+ * short; the message is made before the request (and perhaps its freed
+ * communicator) goes. */
+static int finish1(MPI_Request *h, MPI_Status *st, const char *R)
 {
-    return smpi_error(c, MPI_ERR_TRUNCATE, R, "message from rank %d with tag %d is longer than the %zu-byte buffer",
-                      q->p.st.source, q->p.st.tag, q->p.len);
+    struct smpi_request *q = *h;
+    struct smpi_comm *c = q->comm;
+    int src = q->p.st.source, tag = q->p.st.tag;
+    size_t cap = q->p.len;
+    smpi_comm_ref(c);
+    int err = req_finish(h, st);
+    if (err) err = smpi_error(c, MPI_ERR_TRUNCATE, R, "message from rank %d with tag %d is longer than the %zu-byte buffer",
+                              src, tag, cap);
+    smpi_comm_unref(c);
+    return err;
 }
 
 /* Inactive: the null request, or a persistent request not started. */
@@ -180,11 +211,8 @@ static int irecv(void *buf, int count, MPI_Datatype type, int source, int tag, M
 
 static int wait1(MPI_Request *h, MPI_Status *st, const char *R)
 {
-    struct smpi_request *q = *h;
-    p2p_wait(&q->p);
-    struct smpi_comm *c = q->comm;
-    int err = req_finish(h, st);
-    return err ? trunc_error(c, R, q) : MPI_SUCCESS;
+    p2p_wait(&(*h)->p);
+    return finish1(h, st, R);
 }
 
 static int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
@@ -321,8 +349,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     struct smpi_request *q = *request;
     *flag = p2p_test(&q->p);
     if (!*flag) return MPI_SUCCESS;
-    struct smpi_comm *c = q->comm;
-    return req_finish(request, status) ? trunc_error(c, R, q) : MPI_SUCCESS;
+    return finish1(request, status, R);
 }
 #pragma weak MPI_Test = PMPI_Test
 
@@ -354,6 +381,24 @@ static bool any_done(void *a)
     return !active;
 }
 
+/* For the calls completing many: finish request i, noting the first that
+ * failed (*bad) and keeping its communicator (*c, a reference) for the error. */
+static void finish_one(MPI_Request *h, MPI_Status *st, int i, int *bad, struct smpi_comm **c)
+{
+    struct smpi_comm *qc = (*h)->comm;
+    smpi_comm_ref(qc);
+    if (req_finish(h, st) && *bad < 0) { *bad = i; *c = qc; smpi_comm_ref(qc); }
+    smpi_comm_unref(qc);
+}
+static int many_error(struct smpi_comm *c, int bad, MPI_Status sts[], const char *R)
+{
+    if (bad < 0) return MPI_SUCCESS;
+    int rc = smpi_error(c, sts == MPI_STATUSES_IGNORE ? MPI_ERR_TRUNCATE : MPI_ERR_IN_STATUS, R,
+                        "request %d: a message was longer than its receive buffer", bad);
+    smpi_comm_unref(c);
+    return rc;
+}
+
 static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[], const char *R)
 {
     int bad = -1;
@@ -361,12 +406,9 @@ static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[], const cha
     for (int i = 0; i < count; i++) {
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
         if (inactive(reqs[i])) { status_empty(st, MPI_ANY_SOURCE); continue; }
-        c = reqs[i]->comm;
-        if (req_finish(&reqs[i], st) && bad < 0) bad = i;
+        finish_one(&reqs[i], st, i, &bad, &c);
     }
-    if (bad < 0) return MPI_SUCCESS;
-    return smpi_error(c, sts == MPI_STATUSES_IGNORE ? MPI_ERR_TRUNCATE : MPI_ERR_IN_STATUS, R,
-                      "request %d: a message was longer than its receive buffer", bad);
+    return many_error(c, bad, sts, R);
 }
 
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
@@ -412,11 +454,9 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
         if (inactive(reqs[i])) continue;
         active = true;
         if (!p2p_done(&reqs[i]->p)) continue;
-        struct smpi_request *q = reqs[i];
-        struct smpi_comm *c = q->comm;
         *index = i;
         if (flag) *flag = 1;
-        return req_finish(&reqs[i], st) ? trunc_error(c, R, q) : MPI_SUCCESS;
+        return finish1(&reqs[i], st, R);
     }
     if (!active) { if (flag) *flag = 1; status_empty(st, MPI_ANY_SOURCE); }
     return MPI_SUCCESS;
@@ -452,16 +492,13 @@ static int some(int count, MPI_Request reqs[], int *outcount, int idx[], MPI_Sta
         if (inactive(reqs[i])) continue;
         active = true;
         if (!p2p_done(&reqs[i]->p)) continue;
-        c = reqs[i]->comm;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
         idx[n] = i;
-        if (req_finish(&reqs[i], st) && bad < 0) bad = i;
+        finish_one(&reqs[i], st, i, &bad, &c);
         n++;
     }
     *outcount = active ? n : MPI_UNDEFINED;
-    if (bad < 0) return MPI_SUCCESS;
-    return smpi_error(c, sts == MPI_STATUSES_IGNORE ? MPI_ERR_TRUNCATE : MPI_ERR_IN_STATUS, R,
-                      "request %d: a message was longer than its receive buffer", bad);
+    return many_error(c, bad, sts, R);
 }
 
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
@@ -483,7 +520,7 @@ int PMPI_Request_free(MPI_Request *request)
     if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, R, "null request");
     struct smpi_request *q = *request;
     if (q->persistent && !q->started) atomic_store(&q->p.done, 1);
-    p2p_req_free(&q->p);       /* an active one completes, then goes */
+    req_release(q);            /* an active one completes, then goes */
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
@@ -677,7 +714,7 @@ static void bsend_reap(bool all)
         if (!p2p_done(&q->p)) { pp = &q->bnext; continue; }
         *pp = q->bnext;
         B.used -= q->p.len + MPI_BSEND_OVERHEAD;
-        p2p_req_free(&q->p);             /* frees the copy (p.tmp) too */
+        req_release(q);                  /* frees the copy (p.tmp) too */
     }
 }
 

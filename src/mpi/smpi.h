@@ -71,6 +71,12 @@ struct smpi_type {
     size_t    nbasic;           /* how many of them in one element */
     const char *name;           /* a predefined type's name */
     char     *uname;            /* MPI_Type_set_name's (owned), or NULL */
+    /* The constructor's arguments, for MPI_Type_get_envelope/contents
+     * (owned; the types are counted references). */
+    int       ni, na, nd;
+    int      *ci;
+    MPI_Aint *ca;
+    struct smpi_type **cd;
 };
 
 enum smpi_req_kind { SMPI_REQ_SEND = 1, SMPI_REQ_RECV };
@@ -141,7 +147,11 @@ extern int smpi_state;           /* 0 before MPI_Init, 1 initialised, 2 finalise
     if (!var) return smpi_error(NULL, MPI_ERR_COMM, routine, "communicator %s", \
                           smpi_hstr((const void *)(handle), "MPI_COMM_NULL"))
 
-/* Datatypes (type.c) */
+/* Datatypes (type.c). Derived types are counted: a request keeps the type
+ * it was given alive after MPI_Type_free (a persistent request restarts
+ * from it), as MPI lets a program free a type its operations still use. */
+void smpi_type_ref(struct smpi_type *t);
+void smpi_type_unref(struct smpi_type *t);
 int  smpi_type_check(struct smpi_comm *c, MPI_Datatype t, const char *routine, struct smpi_type **out);
 void smpi_pack(const void *in, int count, const struct smpi_type *t, void *out);
 void smpi_unpack(const void *in, int count, const struct smpi_type *t, void *out);
@@ -155,7 +165,13 @@ struct p2p_layout *smpi_layout(int count, const struct smpi_type *t);
 int  smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t,
                      const char *routine, struct coll_op *out);
 
-/* Communicators (comm.c) */
+/* Communicators (comm.c). Counted likewise: MPI_Comm_free with requests
+ * still pending frees the handle, the object goes with the last request. */
 void smpi_comm_init_predef(void);
+void smpi_comm_ref(struct smpi_comm *c);
+void smpi_comm_unref(struct smpi_comm *c);
+/* A request that is already complete (empty status): the nonblocking calls
+ * that finish at once (MPI_Comm_idup) return it. */
+MPI_Request smpi_request_done(struct smpi_comm *c);
 
 #endif

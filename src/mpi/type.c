@@ -61,6 +61,42 @@ __attribute__((constructor)) static void types_init(void)
     PAIR(MPI_LONG_DOUBLE_INT, struct ldouble_int, long double);
 }
 
+void smpi_type_ref(struct smpi_type *t)
+{
+    if (t && !t->id) t->refs++;
+}
+
+void smpi_type_unref(struct smpi_type *t)
+{
+    if (!t || t->id || --t->refs > 0) return;
+    t->magic = 0;
+    for (int i = 0; i < t->nd; i++) smpi_type_unref(t->cd[i]);
+    free(t->ci), free(t->ca), free(t->cd);
+    free(t->blk);
+    free(t->uname);
+    free(t);
+}
+
+/* Record how t was made: ni integers (the concatenation of up to three
+ * arrays), na addresses, nd types. Out of memory is fatal, as for the typemap. */
+static void record(struct smpi_type *t, const int *i0, int n0, const int *i1, int n1, const int *i2, int n2,
+                   const MPI_Aint *a, int na, const MPI_Datatype *d, int nd)
+{
+    t->ni = n0 + n1 + n2, t->na = na, t->nd = nd;
+    t->ci = malloc(sizeof(int) * (size_t)(t->ni + 1));
+    t->ca = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
+    t->cd = malloc(sizeof *t->cd * (size_t)(nd + 1));
+    if (!t->ci || !t->ca || !t->cd) sm_fatal("MPI: out of memory recording a datatype's constructor");
+    if (n0) memcpy(t->ci, i0, sizeof(int) * (size_t)n0);
+    if (n1) memcpy(t->ci + n0, i1, sizeof(int) * (size_t)n1);
+    if (n2) memcpy(t->ci + n0 + n1, i2, sizeof(int) * (size_t)n2);
+    if (na) memcpy(t->ca, a, sizeof(MPI_Aint) * (size_t)na);
+    for (int i = 0; i < nd; i++) {
+        t->cd[i] = smpi_type(d[i]);
+        smpi_type_ref(t->cd[i]);
+    }
+}
+
 int smpi_type_check(struct smpi_comm *c, MPI_Datatype h, const char *R, struct smpi_type **out)
 {
     struct smpi_type *t = smpi_type(h);
@@ -189,6 +225,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     struct smpi_type *t = type_begin(MPI_COMBINER_CONTIGUOUS, &b);
     add_elems(&b, 0, count, old);
     *newtype = type_end(t);
+    record(t, &count, 1, NULL, 0, NULL, 0, NULL, 0, &oldtype, 1);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
@@ -208,16 +245,22 @@ static int hvector(int count, int bl, MPI_Aint stride, MPI_Datatype oldtype, MPI
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     struct smpi_type *old = smpi_type(oldtype);
-    return hvector(count, blocklength, old ? stride * smpi_extent(old) : 0, oldtype, newtype,
-                   MPI_COMBINER_VECTOR, "MPI_Type_vector");
+    int rc = hvector(count, blocklength, old ? stride * smpi_extent(old) : 0, oldtype, newtype,
+                     MPI_COMBINER_VECTOR, "MPI_Type_vector");
+    int ints[3] = { count, blocklength, stride };
+    if (!rc) record(*newtype, ints, 3, NULL, 0, NULL, 0, NULL, 0, &oldtype, 1);
+    return rc;
 }
 #pragma weak MPI_Type_vector = PMPI_Type_vector
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
-    return hvector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR,
-                   "MPI_Type_create_hvector");
+    int rc = hvector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR,
+                     "MPI_Type_create_hvector");
+    int ints[2] = { count, blocklength };
+    if (!rc) record(*newtype, ints, 2, NULL, 0, NULL, 0, &stride, 1, &oldtype, 1);
+    return rc;
 }
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
 
@@ -250,32 +293,52 @@ static int general(int count, const int *bl, int bl0, const MPI_Aint *disp, cons
 
 int PMPI_Type_indexed(int count, const int bl[], const int displs[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return general(count, bl, 0, NULL, displs, NULL, oldtype, newtype, MPI_COMBINER_INDEXED, "MPI_Type_indexed");
+    int rc = general(count, bl, 0, NULL, displs, NULL, oldtype, newtype, MPI_COMBINER_INDEXED, "MPI_Type_indexed");
+    if (!rc) record(*newtype, &count, 1, bl, count, displs, count, NULL, 0, &oldtype, 1);
+    return rc;
 }
 #pragma weak MPI_Type_indexed = PMPI_Type_indexed
 
 int PMPI_Type_create_hindexed(int count, const int bl[], const MPI_Aint displs[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
-    return general(count, bl, 0, displs, NULL, NULL, oldtype, newtype, MPI_COMBINER_HINDEXED,
-                   "MPI_Type_create_hindexed");
+    int rc = general(count, bl, 0, displs, NULL, NULL, oldtype, newtype, MPI_COMBINER_HINDEXED,
+                     "MPI_Type_create_hindexed");
+    if (!rc) record(*newtype, &count, 1, bl, count, NULL, 0, displs, count, &oldtype, 1);
+    return rc;
 }
 #pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displs[], MPI_Datatype oldtype,
                                    MPI_Datatype *newtype)
 {
-    return general(count, NULL, blocklength, NULL, displs, NULL, oldtype, newtype,
-                   MPI_COMBINER_INDEXED_BLOCK, "MPI_Type_create_indexed_block");
+    int rc = general(count, NULL, blocklength, NULL, displs, NULL, oldtype, newtype,
+                     MPI_COMBINER_INDEXED_BLOCK, "MPI_Type_create_indexed_block");
+    int ints[2] = { count, blocklength };
+    if (!rc) record(*newtype, ints, 2, displs, count, NULL, 0, NULL, 0, &oldtype, 1);
+    return rc;
 }
 #pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displs[], MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype)
+{
+    int rc = general(count, NULL, blocklength, displs, NULL, NULL, oldtype, newtype,
+                     MPI_COMBINER_HINDEXED_BLOCK, "MPI_Type_create_hindexed_block");
+    int ints[2] = { count, blocklength };
+    if (!rc) record(*newtype, ints, 2, NULL, 0, NULL, 0, displs, count, &oldtype, 1);
+    return rc;
+}
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
 
 int PMPI_Type_create_struct(int count, const int bl[], const MPI_Aint displs[], const MPI_Datatype types[],
                             MPI_Datatype *newtype)
 {
     if (count > 0 && !types) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_create_struct", "types is NULL");
-    return general(count, bl, 0, displs, NULL, types, MPI_DATATYPE_NULL, newtype, MPI_COMBINER_STRUCT,
-                   "MPI_Type_create_struct");
+    int rc = general(count, bl, 0, displs, NULL, types, MPI_DATATYPE_NULL, newtype, MPI_COMBINER_STRUCT,
+                     "MPI_Type_create_struct");
+    if (!rc) record(*newtype, &count, 1, bl, count, NULL, 0, displs, count, types, count);
+    return rc;
 }
 #pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
 
@@ -313,6 +376,11 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
     type_end(t);
     t->lb = 0, t->ub = total * ext;      /* the extent is the whole array's */
     *newtype = t;
+    record(t, &ndims, 1, sizes, ndims, subsizes, ndims, NULL, 0, &oldtype, 1);
+    t->ni += ndims + 1;                  /* then starts[] and order */
+    if (!(t->ci = realloc(t->ci, sizeof(int) * (size_t)t->ni))) sm_fatal("MPI: out of memory recording a subarray");
+    memcpy(t->ci + 1 + 2 * ndims, starts, sizeof(int) * (size_t)ndims);
+    t->ci[t->ni - 1] = order;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
@@ -334,6 +402,8 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     struct smpi_type *t = type_copy(old, MPI_COMBINER_RESIZED);
     t->lb = lb, t->ub = lb + extent;
     *newtype = t;
+    MPI_Aint a[2] = { lb, extent };
+    record(t, NULL, 0, NULL, 0, NULL, 0, a, 2, &oldtype, 1);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
@@ -345,6 +415,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     struct smpi_type *t = type_copy(old, MPI_COMBINER_DUP);
     t->committed = old->committed;
     *newtype = t;
+    record(t, NULL, 0, NULL, 0, NULL, 0, NULL, 0, &oldtype, 1);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_dup = PMPI_Type_dup
@@ -363,13 +434,11 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (!datatype) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_free", "datatype is NULL");
     CHECK_OLD(t, *datatype, "MPI_Type_free");
     if (t->id) return smpi_error(NULL, MPI_ERR_TYPE, "MPI_Type_free", "cannot free predefined %s", t->name);
-    /* A derived type's typemap is copied into the types built from it, and
-     * pending operations keep no reference: it can go now. */
+    /* A derived type's typemap is copied into the types built from it; the
+     * requests that still use it hold references. The handle dies now. */
     t->magic = 0;
-    free(t->blk);
-    free(t->uname);
-    free(t);
     *datatype = MPI_DATATYPE_NULL;
+    smpi_type_unref(t);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_free = PMPI_Type_free
@@ -435,6 +504,60 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Get_address = PMPI_Get_address
+
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+#pragma weak MPI_Aint_add = PMPI_Aint_add
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+                           int *combiner)
+{
+    static const char R[] = "MPI_Type_get_envelope";
+    CHECK_OLD(t, datatype, R);
+    if (!num_integers || !num_addresses || !num_datatypes || !combiner)
+        return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
+    *num_integers = t->ni, *num_addresses = t->na, *num_datatypes = t->nd, *combiner = t->combiner;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+
+/* A new handle on a type equal to t (MPI_Type_get_contents hands out new
+ * objects for derived types, which the caller frees). */
+static struct smpi_type *type_clone(const struct smpi_type *t)
+{
+    struct smpi_type *c = malloc(sizeof *c);
+    if (!c) sm_fatal("MPI: out of memory for a datatype");
+    *c = *t;
+    c->magic = SMPI_MAGIC_TYPE, c->refs = 1, c->uname = NULL;   /* t's handle may be freed already */
+    c->blk = malloc(sizeof *c->blk * (size_t)(t->nblk + 1));
+    if (!c->blk) sm_fatal("MPI: out of memory for a datatype");
+    memcpy(c->blk, t->blk, sizeof *c->blk * (size_t)t->nblk);
+    MPI_Datatype d[t->nd + 1];
+    for (int i = 0; i < t->nd; i++) d[i] = t->cd[i]->id ? (MPI_Datatype)(intptr_t)t->cd[i]->id : t->cd[i];
+    record(c, t->ci, t->ni, NULL, 0, NULL, 0, t->ca, t->na, d, t->nd);
+    return c;
+}
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                           int ints[], MPI_Aint addrs[], MPI_Datatype types[])
+{
+    static const char R[] = "MPI_Type_get_contents";
+    CHECK_OLD(t, datatype, R);
+    if (t->combiner == MPI_COMBINER_NAMED)
+        return smpi_error(NULL, MPI_ERR_TYPE, R, "%s is predefined: it has no contents", t->name);
+    if (max_integers < t->ni || max_addresses < t->na || max_datatypes < t->nd)
+        return smpi_error(NULL, MPI_ERR_ARG, R, "room for %d, %d, %d but the type has %d integers, %d addresses, "
+                          "%d datatypes", max_integers, max_addresses, max_datatypes, t->ni, t->na, t->nd);
+    if ((t->ni && !ints) || (t->na && !addrs) || (t->nd && !types))
+        return smpi_error(NULL, MPI_ERR_ARG, R, "NULL array");
+    if (t->ni) memcpy(ints, t->ci, sizeof(int) * (size_t)t->ni);
+    if (t->na) memcpy(addrs, t->ca, sizeof(MPI_Aint) * (size_t)t->na);
+    for (int i = 0; i < t->nd; i++)
+        types[i] = t->cd[i]->id ? (MPI_Datatype)(intptr_t)t->cd[i]->id : type_clone(t->cd[i]);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
 
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
@@ -604,6 +727,20 @@ int PMPI_Op_free(MPI_Op *op)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Op_free = PMPI_Op_free
+
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+    static const char R[] = "MPI_Op_commutative";
+    if (!commute) return smpi_error(NULL, MPI_ERR_ARG, R, "commute is NULL");
+    if ((uintptr_t)op >= 4096) {
+        if (op->magic != SMPI_MAGIC_OP) return smpi_error(NULL, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
+        *commute = op->commute != 0;
+    } else if (op == MPI_OP_NULL || OPNUM(op) > OPNUM(MPI_NO_OP)) {
+        return smpi_error(NULL, MPI_ERR_OP, R, "invalid operation %s", smpi_hstr((const void *)op, "MPI_OP_NULL"));
+    } else *commute = 1;                 /* every predefined operation commutes */
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Op_commutative = PMPI_Op_commutative
 
 int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t, const char *R,
                     struct coll_op *out)

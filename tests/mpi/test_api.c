@@ -1,0 +1,319 @@
+/* What programs written for Open MPI or MPICH commonly rely on beyond the
+ * basics: status fields, MPI_UNDEFINED colours and counts, in-place and
+ * user-op reductions, MPI_Reduce_local, MPI_Comm_idup, MPI_Alloc_mem,
+ * address arithmetic, datatype envelopes and contents, group ranges, and
+ * types and communicators freed while requests still use them. */
+#include <stdint.h>
+#include <string.h>
+
+#include "mcheck.h"
+
+static int me, n;
+
+/* MPI_SOURCE, MPI_TAG and MPI_ERROR of a wildcard receive; MPI_Get_count
+ * gives MPI_UNDEFINED when the bytes are not whole elements. */
+static void status_fields(void)
+{
+    int to = (me + 1) % n, from = (me + n - 1) % n;
+    char six[6] = "abcde";
+    int buf[4];
+    MPI_Status st;
+    st.MPI_ERROR = -1;
+    OK(MPI_Sendrecv(six, 6, MPI_CHAR, to, 30 + me, buf, 4, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                    MPI_COMM_WORLD, &st));
+    CHECK(st.MPI_SOURCE == from && st.MPI_TAG == 30 + from, "status source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
+    CHECK(st.MPI_ERROR == MPI_SUCCESS, "status error %d", st.MPI_ERROR);
+    int c;
+    OK(MPI_Get_count(&st, MPI_INT, &c));
+    CHECK(c == MPI_UNDEFINED, "6 bytes as MPI_INT: count %d", c);
+    OK(MPI_Get_count(&st, MPI_CHAR, &c));
+    CHECK(c == 6 && !memcmp(buf, "abcde", 6), "6 bytes as MPI_CHAR: count %d", c);
+    OK(MPI_Get_count(&st, MPI_SHORT, &c));
+    CHECK(c == 3, "6 bytes as MPI_SHORT: count %d", c);
+}
+
+/* MPI_UNDEFINED as colour (or split type): MPI_COMM_NULL, the others split. */
+static void split_undefined(void)
+{
+    MPI_Comm c;
+    OK(MPI_Comm_split(MPI_COMM_WORLD, me % 3 == 1 ? MPI_UNDEFINED : me % 3, me, &c));
+    if (me % 3 == 1) CHECK(c == MPI_COMM_NULL, "MPI_UNDEFINED colour gave a communicator");
+    else {
+        CHECK(c != MPI_COMM_NULL, "no communicator for colour %d", me % 3);
+        int s, r, want = 0;
+        for (int i = 0; i < n; i++) want += i % 3 == me % 3;
+        OK(MPI_Comm_size(c, &s));
+        OK(MPI_Comm_rank(c, &r));
+        CHECK(s == want && r == me / 3, "colour %d: size %d rank %d", me % 3, s, r);
+        int sum;
+        OK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, c));
+        OK(MPI_Comm_free(&c));
+    }
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, me == 0 ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c));
+    CHECK((c == MPI_COMM_NULL) == (me == 0), "split_type MPI_UNDEFINED");
+    if (c != MPI_COMM_NULL) {
+        int s;
+        OK(MPI_Comm_size(c, &s));
+        CHECK(s == n - 1, "split_type size %d", s);
+        OK(MPI_Comm_free(&c));
+    }
+}
+
+/* inout = in * 10 + inout: not commutative, the result spells the ranks in order. */
+static void digits(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] = ((int *)in)[i] * 10 + ((int *)inout)[i];
+}
+
+static void reductions(void)
+{
+    int root = n - 1;
+    /* in place at the root */
+    long v[2] = { me, 2 * me };
+    if (me == root) OK(MPI_Reduce(MPI_IN_PLACE, v, 2, MPI_LONG, MPI_SUM, root, MPI_COMM_WORLD));
+    else OK(MPI_Reduce(v, NULL, 2, MPI_LONG, MPI_SUM, root, MPI_COMM_WORLD));
+    if (me == root) CHECK(v[0] == (long)n * (n - 1) / 2 && v[1] == 2 * v[0], "reduce in place %ld %ld", v[0], v[1]);
+    /* a user operation that does not commute, to a root that is not 0 */
+    MPI_Op op;
+    int commute = -1;
+    OK(MPI_Op_create(digits, 0, &op));
+    OK(MPI_Op_commutative(op, &commute));
+    CHECK(commute == 0, "user op commutative %d", commute);
+    OK(MPI_Op_commutative(MPI_SUM, &commute));
+    CHECK(commute == 1, "MPI_SUM commutative %d", commute);
+    int d = me % 10, r = -1, want = 0;
+    for (int i = 0; i < n; i++) want = want * 10 + i % 10;
+    OK(MPI_Reduce(&d, &r, 1, MPI_INT, op, root, MPI_COMM_WORLD));
+    if (me == root) CHECK(r == want, "user-op reduce %d, expected %d", r, want);
+    /* MPI_Reduce_local: inoutbuf = inbuf op inoutbuf */
+    int a[3] = { 1, 2, 3 }, b[3] = { 4, 5, 6 };
+    OK(MPI_Reduce_local(a, b, 3, MPI_INT, op));
+    CHECK(b[0] == 14 && b[1] == 25 && b[2] == 36, "reduce_local user %d %d %d", b[0], b[1], b[2]);
+    OK(MPI_Reduce_local(a, b, 3, MPI_INT, MPI_MAX));
+    CHECK(b[0] == 14 && b[2] == 36, "reduce_local max");
+    OK(MPI_Op_free(&op));
+    MPI_Datatype every2;                  /* a derived type: every other int */
+    OK(MPI_Type_vector(2, 1, 2, MPI_INT, &every2));
+    OK(MPI_Type_commit(&every2));
+    int x[3] = { 5, -1, 7 }, y[3] = { 1, 99, 2 };
+    OK(MPI_Reduce_local(x, y, 1, every2, MPI_PROD));
+    CHECK(y[0] == 5 && y[1] == 99 && y[2] == 14, "reduce_local on a vector %d %d %d", y[0], y[1], y[2]);
+    OK(MPI_Type_free(&every2));
+}
+
+static void idup_and_memory(void)
+{
+    MPI_Comm c;
+    MPI_Request rq;
+    OK(MPI_Comm_idup(MPI_COMM_WORLD, &c, &rq));
+    OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    CHECK(rq == MPI_REQUEST_NULL, "idup request not freed");
+    int cmp;
+    OK(MPI_Comm_compare(c, MPI_COMM_WORLD, &cmp));
+    CHECK(cmp == MPI_CONGRUENT, "idup compare %d", cmp);
+    /* a large message between MPI_Alloc_mem buffers, on the new communicator */
+    enum { N = 1 << 18 };
+    int *s, *r;
+    OK(MPI_Alloc_mem(N * sizeof(int), MPI_INFO_NULL, &s));
+    OK(MPI_Alloc_mem(N * sizeof(int), MPI_INFO_NULL, &r));
+    for (int i = 0; i < N; i++) s[i] = me * N + i;
+    int to = (me + 1) % n, from = (me + n - 1) % n;
+    OK(MPI_Sendrecv(s, N, MPI_INT, to, 0, r, N, MPI_INT, from, 0, c, MPI_STATUS_IGNORE));
+    for (int i = 0; i < N; i++) CHECK(r[i] == from * N + i, "alloc_mem data [%d] = %d", i, r[i]);
+    OK(MPI_Free_mem(s));
+    OK(MPI_Free_mem(r));
+    OK(MPI_Comm_free(&c));
+    /* address arithmetic */
+    double arr[10];
+    MPI_Aint a0, a7;
+    OK(MPI_Get_address(&arr[0], &a0));
+    OK(MPI_Get_address(&arr[7], &a7));
+    CHECK(MPI_Aint_diff(a7, a0) == 7 * (MPI_Aint)sizeof(double), "aint_diff");
+    CHECK(MPI_Aint_add(a0, 7 * sizeof(double)) == a7, "aint_add");
+}
+
+/* Rebuild a type from its envelope and contents: the same typemap. */
+static MPI_Datatype rebuild(MPI_Datatype t, int want_combiner)
+{
+    int ni, na, nd, comb;
+    OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+    CHECK(comb == want_combiner, "combiner %d, expected %d", comb, want_combiner);
+    int ints[64];
+    MPI_Aint addrs[16];
+    MPI_Datatype types[16], nt = MPI_DATATYPE_NULL;
+    CHECK(ni <= 64 && na <= 16 && nd <= 16, "envelope %d %d %d", ni, na, nd);
+    OK(MPI_Type_get_contents(t, 64, 16, 16, ints, addrs, types));
+    switch (comb) {
+    case MPI_COMBINER_CONTIGUOUS: OK(MPI_Type_contiguous(ints[0], types[0], &nt)); break;
+    case MPI_COMBINER_VECTOR: OK(MPI_Type_vector(ints[0], ints[1], ints[2], types[0], &nt)); break;
+    case MPI_COMBINER_HVECTOR: OK(MPI_Type_create_hvector(ints[0], ints[1], addrs[0], types[0], &nt)); break;
+    case MPI_COMBINER_INDEXED: OK(MPI_Type_indexed(ints[0], ints + 1, ints + 1 + ints[0], types[0], &nt)); break;
+    case MPI_COMBINER_HINDEXED: OK(MPI_Type_create_hindexed(ints[0], ints + 1, addrs, types[0], &nt)); break;
+    case MPI_COMBINER_INDEXED_BLOCK:
+        OK(MPI_Type_create_indexed_block(ints[0], ints[1], ints + 2, types[0], &nt)); break;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        OK(MPI_Type_create_hindexed_block(ints[0], ints[1], addrs, types[0], &nt)); break;
+    case MPI_COMBINER_STRUCT: OK(MPI_Type_create_struct(ints[0], ints + 1, addrs, types, &nt)); break;
+    case MPI_COMBINER_SUBARRAY: {
+        int d = ints[0];
+        OK(MPI_Type_create_subarray(d, ints + 1, ints + 1 + d, ints + 1 + 2 * d, ints[1 + 3 * d], types[0], &nt));
+        break;
+    }
+    case MPI_COMBINER_RESIZED: OK(MPI_Type_create_resized(types[0], addrs[0], addrs[1], &nt)); break;
+    case MPI_COMBINER_DUP: OK(MPI_Type_dup(types[0], &nt)); break;
+    default: CHECK(0, "combiner %d", comb);
+    }
+    /* derived types handed out by MPI_Type_get_contents are the caller's to free */
+    for (int i = 0; i < nd; i++) {
+        int ci, ca, cd, cc;
+        OK(MPI_Type_get_envelope(types[i], &ci, &ca, &cd, &cc));
+        if (cc != MPI_COMBINER_NAMED) OK(MPI_Type_free(&types[i]));
+    }
+    OK(MPI_Type_commit(&nt));
+    return nt;
+}
+
+/* t and u lay out the same bytes: pack both from one buffer and compare. */
+static void same_typemap(MPI_Datatype t, MPI_Datatype u, const char *what)
+{
+    static unsigned char src[4096], p1[4096], p2[4096];
+    for (int i = 0; i < (int)sizeof src; i++) src[i] = (unsigned char)(i * 7 + 3);
+    int s1, s2, pos1 = 0, pos2 = 0;
+    MPI_Aint lb1, e1, lb2, e2;
+    OK(MPI_Type_size(t, &s1));
+    OK(MPI_Type_size(u, &s2));
+    OK(MPI_Type_get_extent(t, &lb1, &e1));
+    OK(MPI_Type_get_extent(u, &lb2, &e2));
+    CHECK(s1 == s2 && lb1 == lb2 && e1 == e2, "%s: size %d/%d extent %ld/%ld", what, s1, s2, (long)e1, (long)e2);
+    OK(MPI_Pack(src + 256, 2, t, p1, sizeof p1, &pos1, MPI_COMM_WORLD));
+    OK(MPI_Pack(src + 256, 2, u, p2, sizeof p2, &pos2, MPI_COMM_WORLD));
+    CHECK(pos1 == pos2 && !memcmp(p1, p2, (size_t)pos1), "%s: rebuilt typemap differs", what);
+}
+
+static void envelopes(void)
+{
+    int ni, na, nd, comb;
+    OK(MPI_Type_get_envelope(MPI_DOUBLE, &ni, &na, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_NAMED && ni == 0 && na == 0 && nd == 0, "named envelope");
+    int bl[3] = { 2, 1, 3 }, dis[3] = { 5, 0, 9 }, sizes[2] = { 5, 7 }, subs[2] = { 3, 4 }, starts[2] = { 1, 2 };
+    MPI_Aint hd[3] = { 40, 0, 17 }, sd[2] = { 0, 8 };
+    MPI_Datatype vec, st[2] = { MPI_CHAR, MPI_DOUBLE }, made[11];
+    int combs[11] = { MPI_COMBINER_CONTIGUOUS, MPI_COMBINER_VECTOR, MPI_COMBINER_HVECTOR, MPI_COMBINER_INDEXED,
+                      MPI_COMBINER_HINDEXED, MPI_COMBINER_INDEXED_BLOCK, MPI_COMBINER_HINDEXED_BLOCK,
+                      MPI_COMBINER_STRUCT, MPI_COMBINER_SUBARRAY, MPI_COMBINER_RESIZED, MPI_COMBINER_DUP };
+    OK(MPI_Type_vector(3, 2, 4, MPI_SHORT, &vec));
+    OK(MPI_Type_contiguous(3, vec, &made[0]));           /* contents hand back a derived type */
+    OK(MPI_Type_vector(4, 2, 3, MPI_INT, &made[1]));
+    OK(MPI_Type_create_hvector(3, 2, 24, MPI_FLOAT, &made[2]));
+    OK(MPI_Type_indexed(3, bl, dis, MPI_INT, &made[3]));
+    OK(MPI_Type_create_hindexed(3, bl, hd, MPI_CHAR, &made[4]));
+    OK(MPI_Type_create_indexed_block(3, 2, dis, MPI_SHORT, &made[5]));
+    OK(MPI_Type_create_hindexed_block(3, 2, hd, MPI_CHAR, &made[6]));
+    OK(MPI_Type_create_struct(2, bl, sd, st, &made[7]));
+    OK(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_FORTRAN, MPI_CHAR, &made[8]));
+    OK(MPI_Type_create_resized(vec, -4, 100, &made[9]));
+    OK(MPI_Type_dup(vec, &made[10]));
+    OK(MPI_Type_free(&vec));              /* the types made from it keep what they need */
+    for (int i = 0; i < 11; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "combiner %d", combs[i]);
+        OK(MPI_Type_commit(&made[i]));
+        MPI_Datatype again = rebuild(made[i], combs[i]);
+        same_typemap(made[i], again, what);
+        OK(MPI_Type_free(&again));
+        OK(MPI_Type_free(&made[i]));
+    }
+    /* hindexed_block moves the right bytes: 3 blocks of 2 chars at 40, 0, 17 */
+    OK(MPI_Type_create_hindexed_block(3, 2, hd, MPI_CHAR, &vec));
+    OK(MPI_Type_commit(&vec));
+    char src[64], got[6];
+    for (int i = 0; i < 64; i++) src[i] = (char)i;
+    OK(MPI_Sendrecv(src, 1, vec, me, 3, got, 6, MPI_CHAR, me, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(got[0] == 40 && got[1] == 41 && got[2] == 0 && got[3] == 1 && got[4] == 17 && got[5] == 18,
+          "hindexed_block bytes %d %d %d %d %d %d", got[0], got[1], got[2], got[3], got[4], got[5]);
+    OK(MPI_Type_free(&vec));
+}
+
+/* MPI_Group_range_incl: ranges that step down, and ranges that are empty
+ * because the stride points away from last. */
+static void group_ranges(void)
+{
+    MPI_Group w, g;
+    int s, r;
+    OK(MPI_Comm_group(MPI_COMM_WORLD, &w));
+    int down[2][3] = { { n - 1, 0, -2 }, { n > 1 ? 1 : 0, 0, 5 } };   /* the second: empty when n > 1 */
+    OK(MPI_Group_range_incl(w, n > 1 ? 2 : 1, down, &g));
+    OK(MPI_Group_size(g, &s));
+    CHECK(s == (n + 1) / 2, "range_incl size %d", s);
+    OK(MPI_Group_rank(g, &r));
+    CHECK(r == ((n - 1 - me) % 2 ? MPI_UNDEFINED : (n - 1 - me) / 2), "range_incl rank %d", r);
+    OK(MPI_Group_free(&g));
+    int none[1][3] = { { 0, n - 1 > 0 ? n - 1 : 0, -1 } };             /* 0 down to n-1: empty when n > 1 */
+    OK(MPI_Group_range_incl(w, 1, none, &g));
+    OK(MPI_Group_size(g, &s));
+    CHECK(s == (n > 1 ? 0 : 1), "empty range_incl size %d", s);
+    OK(MPI_Group_free(&g));
+    OK(MPI_Group_free(&w));
+}
+
+/* MPI lets a program free a datatype or communicator that pending or
+ * persistent requests still use; the operations go on as if it had not. */
+static void freed_while_in_use(void)
+{
+    int to = (me + 1) % n, from = (me + n - 1) % n;
+    MPI_Datatype cols;
+    OK(MPI_Type_vector(4, 1, 3, MPI_INT, &cols));
+    OK(MPI_Type_commit(&cols));
+    int sbuf[12], rbuf[12];
+    MPI_Request rq[2];
+    OK(MPI_Send_init(sbuf, 1, cols, to, 40, MPI_COMM_WORLD, &rq[0]));
+    OK(MPI_Recv_init(rbuf, 1, cols, from, 40, MPI_COMM_WORLD, &rq[1]));
+    OK(MPI_Type_free(&cols));
+    /* a new type of another shape, likely in the freed one's memory */
+    MPI_Datatype other;
+    OK(MPI_Type_vector(2, 2, 5, MPI_INT, &other));
+    OK(MPI_Type_commit(&other));
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 12; i++) sbuf[i] = me * 100 + round * 20 + i, rbuf[i] = -1;
+        OK(MPI_Startall(2, rq));
+        OK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < 12; i++)
+            CHECK(rbuf[i] == (i % 3 ? -1 : from * 100 + round * 20 + i), "round %d: rbuf[%d] = %d", round, i, rbuf[i]);
+    }
+    OK(MPI_Request_free(&rq[0]));
+    OK(MPI_Request_free(&rq[1]));
+    OK(MPI_Type_free(&other));
+    /* a receive pending on a freed communicator completes, and its error
+     * goes to that communicator's handler (here: return) */
+    MPI_Comm c, fresh;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+    int small = 0, big[4] = { 1, 2, 3, 4 };
+    MPI_Request r;
+    OK(MPI_Irecv(&small, 1, MPI_INT, from, 41, c, &r));
+    OK(MPI_Send(big, 4, MPI_INT, to, 41, c));
+    OK(MPI_Comm_free(&c));
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &fresh));   /* MPI_ERRORS_ARE_FATAL, likely in c's memory */
+    MPI_Status st;
+    int rc = MPI_Wait(&r, &st);
+    CHECK(rc == MPI_ERR_TRUNCATE && st.MPI_ERROR == MPI_ERR_TRUNCATE, "receive on a freed communicator: rc %d", rc);
+    OK(MPI_Comm_free(&fresh));
+}
+
+int main(int argc, char **argv)
+{
+    OK(MPI_Init(&argc, &argv));
+    OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    status_fields();
+    split_undefined();
+    reductions();
+    idup_and_memory();
+    envelopes();
+    group_ranges();
+    freed_while_in_use();
+    OK(MPI_Finalize());
+    if (me == 0) printf("test_api: %d ranks ok\n", n);
+    return 0;
+}
