@@ -161,7 +161,7 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
     if (!parent_team) { *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID; return -1; }
     struct shmem_team_s *p = shmem_team_check(parent_team, "shmem_team_split_2d");
     if (xrange < 1) {
-        sm_say("shmem_team_split_2d: xrange %d must be positive", xrange);
+        if (p->my_pe == 0) sm_say("shmem_team_split_2d: xrange %d must be positive", xrange);
         *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
         return -1;
     }

@@ -1,6 +1,6 @@
 /* test_shmem.c: OpenSHMEM routine groups, checked element by element on any
  * number of PEs: test_shmem GROUP, GROUP one of setup heap rma amo p2p lock
- * coll ctx team deprecated (or all). Exits non-zero with the PE, line and values on failure. */
+ * coll ctx team deprecated generic (or all). Exits non-zero with the PE, line and values on failure. */
 #include <complex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,9 +306,39 @@ static void t_amo(void)
 }
 
 /* --- p2p: wait/test, signals ------------------------------------------------------------------ */
+/* Every point-to-point type: the left neighbour sets entries 1 and 2. */
+#define P2P_TYPE_TEST(NAME, T) {                                                               \
+    static T iv[3];                                                                          \
+    size_t ix[3];                                                                            \
+    T cv[3] = {(T)1, (T)5, (T)6};                                                            \
+    memset(iv, 0, sizeof iv);                                                                \
+    shmem_barrier_all();                                                                     \
+    CHECK(!shmem_##NAME##_test(&iv[1], SHMEM_CMP_EQ, (T)5) || npes == 1, #NAME " test before"); \
+    shmem_barrier_all();                                                                     \
+    shmem_##NAME##_p(&iv[2], (T)6, right);                                                   \
+    shmem_fence();                                                                           \
+    shmem_##NAME##_p(&iv[1], (T)5, right);                                                   \
+    shmem_##NAME##_wait_until(&iv[1], SHMEM_CMP_EQ, (T)5);                                   \
+    CHECK(iv[2] == (T)6, #NAME " ordered by fence");                                         \
+    shmem_##NAME##_wait_until_all(iv + 1, 2, NULL, SHMEM_CMP_GE, (T)5);                      \
+    CHECK(shmem_##NAME##_wait_until_any(iv, 3, NULL, SHMEM_CMP_GT, (T)5) == 2, #NAME " any"); \
+    CHECK(shmem_##NAME##_wait_until_some(iv, 3, ix, NULL, SHMEM_CMP_NE, (T)0) == 2, #NAME " some"); \
+    shmem_##NAME##_wait_until_all_vector(iv + 1, 2, NULL, SHMEM_CMP_EQ, cv + 1);             \
+    CHECK(shmem_##NAME##_wait_until_any_vector(iv, 3, NULL, SHMEM_CMP_EQ, cv) == 1 ||        \
+          shmem_##NAME##_wait_until_any_vector(iv, 3, NULL, SHMEM_CMP_EQ, cv) == 2, #NAME " any_vector"); \
+    CHECK(shmem_##NAME##_wait_until_some_vector(iv, 3, ix, NULL, SHMEM_CMP_LT, cv) == 1 && ix[0] == 0, #NAME " some_vector"); \
+    CHECK(shmem_##NAME##_test(&iv[2], SHMEM_CMP_LE, (T)6) && shmem_##NAME##_test_all(iv, 3, NULL, SHMEM_CMP_LT, (T)7), #NAME " test_all"); \
+    CHECK(shmem_##NAME##_test_any(iv, 3, NULL, SHMEM_CMP_EQ, (T)0) == 0, #NAME " test_any");  \
+    CHECK(shmem_##NAME##_test_some(iv, 3, ix, NULL, SHMEM_CMP_GE, (T)6) == 1 && ix[0] == 2, #NAME " test_some"); \
+    CHECK(shmem_##NAME##_test_all_vector(iv, 3, NULL, SHMEM_CMP_NE, cv) == 0, #NAME " test_all_vector"); \
+    CHECK(shmem_##NAME##_test_any_vector(iv, 3, NULL, SHMEM_CMP_GT, cv) == SIZE_MAX, #NAME " test_any_vector"); \
+    CHECK(shmem_##NAME##_test_some_vector(iv, 3, ix, NULL, SHMEM_CMP_GE, cv) == 2, #NAME " test_some_vector"); \
+    shmem_barrier_all(); }
+
 static void t_p2p(void)
 {
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+    SHMEM_P2P_TYPES(P2P_TYPE_TEST)
     /* A token around the ring, many times: ordering of put then flag, and
      * waiters that sleep (8 PEs on 2 cores) are woken by the puts. */
     static long token;
@@ -661,6 +691,21 @@ static void t_team(void)
     for (int p = me % xr; p < npes; p += xr) e += p;
     CHECK(xd[0] == e, "column sum %d != %d", xd[0], e);
     shmem_team_destroy(x), shmem_team_destroy(y);
+    /* xrange 3: a last, shorter row, and columns that differ in size by one */
+    CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, 3, NULL, 0, &x, NULL, 0, &y) == 0, "split_2d by 3");
+    int xn = npes - me / 3 * 3 < 3 ? npes - me / 3 * 3 : 3;
+    CHECK(shmem_team_my_pe(x) == me % 3 && shmem_team_n_pes(x) == xn, "2d/3 x: %d of %d", shmem_team_my_pe(x), shmem_team_n_pes(x));
+    CHECK(shmem_team_my_pe(y) == me / 3 && shmem_team_n_pes(y) == (npes - me % 3 + 2) / 3, "2d/3 y: %d of %d", shmem_team_my_pe(y), shmem_team_n_pes(y));
+    for (int i = 0; i < shmem_team_n_pes(y); i++)
+        CHECK(shmem_team_translate_pe(y, i, SHMEM_TEAM_WORLD) == me % 3 + 3 * i, "2d/3 column PE %d", i);
+    shmem_team_destroy(x), shmem_team_destroy(y);
+    /* xrange beyond the team: one row of all */
+    CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, npes + 5, NULL, 0, &x, NULL, 0, &y) == 0 &&
+          shmem_team_n_pes(x) == npes && shmem_team_my_pe(x) == me && shmem_team_n_pes(y) == 1, "split_2d wide");
+    shmem_team_destroy(x), shmem_team_destroy(y);
+    x = y = SHMEM_TEAM_WORLD;
+    CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, 0, NULL, 0, &x, NULL, 0, &y) != 0 &&
+          x == SHMEM_TEAM_INVALID && y == SHMEM_TEAM_INVALID, "split_2d xrange 0");
     /* many teams created and destroyed */
     for (int i = 0; i < 50; i++) {
         shmem_team_t t;
@@ -755,6 +800,140 @@ static void t_ctx(void)
     shmem_barrier_all();
     if (me == (npes > 1 ? 1 : 0)) CHECK(v[0] == 4242, "ctx on a team: %ld", v[0]);
     if (odd) shmem_ctx_destroy(odd_ctx), shmem_team_destroy(odd);
+    shmem_barrier_all();
+}
+
+/* --- C11 generic names: each one at least once, on several types, with and
+ * without a context; the selected routine shows in the result. ------------------------------------------------ */
+static void t_generic(void)
+{
+    int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+    static float fd[N];
+    static unsigned short us[N], ud[2 * N];
+    static long double ld[4];
+    static signed char sc[N];
+    static uint64_t sig;
+    float fs[N];
+    unsigned short uloc[N];
+    for (int i = 0; i < N; i++) fs[i] = me + i * 0.25f, us[i] = (unsigned short)(me * 100 + i);
+    shmem_barrier_all();
+    shmem_put(fd, fs, N, right);
+    shmem_put_nbi(SHMEM_CTX_DEFAULT, ud, us, N, right);
+    shmem_iput(ud + N, us, 1, 2, N / 2, right);
+    shmem_p(SHMEM_CTX_DEFAULT, &ld[1], (long double)me / 3, right);
+    shmem_put_signal(sc, (signed char[]){(signed char)-me}, 1, &sig, 1, SHMEM_SIGNAL_ADD, right);
+    shmem_put_signal_nbi(SHMEM_CTX_DEFAULT, sc + 1, (signed char[]){(signed char)me}, 1, &sig, 1, SHMEM_SIGNAL_ADD, right);
+    shmem_quiet();
+    shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 2);
+    shmem_barrier_all();
+    for (int i = 0; i < N; i++) CHECK(fd[i] == left + i * 0.25f && ud[i] == left * 100 + i, "generic put %d", i);
+    for (int i = 0; i < N / 2; i++) CHECK(ud[N + i] == left * 100 + 2 * i, "generic iput %d", i);
+    CHECK(ld[1] == (long double)left / 3 && sc[0] == -left && sc[1] == left, "generic p / put_signal");
+    shmem_get(uloc, us, N, left);
+    for (int i = 0; i < N; i++) CHECK(uloc[i] == left * 100 + i, "generic get %d", i);
+    shmem_get_nbi(SHMEM_CTX_DEFAULT, uloc, us + 1, 3, right);
+    shmem_iget(uloc + 3, us, 1, 3, 4, left);
+    shmem_quiet();
+    for (int i = 0; i < 3; i++) CHECK(uloc[i] == right * 100 + 1 + i, "generic get_nbi %d", i);
+    for (int i = 0; i < 4; i++) CHECK(uloc[3 + i] == left * 100 + 3 * i, "generic iget %d", i);
+    CHECK(shmem_g(&ld[1], left) == ld[1] - ld[1] + (long double)((left + npes - 1) % npes) / 3 &&
+          shmem_g(SHMEM_CTX_DEFAULT, &us[2], left) == left * 100 + 2, "generic g");
+    shmem_barrier_all();
+    /* atomics: every generic name, contended on PE 0 */
+    static int ai;
+    static unsigned long long au;
+    static double ad;
+    static long al;
+    ai = 0, au = 0, ad = 0, al = 0;
+    shmem_barrier_all();
+    int fi;
+    unsigned long long fu;
+    double dd;
+    shmem_atomic_inc(&ai, 0);
+    (void)shmem_atomic_fetch_inc(SHMEM_CTX_DEFAULT, &ai, 0);
+    shmem_atomic_add(&ai, 3, 0);
+    (void)shmem_atomic_fetch_add(&ai, 4, 0);
+    shmem_atomic_fetch_inc_nbi(&fi, &ai, 0);
+    shmem_atomic_fetch_add_nbi(SHMEM_CTX_DEFAULT, &fi, &ai, 5, 0);
+    int o;
+    do o = shmem_atomic_fetch(&ai, 0); while (shmem_atomic_compare_swap(&ai, o, o + 6, 0) != o);
+    do { shmem_atomic_fetch_nbi(&o, &ai, 0); shmem_quiet(); shmem_atomic_compare_swap_nbi(&fi, &ai, o, o + 7, 0); shmem_quiet(); }
+    while (fi != o);
+    shmem_atomic_or(&au, 1ULL << me, 0);
+    (void)shmem_atomic_fetch_or(SHMEM_CTX_DEFAULT, &au, 1ULL << (me + 32), 0);
+    shmem_atomic_xor(&au, 1ULL << 20, 0), shmem_atomic_fetch_xor_nbi(&fu, &au, 1ULL << 20, 0);
+    (void)shmem_atomic_fetch_xor(&au, 0, 0), shmem_atomic_and(&au, ~0ULL, 0);
+    (void)shmem_atomic_fetch_and(&au, ~0ULL, 0), shmem_atomic_fetch_and_nbi(&fu, &au, ~0ULL, 0);
+    shmem_atomic_fetch_or_nbi(&fu, &au, 0, 0);
+    if (me == 0) shmem_atomic_set(&ad, 1.5, right), shmem_atomic_set(SHMEM_CTX_DEFAULT, &al, 9L, right);
+    shmem_quiet();
+    shmem_barrier_all();
+    unsigned long long bits = 0;
+    for (int p = 0; p < npes; p++) bits |= 1ULL << p | 1ULL << (p + 32);
+    CHECK(me != 0 || (ai == 28 * npes && au == bits), "generic atomics: %d %llx", ai, au);
+    if (me == right && npes > 1) CHECK(ad == 1.5 && al == 9, "generic set");
+    shmem_barrier_all();
+    CHECK(shmem_atomic_swap(&ad, 2.5, 0) >= 0 && shmem_atomic_fetch(SHMEM_CTX_DEFAULT, &ad, 0) == 2.5, "generic swap");
+    shmem_atomic_swap_nbi(&dd, &ad, 2.5, 0);
+    shmem_quiet();
+    CHECK(dd == 2.5, "generic swap_nbi");
+    shmem_barrier_all();
+    /* point-to-point: every generic wait and test on an unsigned long array */
+    static unsigned long w[3];
+    size_t ix[3];
+    unsigned long cv[3] = {0, 4, 4};
+    memset(w, 0, sizeof w);
+    shmem_barrier_all();
+    shmem_p(&w[2], 4UL, right);
+    shmem_p(&w[1], 4UL, right);
+    shmem_wait_until(&w[1], SHMEM_CMP_EQ, 4UL);
+    shmem_wait_until_all(w + 1, 2, NULL, SHMEM_CMP_EQ, 4UL);
+    CHECK(shmem_wait_until_any(w, 3, (int[]){0, 1, 0}, SHMEM_CMP_EQ, 4UL) == 2, "generic wait_until_any");
+    CHECK(shmem_wait_until_some(w, 3, ix, NULL, SHMEM_CMP_EQ, 0UL) == 1 && ix[0] == 0, "generic wait_until_some");
+    shmem_wait_until_all_vector(w, 3, NULL, SHMEM_CMP_EQ, cv);
+    CHECK(shmem_wait_until_any_vector(w, 3, (int[]){0, 0, 1}, SHMEM_CMP_GT, (unsigned long[]){0, 3, 9}) == 1, "generic wait_until_any_vector");
+    CHECK(shmem_wait_until_some_vector(w, 3, ix, NULL, SHMEM_CMP_EQ, cv) == 3, "generic wait_until_some_vector");
+    CHECK(shmem_test(&w[0], SHMEM_CMP_EQ, 0UL) && shmem_test_all(w + 1, 2, NULL, SHMEM_CMP_GE, 4UL), "generic test");
+    CHECK(shmem_test_any(w, 3, NULL, SHMEM_CMP_LT, 1UL) == 0 && shmem_test_some(w, 3, ix, NULL, SHMEM_CMP_GT, 9UL) == 0, "generic test_any/some");
+    CHECK(shmem_test_all_vector(w, 3, NULL, SHMEM_CMP_EQ, cv) && shmem_test_any_vector(w, 3, NULL, SHMEM_CMP_NE, cv) == SIZE_MAX &&
+          shmem_test_some_vector(w, 3, ix, NULL, SHMEM_CMP_LE, cv) == 3, "generic vector tests");
+    shmem_barrier_all();
+    /* collectives and reductions by generic name */
+    static short ss[N], sd[N * 64];
+    static unsigned int uo[3], ur[3];
+    static long double lr[2], lx[2];
+    for (int i = 0; i < N; i++) ss[i] = (short)(me * 10 + i);
+    uo[0] = 1u << me, uo[1] = ~(1u << me), uo[2] = (unsigned)me + 1;
+    lx[0] = me + 1, lx[1] = -me;
+    shmem_barrier_all();
+    shmem_broadcast(SHMEM_TEAM_WORLD, sd, ss, N, npes - 1);
+    for (int i = 0; i < N; i++) CHECK(sd[i] == (npes - 1) * 10 + i, "generic broadcast %d", i);
+    shmem_fcollect(SHMEM_TEAM_WORLD, sd, ss, 2);
+    for (int p = 0; p < npes; p++) CHECK(sd[2 * p] == p * 10 && sd[2 * p + 1] == p * 10 + 1, "generic fcollect %d", p);
+    shmem_collect(SHMEM_TEAM_WORLD, sd, ss, (size_t)(me % 2));
+    for (int p = 1, o2 = 0; p < npes; p += 2, o2++) CHECK(sd[o2] == p * 10, "generic collect %d", p);
+    shmem_alltoall(SHMEM_TEAM_WORLD, sd, ss, 1);
+    for (int p = 0; p < npes; p++) CHECK(sd[p] == p * 10 + me, "generic alltoall %d", p);
+    shmem_alltoalls(SHMEM_TEAM_WORLD, sd, ss, 2, 1, 1);
+    for (int p = 0; p < npes; p++) CHECK(sd[2 * p] == p * 10 + me, "generic alltoalls %d", p);
+    unsigned all = 0, xr = 0;
+    for (int p = 0; p < npes; p++) all |= 1u << p, xr ^= (unsigned)p + 1;
+    shmem_or_reduce(SHMEM_TEAM_WORLD, ur, uo, 1);
+    CHECK(ur[0] == all, "generic or_reduce %x", ur[0]);
+    shmem_and_reduce(SHMEM_TEAM_WORLD, ur + 1, uo + 1, 1);
+    CHECK(ur[1] == ~all, "generic and_reduce %x", ur[1]);
+    shmem_xor_reduce(SHMEM_TEAM_WORLD, ur + 2, uo + 2, 1);
+    CHECK(ur[2] == xr, "generic xor_reduce %x", ur[2]);
+    shmem_max_reduce(SHMEM_TEAM_WORLD, lr, lx, 2);
+    CHECK(lr[0] == npes && lr[1] == 0, "generic max_reduce");
+    shmem_min_reduce(SHMEM_TEAM_WORLD, lr, lx, 2);
+    CHECK(lr[0] == 1 && lr[1] == -(npes - 1), "generic min_reduce");
+    shmem_prod_reduce(SHMEM_TEAM_WORLD, lr, lx, 1);
+    long double f = 1;
+    for (int p = 1; p <= npes; p++) f *= p;
+    CHECK(lr[0] == f, "generic prod_reduce");
+    shmem_sum_reduce(SHMEM_TEAM_WORLD, lr, lx, 2);
+    CHECK(lr[0] == npes * (npes + 1) / 2 && lr[1] == -(npes * (npes - 1) / 2), "generic sum_reduce");
     shmem_barrier_all();
 }
 
@@ -861,6 +1040,7 @@ int main(int argc, char **argv)
     struct { const char *name; void (*fn)(void); } groups[] = {
         {"setup", t_setup}, {"heap", t_heap}, {"rma", t_rma}, {"amo", t_amo}, {"p2p", t_p2p},
         {"lock", t_lock}, {"coll", t_coll}, {"ctx", t_ctx}, {"team", t_team}, {"deprecated", t_deprecated},
+        {"generic", t_generic},
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
