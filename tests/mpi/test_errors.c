@@ -91,10 +91,49 @@ static void returns(int n)
     EXPECT(MPI_Comm_free(&w), MPI_ERR_COMM);
     EXPECT(MPI_Type_free(&(MPI_Datatype){ MPI_INT }), MPI_ERR_TYPE);
     EXPECT(MPI_Init(NULL, NULL), MPI_ERR_OTHER);
+    /* groups, communicators, datatypes, operations and memory */
+    MPI_Group wg, g;
+    MPI_Comm nc;
+    OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    int bad[2] = { n, 0 };
+    EXPECT(MPI_Group_incl(wg, 1, bad, &g), MPI_ERR_RANK);
+    bad[0] = 0;
+    if (n > 1) EXPECT(MPI_Group_incl(wg, 2, bad, &g), MPI_ERR_RANK);   /* a rank twice */
+    int range[1][3] = { { 0, n - 1, 0 } };
+    EXPECT(MPI_Group_range_incl(wg, 1, range, &g), MPI_ERR_RANK);  /* stride 0 */
+    int k;
+    EXPECT(MPI_Group_size(MPI_GROUP_NULL, &k), MPI_ERR_GROUP);
+    OK(MPI_Group_free(&wg));
+    EXPECT(MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &nc), MPI_ERR_ARG);
+    EXPECT(MPI_Comm_split_type(MPI_COMM_WORLD, 77, 0, MPI_INFO_NULL, &nc), MPI_ERR_ARG);
+    EXPECT(MPI_Comm_idup(MPI_COMM_WORLD, &nc, NULL), MPI_ERR_REQUEST);
+    EXPECT(MPI_Comm_set_attr(MPI_COMM_WORLD, 12345, NULL), MPI_ERR_KEYVAL);
+    EXPECT(MPI_Type_contiguous(-1, MPI_INT, &t), MPI_ERR_COUNT);
+    EXPECT(MPI_Type_vector(2, 1, 2, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE);
+    int ints[4];
+    MPI_Aint addrs[4];
+    MPI_Datatype types[4];
+    EXPECT(MPI_Type_get_contents(MPI_INT, 4, 4, 4, ints, addrs, types), MPI_ERR_TYPE);
+    OK(MPI_Type_vector(2, 1, 2, MPI_INT, &t));
+    EXPECT(MPI_Type_get_contents(t, 2, 0, 1, ints, addrs, types), MPI_ERR_ARG);   /* 3 integers */
+    OK(MPI_Type_free(&t));
+    EXPECT(MPI_Op_commutative(MPI_OP_NULL, &k), MPI_ERR_OP);
+    EXPECT(MPI_Reduce_local(v, v + 1, 1, MPI_INT, MPI_OP_NULL), MPI_ERR_OP);
+    EXPECT(MPI_Reduce_local(v, v + 1, 1, MPI_FLOAT, MPI_BXOR), MPI_ERR_OP);
+    void *mem;
+    EXPECT(MPI_Alloc_mem(-1, MPI_INFO_NULL, &mem), MPI_ERR_ARG);
+    EXPECT(MPI_Reduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_SUM, n, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    EXPECT(MPI_Startall(1, (MPI_Request[]){ MPI_REQUEST_NULL }), MPI_ERR_REQUEST);
     char s[MPI_MAX_ERROR_STRING];
     int len, cls;
     OK(MPI_Error_string(MPI_ERR_TRUNCATE, s, &len));
     CHECK(!strcmp(s, "MPI_ERR_TRUNCATE: message truncated") && len == (int)strlen(s), "error string '%s'", s);
+    for (int c = 0; c < MPI_ERR_LASTCODE; c++) {          /* every class has its own text */
+        OK(MPI_Error_string(c, s, &len));
+        CHECK(!strncmp(s, "MPI_", 4) && strchr(s, ':'), "class %d has text '%s'", c, s);
+    }
+    OK(MPI_Error_string(MPI_ERR_WIN, s, &len));
+    CHECK(!strncmp(s, "MPI_ERR_WIN:", 12), "MPI_ERR_WIN text '%s'", s);
     OK(MPI_Error_class(MPI_ERR_RANK, &cls));
     CHECK(cls == MPI_ERR_RANK, "class");
     EXPECT(MPI_Error_class(12345, &cls), MPI_ERR_ARG);
