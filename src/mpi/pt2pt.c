@@ -570,11 +570,11 @@ static int get_count(const MPI_Status *status, MPI_Datatype datatype, int *count
     if (IGNORED(status) || !count) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
     int rc = smpi_type_check(NULL, datatype, R, &t);
     if (rc) return rc;
-    MPI_Count bytes = status->smpi_count;
-    size_t unit = elements && t->nbasic ? t->size / t->nbasic : t->size;
-    if (!unit) *count = 0;
-    else if (bytes % (MPI_Count)unit) *count = MPI_UNDEFINED;
-    else *count = (int)(bytes / (MPI_Count)unit);
+    MPI_Count bytes = status->smpi_count, n;
+    if (elements) n = smpi_type_elements(t, bytes);
+    else if (!t->size) n = 0;
+    else n = bytes % (MPI_Count)t->size ? MPI_UNDEFINED : bytes / (MPI_Count)t->size;
+    *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;   /* MPI: a count an int cannot hold */
     return MPI_SUCCESS;
 }
 
@@ -589,6 +589,18 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
     return get_count(status, datatype, count, true, "MPI_Get_elements");
 }
 #pragma weak MPI_Get_elements = PMPI_Get_elements
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    static const char R[] = "MPI_Get_elements_x";
+    struct smpi_type *t;
+    if (IGNORED(status) || !count) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
+    int rc = smpi_type_check(NULL, datatype, R, &t);
+    if (rc) return rc;
+    *count = smpi_type_elements(t, status->smpi_count);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 
 /* --- Probe --------------------------------------------------------------------- */
 

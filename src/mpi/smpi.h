@@ -69,6 +69,8 @@ struct smpi_type {
     struct p2p_blk *blk;
     int       basic;            /* the one predefined type it is made of, or -1 */
     size_t    nbasic;           /* how many of them in one element */
+    int       nruns;            /* one element's basic elements in typemap order, as runs */
+    struct smpi_run { size_t size, count; } *runs;   /* of equal sizes (MPI_Get_elements) */
     const char *name;           /* a predefined type's name */
     char     *uname;            /* MPI_Type_set_name's (owned), or NULL */
     /* The constructor's arguments, for MPI_Type_get_envelope/contents
@@ -153,6 +155,9 @@ extern int smpi_state;           /* 0 before MPI_Init, 1 initialised, 2 finalise
 void smpi_type_ref(struct smpi_type *t);
 void smpi_type_unref(struct smpi_type *t);
 int  smpi_type_check(struct smpi_comm *c, MPI_Datatype t, const char *routine, struct smpi_type **out);
+/* MPI_Get_elements: the basic elements in the first bytes of a message of
+ * t elements, or MPI_UNDEFINED when bytes ends inside one. */
+MPI_Count smpi_type_elements(const struct smpi_type *t, MPI_Count bytes);
 void smpi_pack(const void *in, int count, const struct smpi_type *t, void *out);
 void smpi_unpack(const void *in, int count, const struct smpi_type *t, void *out);
 /* The contiguous view of (buf, count, t): buf itself, or a packed copy (*tmp,

@@ -1,6 +1,7 @@
 /* Datatypes: the predefined table, constructors (flattened to a list of
  * blocks per element), pack/unpack, and the predefined reduction operations. */
 #include <complex.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ struct ldouble_int { long double v; int i; };
 struct smpi_type smpi_types[SMPI_TYPE_PREDEF_COUNT];
 /* One or two blocks per predefined type; the pair types may have a hole. */
 static struct p2p_blk predef_blk[SMPI_TYPE_PREDEF_COUNT][2];
+static struct smpi_run predef_run[SMPI_TYPE_PREDEF_COUNT];
 
 static void predef(int id, const char *name, size_t size, size_t extent, size_t off2, size_t len2)
 {
@@ -33,6 +35,8 @@ static void predef(int id, const char *name, size_t size, size_t extent, size_t 
     if (len2) t->blk[t->nblk++] = (struct p2p_blk){ (ptrdiff_t)off2, len2 };
     t->true_lb = 0, t->true_ub = len2 ? (ptrdiff_t)(off2 + len2) : (ptrdiff_t)size;
     t->basic = id, t->nbasic = 1;
+    t->runs = &predef_run[id], t->nruns = 1;
+    t->runs[0] = (struct smpi_run){ size, 1 };
 }
 #define P(id, T) predef((int)(intptr_t)id, #id, sizeof(T), sizeof(T), 0, 0)
 /* A pair {value, int}: the int may sit after padding. */
@@ -73,6 +77,7 @@ void smpi_type_unref(struct smpi_type *t)
     for (int i = 0; i < t->nd; i++) smpi_type_unref(t->cd[i]);
     free(t->ci), free(t->ca), free(t->cd);
     free(t->blk);
+    free(t->runs);
     free(t->uname);
     free(t);
 }
@@ -151,7 +156,34 @@ struct p2p_layout *smpi_layout(int count, const struct smpi_type *t)
 
 /* --- Constructors ------------------------------------------------------------ */
 
-struct builder { struct smpi_type *t; int cap; bool any; };
+struct builder { struct smpi_type *t; int cap, rcap; bool any; };
+
+/* count more basic elements of size bytes, merged into the last run if equal */
+static void add_run(struct builder *b, size_t size, size_t count)
+{
+    struct smpi_type *t = b->t;
+    if (!count) return;
+    if (t->nruns && t->runs[t->nruns - 1].size == size) { t->runs[t->nruns - 1].count += count; return; }
+    if (t->nruns == b->rcap) {
+        b->rcap = b->rcap ? 2 * b->rcap : 4;
+        t->runs = realloc(t->runs, sizeof *t->runs * (size_t)b->rcap);
+        if (!t->runs) sm_fatal("MPI: out of memory building a datatype");
+    }
+    t->runs[t->nruns++] = (struct smpi_run){ size, count };
+}
+
+MPI_Count smpi_type_elements(const struct smpi_type *t, MPI_Count bytes)
+{
+    if (!t->size) return 0;
+    MPI_Count n = bytes / (MPI_Count)t->size * (MPI_Count)t->nbasic, rem = bytes % (MPI_Count)t->size;
+    for (int i = 0; i < t->nruns && rem > 0; i++) {
+        MPI_Count k = rem / (MPI_Count)t->runs[i].size;
+        if (k > (MPI_Count)t->runs[i].count) k = (MPI_Count)t->runs[i].count;
+        n += k, rem -= k * (MPI_Count)t->runs[i].size;
+        if (k < (MPI_Count)t->runs[i].count) break;
+    }
+    return rem ? MPI_UNDEFINED : n;
+}
 
 static void add_blk(struct builder *b, ptrdiff_t off, size_t len)
 {
@@ -182,6 +214,10 @@ static void add_elems(struct builder *b, ptrdiff_t disp, int n, const struct smp
     b->any = true;
     for (int j = 0; j < n; j++)
         for (int k = 0; k < old->nblk; k++) add_blk(b, disp + j * ext + old->blk[k].off, old->blk[k].len);
+    if (old->nruns == 1) add_run(b, old->runs[0].size, (size_t)n * old->runs[0].count);
+    else
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < old->nruns; k++) add_run(b, old->runs[k].size, old->runs[k].count);
     t->size += (size_t)n * old->size;
     if (t->basic == -2) t->basic = old->basic;
     else if (t->basic != old->basic) t->basic = -1;
@@ -193,7 +229,7 @@ static struct smpi_type *type_begin(int combiner, struct builder *b)
     struct smpi_type *t = calloc(1, sizeof *t);
     if (!t) sm_fatal("MPI: out of memory for a datatype");
     t->magic = SMPI_MAGIC_TYPE, t->combiner = combiner, t->refs = 1, t->basic = -2;
-    *b = (struct builder){ t, 0, false };
+    *b = (struct builder){ t, 0, 0, false };
     return t;
 }
 
@@ -474,10 +510,38 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
     CHECK_OLD(t, datatype, "MPI_Type_size");
     if (!size) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_size", "size is NULL");
-    *size = (int)t->size;
+    *size = t->size > INT_MAX ? MPI_UNDEFINED : (int)t->size;   /* MPI: too large for an int */
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_size = PMPI_Type_size
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    CHECK_OLD(t, datatype, "MPI_Type_size_x");
+    if (!size) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_size_x", "size is NULL");
+    *size = (MPI_Count)t->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    CHECK_OLD(t, datatype, "MPI_Type_get_extent_x");
+    if (!lb || !extent) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_get_extent_x", "NULL argument");
+    *lb = t->lb, *extent = smpi_extent(t);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    CHECK_OLD(t, datatype, "MPI_Type_get_true_extent_x");
+    if (!true_lb || !true_extent)
+        return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_get_true_extent_x", "NULL argument");
+    *true_lb = t->true_lb, *true_extent = t->true_ub - t->true_lb;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
@@ -533,6 +597,9 @@ static struct smpi_type *type_clone(const struct smpi_type *t)
     c->blk = malloc(sizeof *c->blk * (size_t)(t->nblk + 1));
     if (!c->blk) sm_fatal("MPI: out of memory for a datatype");
     memcpy(c->blk, t->blk, sizeof *c->blk * (size_t)t->nblk);
+    c->runs = malloc(sizeof *c->runs * (size_t)(t->nruns + 1));
+    if (!c->runs) sm_fatal("MPI: out of memory for a datatype");
+    memcpy(c->runs, t->runs, sizeof *c->runs * (size_t)t->nruns);
     MPI_Datatype d[t->nd + 1];
     for (int i = 0; i < t->nd; i++) d[i] = t->cd[i]->id ? (MPI_Datatype)(intptr_t)t->cd[i]->id : t->cd[i];
     record(c, t->ci, t->ni, NULL, 0, NULL, 0, t->ca, t->na, d, t->nd);
