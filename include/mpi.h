@@ -171,11 +171,18 @@ enum {
     MPI_ERR_LASTCODE
 };
 
+/* The MPI-1 attribute calls (deprecated, still in MPI 3.1). */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+
 /* Predefined attribute callbacks. */
 SMPI_API int smpi_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
 #define MPI_COMM_NULL_COPY_FN   ((MPI_Comm_copy_attr_function *)0)
 #define MPI_COMM_DUP_FN         smpi_comm_dup_fn
 #define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
+#define MPI_NULL_COPY_FN        MPI_COMM_NULL_COPY_FN
+#define MPI_DUP_FN              MPI_COMM_DUP_FN
+#define MPI_NULL_DELETE_FN      MPI_COMM_NULL_DELETE_FN
 
 /* Declares MPI_name and its profiling twin PMPI_name. */
 #define SMPI_DECL(ret, name, args) SMPI_API ret MPI_##name args; SMPI_API ret PMPI_##name args;
@@ -288,6 +295,12 @@ SMPI_DECL(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_
                                     MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
                                     void *extra_state))
 SMPI_DECL(int, Comm_free_keyval, (int *comm_keyval))
+SMPI_DECL(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                               void *extra_state))
+SMPI_DECL(int, Keyval_free, (int *keyval))
+SMPI_DECL(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+SMPI_DECL(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+SMPI_DECL(int, Attr_delete, (MPI_Comm comm, int keyval))
 SMPI_DECL(int, Group_size, (MPI_Group group, int *size))
 SMPI_DECL(int, Group_rank, (MPI_Group group, int *rank))
 SMPI_DECL(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
@@ -377,6 +390,8 @@ SMPI_DECL(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
                       MPI_Comm comm))
 SMPI_DECL(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm))
+SMPI_DECL(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                MPI_Op op, MPI_Comm comm))
 SMPI_DECL(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                                       MPI_Op op, MPI_Comm comm))
 SMPI_DECL(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

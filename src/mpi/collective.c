@@ -144,6 +144,38 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 }
 #pragma weak MPI_Exscan = PMPI_Exscan
 
+/* Reduce the whole vector at rank 0, then hand out rank i's recvcounts[i]
+ * elements (MPI_IN_PLACE: the input is the whole vector in recvbuf). */
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm)
+{
+    static const char R[] = "MPI_Reduce_scatter";
+    BEGIN(R);
+    struct smpi_type *t;
+    int n = c->pt.size;
+    if (!recvcounts) return smpi_error(c, MPI_ERR_ARG, R, "recvcounts is NULL");
+    if ((rc = check_data(c, recvbuf, recvcounts[c->pt.rank], datatype, &t, R))) return rc;
+    int *displs = malloc(sizeof(int) * (size_t)n), total = 0;
+    if (!displs) return smpi_error(c, MPI_ERR_NO_MEM, R, "%d ranks", n);
+    for (int i = 0; i < n; i++) {
+        if (recvcounts[i] < 0) {
+            free(displs);
+            return smpi_error(c, MPI_ERR_COUNT, R, "recvcounts[%d] = %d is negative", i, recvcounts[i]);
+        }
+        displs[i] = total, total += recvcounts[i];
+    }
+    size_t bytes = (size_t)total * (size_t)smpi_extent(t);
+    void *whole = malloc(bytes ? bytes : 1);
+    if (!whole) { free(displs); return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", bytes); }
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    if ((rc = reduce(in, whole, total, datatype, op, 0, comm, R)) == MPI_SUCCESS)
+        rc = PMPI_Scatterv(whole, recvcounts, displs, datatype, recvbuf, recvcounts[c->pt.rank], datatype, 0, comm);
+    free(whole);
+    free(displs);
+    return rc;
+}
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm)
 {

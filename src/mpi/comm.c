@@ -176,10 +176,9 @@ static int attrs_copy(struct smpi_comm *from, struct smpi_comm *to, const char *
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
-                            int *keyval, void *extra_state)
+static int create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
+                         int *keyval, void *extra_state, const char *R)
 {
-    static const char R[] = "MPI_Comm_create_keyval";
     SMPI_CHECK_INIT(R);
     if (!keyval) return smpi_error(NULL, MPI_ERR_ARG, R, "keyval is NULL");
     struct keyval *nk = realloc(keys, sizeof *keys * (size_t)(nkeys + 1));
@@ -189,11 +188,16 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delet
     *keyval = KEY0 + nkeys++;
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
+                            int *keyval, void *extra_state)
+{
+    return create_keyval(copy_fn, delete_fn, keyval, extra_state, "MPI_Comm_create_keyval");
+}
 #pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
 
-int PMPI_Comm_free_keyval(int *keyval)
+static int free_keyval(int *keyval, const char *R)
 {
-    static const char R[] = "MPI_Comm_free_keyval";
     SMPI_CHECK_INIT(R);
     if (!keyval || !key_of(*keyval))
         return smpi_error(NULL, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval ? *keyval : 0);
@@ -201,11 +205,15 @@ int PMPI_Comm_free_keyval(int *keyval)
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_free_keyval(int *keyval)
+{
+    return free_keyval(keyval, "MPI_Comm_free_keyval");
+}
 #pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
 
-int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
+static int set_attr(MPI_Comm comm, int keyval, void *attribute_val, const char *R)
 {
-    static const char R[] = "MPI_Comm_set_attr";
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     if (!key_of(keyval)) return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
@@ -216,15 +224,24 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
     attr_set(c, keyval, attribute_val);
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return set_attr(comm, keyval, attribute_val, "MPI_Comm_set_attr");
+}
 #pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
 
-int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
+static int delete_attr(MPI_Comm comm, int keyval, const char *R)
 {
-    static const char R[] = "MPI_Comm_delete_attr";
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     if (!key_of(keyval)) return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
     return attr_delete(c, keyval, R);
+}
+
+int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
+{
+    return delete_attr(comm, keyval, "MPI_Comm_delete_attr");
 }
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
 
@@ -471,9 +488,8 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 }
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+static int get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, const char *R)
 {
-    static const char R[] = "MPI_Comm_get_attr";
     static int tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1, appnum = 0;
     static int universe;
     SMPI_CHECK_INIT(R);
@@ -504,6 +520,11 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag
     *flag = v != NULL;
     if (v) *(int **)attribute_val = v;
     return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return get_attr(comm, keyval, attribute_val, flag, "MPI_Comm_get_attr");
 }
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 
@@ -696,3 +717,28 @@ int PMPI_Group_free(MPI_Group *group)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Group_free = PMPI_Group_free
+
+/* The MPI-1 names of the attribute calls (deprecated in MPI 2, still in 3.1). */
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
+{
+    return create_keyval(copy_fn, delete_fn, keyval, extra_state, "MPI_Keyval_create");
+}
+#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+
+int PMPI_Keyval_free(int *keyval) { return free_keyval(keyval, "MPI_Keyval_free"); }
+#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return set_attr(comm, keyval, attribute_val, "MPI_Attr_put");
+}
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return get_attr(comm, keyval, attribute_val, flag, "MPI_Attr_get");
+}
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+
+int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return delete_attr(comm, keyval, "MPI_Attr_delete"); }
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete

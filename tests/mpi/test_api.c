@@ -349,6 +349,92 @@ static void elements(void)
     OK(MPI_Type_free(&r));
 }
 
+/* A truncated receive among several: MPI_ERR_IN_STATUS, and each status
+ * says which failed (the others MPI_SUCCESS). */
+static void in_status(void)
+{
+    int to = (me + 1) % n, from = (me + n - 1) % n;
+    MPI_Comm c;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+    int a = 0, b = 0, two[2] = { 1, 2 };
+    for (int call = 0; call < 3; call++) {
+        MPI_Request r[2];
+        MPI_Status st[2];
+        st[0].MPI_ERROR = st[1].MPI_ERROR = -1;
+        OK(MPI_Irecv(&a, 1, MPI_INT, from, 1, c, &r[0]));
+        OK(MPI_Irecv(&b, 1, MPI_INT, from, 2, c, &r[1]));
+        OK(MPI_Send(two, 1, MPI_INT, to, 1, c));
+        OK(MPI_Send(two, 2, MPI_INT, to, 2, c));          /* one int too many */
+        int rc, flag = 0, outc = 0, idx[2];
+        if (call == 0) rc = MPI_Waitall(2, r, st);
+        else if (call == 1) while (!flag) rc = MPI_Testall(2, r, &flag, st);
+        else {
+            OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));      /* only the truncated one is left */
+            st[0].MPI_ERROR = MPI_SUCCESS;
+            while (!outc) rc = MPI_Waitsome(2, r, &outc, idx, st + 1);
+            CHECK(outc == 1 && idx[0] == 1, "waitsome %d %d", outc, idx[0]);
+        }
+        CHECK(rc == MPI_ERR_IN_STATUS, "call %d returned %d", call, rc);
+        CHECK(st[0].MPI_ERROR == MPI_SUCCESS && st[1].MPI_ERROR == MPI_ERR_TRUNCATE, "call %d: statuses %d %d", call,
+              st[0].MPI_ERROR, st[1].MPI_ERROR);
+        CHECK(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL, "call %d: requests not freed", call);
+    }
+    OK(MPI_Comm_free(&c));
+}
+
+/* MPI_Reduce_scatter with unequal blocks: rank i gets i + 1 sums. */
+static void reduce_scatter(void)
+{
+    int *counts = malloc(sizeof(int) * (size_t)n), total = 0;
+    for (int i = 0; i < n; i++) counts[i] = i + 1, total += i + 1;
+    int *in = malloc(sizeof(int) * (size_t)total), *out = malloc(sizeof(int) * (size_t)total);
+    for (int k = 0; k < total; k++) in[k] = me + k;
+    for (int k = 0; k < total; k++) out[k] = -1;
+    OK(MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    int first = me * (me + 1) / 2;                        /* where my block starts */
+    for (int k = 0; k <= me; k++)
+        CHECK(out[k] == n * (n - 1) / 2 + n * (first + k), "reduce_scatter [%d] = %d", k, out[k]);
+    CHECK(me + 1 == total || out[me + 1] == -1, "reduce_scatter wrote past its block");
+    memcpy(out, in, sizeof(int) * (size_t)total);
+    OK(MPI_Reduce_scatter(MPI_IN_PLACE, out, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    for (int k = 0; k <= me; k++)
+        CHECK(out[k] == n * (n - 1) / 2 + n * (first + k), "reduce_scatter in place [%d] = %d", k, out[k]);
+    free(counts), free(in), free(out);
+}
+
+/* The MPI-1 attribute names old programs use. */
+static int deletes;
+static int count_delete(MPI_Comm c, int k, void *val, void *extra)
+{
+    (void)c, (void)k, (void)val, (void)extra;
+    deletes++;
+    return MPI_SUCCESS;
+}
+static void old_attributes(void)
+{
+    int *ub, flag, key;
+    OK(MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag));
+    CHECK(flag && *ub >= 32767, "MPI_Attr_get(MPI_TAG_UB)");
+    static int val = 42;
+    OK(MPI_Keyval_create(MPI_DUP_FN, count_delete, &key, NULL));
+    MPI_Comm c, d;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    OK(MPI_Attr_put(c, key, &val));
+    OK(MPI_Comm_dup(c, &d));
+    int *got;
+    OK(MPI_Attr_get(d, key, &got, &flag));
+    CHECK(flag && got == &val, "MPI_DUP_FN copied %d", flag);
+    OK(MPI_Attr_delete(d, key));
+    OK(MPI_Attr_get(d, key, &got, &flag));
+    CHECK(!flag && deletes == 1, "MPI_Attr_delete: flag %d, %d deletes", flag, deletes);
+    OK(MPI_Comm_free(&d));
+    OK(MPI_Comm_free(&c));
+    CHECK(deletes == 2, "free deletes: %d", deletes);
+    OK(MPI_Keyval_free(&key));
+    CHECK(key == MPI_KEYVAL_INVALID, "keyval_free");
+}
+
 int main(int argc, char **argv)
 {
     OK(MPI_Init(&argc, &argv));
@@ -362,6 +448,9 @@ int main(int argc, char **argv)
     group_ranges();
     freed_while_in_use();
     elements();
+    in_status();
+    reduce_scatter();
+    old_attributes();
     OK(MPI_Finalize());
     if (me == 0) printf("test_api: %d ranks ok\n", n);
     return 0;
