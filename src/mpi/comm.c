@@ -585,9 +585,8 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 }
 #pragma weak MPI_Group_incl = PMPI_Group_incl
 
-int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+static int group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup, const char *R)
 {
-    static const char R[] = "MPI_Group_excl";
     GET_GROUP(g, group, R);
     int rc = check_ranks(g, n, ranks, R);
     if (rc) return rc;
@@ -604,14 +603,20 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     *newgroup = ng;
     return MPI_SUCCESS;
 }
+
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+    return group_excl(group, n, ranks, newgroup, "MPI_Group_excl");
+}
 #pragma weak MPI_Group_excl = PMPI_Group_excl
 
-int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+/* The ranks that n (first, last, stride) triplets name, in order (*ranks to free). */
+static int range_ranks(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup, int **ranks, int *total,
+                       const char *R)
 {
-    static const char R[] = "MPI_Group_range_incl";
     GET_GROUP(g, group, R);
     if (n < 0 || (n && !ranges) || !newgroup) return smpi_error(NULL, MPI_ERR_ARG, R, "n %d or NULL argument", n);
-    int total = 0;
+    *total = 0;
     for (int i = 0; i < n; i++) {
         int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
         if (!stride || first < 0 || first >= g->size || last < 0 || last >= g->size)
@@ -619,19 +624,39 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
                               stride, g->size);
         /* floor((last - first) / stride) + 1 ranks: none when the stride
          * points away from last (C's division truncates towards zero) */
-        if ((stride > 0) == (last >= first) || last == first) total += (last - first) / stride + 1;
+        if ((stride > 0) == (last >= first) || last == first) *total += (last - first) / stride + 1;
     }
-    int *ranks = malloc(sizeof(int) * (size_t)(total ? total : 1)), k = 0;
-    if (!ranks) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "%d ranks", total);
+    int k = 0;
+    if (!(*ranks = malloc(sizeof(int) * (size_t)(*total ? *total : 1))))
+        return smpi_error(NULL, MPI_ERR_NO_MEM, R, "%d ranks", *total);
     for (int i = 0; i < n; i++) {
         int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
-        for (int r = first; stride > 0 ? r <= last : r >= last; r += stride) ranks[k++] = r;
+        for (int r = first; stride > 0 ? r <= last : r >= last; r += stride) (*ranks)[k++] = r;
     }
-    int rc = group_incl(group, total, ranks, newgroup, R);   /* checks duplicates */
+    return MPI_SUCCESS;
+}
+
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    static const char R[] = "MPI_Group_range_incl";
+    int *ranks, total, rc = range_ranks(group, n, ranges, newgroup, &ranks, &total, R);
+    if (rc) return rc;
+    rc = group_incl(group, total, ranks, newgroup, R);   /* checks duplicates */
     free(ranks);
     return rc;
 }
 #pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
+
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    static const char R[] = "MPI_Group_range_excl";
+    int *ranks, total, rc = range_ranks(group, n, ranges, newgroup, &ranks, &total, R);
+    if (rc) return rc;
+    rc = group_excl(group, total, ranks, newgroup, R);
+    free(ranks);
+    return rc;
+}
+#pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
 
 static bool group_has(const struct smpi_group *g, int world)
 {

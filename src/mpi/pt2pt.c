@@ -292,6 +292,22 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 }
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
 
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    return isend(buf, count, datatype, dest, tag, comm, request, P2P_STANDARD, true, "MPI_Rsend_init");
+}
+#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    int rc = isend(buf, count, datatype, dest, tag, comm, request, P2P_STANDARD, true, "MPI_Bsend_init");
+    if (!rc) (*request)->buffered = true;
+    return rc;
+}
+#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
@@ -299,12 +315,23 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 }
 #pragma weak MPI_Recv_init = PMPI_Recv_init
 
+static int bsend_go(struct smpi_comm *c, const void *buf, int count, struct smpi_type *t, int dest, int tag,
+                    const char *R);
+
 static int start(MPI_Request *request, const char *R)
 {
     if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, R, "null request");
     struct smpi_request *q = *request;
     if (!q->persistent) return smpi_error(q->comm, MPI_ERR_REQUEST, R, "request %p is not persistent", (void *)q);
     if (q->started) return smpi_error(q->comm, MPI_ERR_REQUEST, R, "request %p is already active", (void *)q);
+    if (q->buffered) {                   /* copied aside now: complete at once */
+        int rc = bsend_go(q->comm, q->ubuf, q->ucount, q->utype, q->peer, q->tag, R);
+        if (rc) return rc;
+        q->started = true, q->proc_null = true;
+        memset(&q->p.st, 0, sizeof q->p.st);
+        atomic_store(&q->p.done, 1);
+        return MPI_SUCCESS;
+    }
     req_start(q);
     return MPI_SUCCESS;
 }
@@ -740,6 +767,13 @@ static int bsend(const void *buf, int count, MPI_Datatype type, int dest, int ta
     if ((rc = check_buf(c, buf, count, type, &t, R)) || (rc = check_peer(c, dest, false, "dest", R)) ||
         (rc = check_tag(c, tag, false, R)))
         return rc;
+    return bsend_go(c, buf, count, t, dest, tag, R);
+}
+
+/* The buffered send itself, on checked arguments. */
+static int bsend_go(struct smpi_comm *c, const void *buf, int count, struct smpi_type *t, int dest, int tag,
+                    const char *R)
+{
     if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
     size_t len = (size_t)count * t->size;
     p2p_progress();
@@ -747,8 +781,10 @@ static int bsend(const void *buf, int count, MPI_Datatype type, int dest, int ta
     if (B.used + len + MPI_BSEND_OVERHEAD > B.size)
         return smpi_error(c, MPI_ERR_BUFFER, R, "%zu bytes do not fit in the attached buffer (%zu of %zu used)",
                           len + MPI_BSEND_OVERHEAD, B.used, B.size);
+    void *copy = malloc(len ? len : 1);
+    if (!copy) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", len);
     struct smpi_request *q = req_new(c, SMPI_REQ_SEND, NULL, 0, t, dest, tag, P2P_STANDARD);
-    if (!(q->p.tmp = malloc(len ? len : 1))) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", len);
+    q->p.tmp = copy;
     smpi_pack(buf, count, t, q->p.tmp);
     p2p_isend(&q->p, q->p.tmp, len, dest, tag, &c->pt, P2P_STANDARD, NULL);
     B.used += len + MPI_BSEND_OVERHEAD;

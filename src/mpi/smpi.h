@@ -86,6 +86,7 @@ struct smpi_request {
     struct p2p_req p;           /* first: the engine's part */
     int       kind;
     bool      persistent, started, proc_null;
+    bool      buffered;         /* MPI_Bsend_init: each start is a buffered send */
     MPI_Comm  comm;             /* resolved */
     /* arguments, kept for persistent requests and for unpacking */
     void     *ubuf;
