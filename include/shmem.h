@@ -129,160 +129,182 @@ SHMEM_API extern struct shmem_ctx_s shmem_ctx_default_s;
     X(complexd, double _Complex) X(complexf, float _Complex)
 #define SHMEM_SIZES(X) X(8, uint8_t) X(16, uint16_t) X(32, uint32_t) X(64, uint64_t) X(128, __uint128_t)
 
+/* --- Routines ------------------------------------------------------------------
+ * Every routine's name goes through SHMEM_N_, so that the declarations below
+ * can be read a second time under other names: pshmem.h declares the
+ * profiling interface's pshmem_* names that way (specification section 10). */
+#ifndef SHMEM_N_
+#define SHMEM_N_(name) name
+#endif
+#define SHMEM_DECLARE_NOW_
+#ifdef __cplusplus
+}
+#endif
+#endif /* SHMEM_H: constants and types */
+
+#ifdef SHMEM_DECLARE_NOW_
+#undef SHMEM_DECLARE_NOW_
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- Library setup, exit, query -------------------------------------------- */
-SHMEM_API void shmem_init(void);
-SHMEM_API int  shmem_init_thread(int requested, int *provided);
-SHMEM_API void shmem_query_thread(int *provided);
-SHMEM_API void shmem_finalize(void);
-SHMEM_API void shmem_global_exit(int status) __attribute__((noreturn));
-SHMEM_API int  shmem_my_pe(void);
-SHMEM_API int  shmem_n_pes(void);
-SHMEM_API int  shmem_pe_accessible(int pe);
-SHMEM_API int  shmem_addr_accessible(const void *addr, int pe);
-SHMEM_API void *shmem_ptr(const void *dest, int pe);
-SHMEM_API void shmem_info_get_version(int *major, int *minor);
-SHMEM_API void shmem_info_get_name(char *name);
+SHMEM_API void SHMEM_N_(shmem_init)(void);
+SHMEM_API int  SHMEM_N_(shmem_init_thread)(int requested, int *provided);
+SHMEM_API void SHMEM_N_(shmem_query_thread)(int *provided);
+SHMEM_API void SHMEM_N_(shmem_finalize)(void);
+SHMEM_API void SHMEM_N_(shmem_global_exit)(int status) __attribute__((noreturn));
+SHMEM_API int  SHMEM_N_(shmem_my_pe)(void);
+SHMEM_API int  SHMEM_N_(shmem_n_pes)(void);
+SHMEM_API int  SHMEM_N_(shmem_pe_accessible)(int pe);
+SHMEM_API int  SHMEM_N_(shmem_addr_accessible)(const void *addr, int pe);
+SHMEM_API void *SHMEM_N_(shmem_ptr)(const void *dest, int pe);
+SHMEM_API void SHMEM_N_(shmem_info_get_version)(int *major, int *minor);
+SHMEM_API void SHMEM_N_(shmem_info_get_name)(char *name);
+/* Profiling control: a no-op here; profilers that intercept shmem_* (and
+ * call pshmem_*) give it meaning. */
+SHMEM_API void SHMEM_N_(shmem_pcontrol)(const int level, ...);
 /* Deprecated. */
-SHMEM_API void start_pes(int npes);
-SHMEM_API int  _my_pe(void);
-SHMEM_API int  _num_pes(void);
+SHMEM_API void SHMEM_N_(start_pes)(int npes);
+SHMEM_API int  SHMEM_N_(_my_pe)(void);
+SHMEM_API int  SHMEM_N_(_num_pes)(void);
 
 /* --- Memory management (collective over all PEs) ---------------------------- */
-SHMEM_API void *shmem_malloc(size_t size);
-SHMEM_API void *shmem_calloc(size_t count, size_t size);
-SHMEM_API void *shmem_align(size_t alignment, size_t size);
-SHMEM_API void *shmem_realloc(void *ptr, size_t size);
-SHMEM_API void  shmem_free(void *ptr);
+SHMEM_API void *SHMEM_N_(shmem_malloc)(size_t size);
+SHMEM_API void *SHMEM_N_(shmem_calloc)(size_t count, size_t size);
+SHMEM_API void *SHMEM_N_(shmem_align)(size_t alignment, size_t size);
+SHMEM_API void *SHMEM_N_(shmem_realloc)(void *ptr, size_t size);
+SHMEM_API void  SHMEM_N_(shmem_free)(void *ptr);
 #define SHMEM_MALLOC_ATOMICS_REMOTE 1L
 #define SHMEM_MALLOC_SIGNAL_REMOTE  2L
-SHMEM_API void *shmem_malloc_with_hints(size_t size, long hints);   /* hints change nothing here */
-SHMEM_API void *shmalloc(size_t size);                 /* deprecated */
-SHMEM_API void  shfree(void *ptr);
-SHMEM_API void *shrealloc(void *ptr, size_t size);
-SHMEM_API void *shmemalign(size_t alignment, size_t size);
+SHMEM_API void *SHMEM_N_(shmem_malloc_with_hints)(size_t size, long hints);   /* hints change nothing here */
+SHMEM_API void *SHMEM_N_(shmalloc)(size_t size);                 /* deprecated */
+SHMEM_API void  SHMEM_N_(shfree)(void *ptr);
+SHMEM_API void *SHMEM_N_(shrealloc)(void *ptr, size_t size);
+SHMEM_API void *SHMEM_N_(shmemalign)(size_t alignment, size_t size);
 
 /* --- RMA ---------------------------------------------------------------------- */
 #define SHMEM_DECL_RMA_(N, T) \
-    SHMEM_API void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_##N##_p(T *dest, T value, int pe); \
-    SHMEM_API T    shmem_##N##_g(const T *source, int pe); \
-    SHMEM_API void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
-    SHMEM_API void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
-    SHMEM_API void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
-    SHMEM_API void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+    SHMEM_API void SHMEM_N_(shmem_##N##_put)(T *dest, const T *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_get)(T *dest, const T *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_put_nbi)(T *dest, const T *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_get_nbi)(T *dest, const T *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_p)(T *dest, T value, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_##N##_g)(const T *source, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_iput)(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_iget)(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_put_signal)(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_put_signal_nbi)(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 SHMEM_RMA_TYPES(SHMEM_DECL_RMA_)
 #define SHMEM_DECL_SIZE_(S, T) \
-    SHMEM_API void shmem_put##S(void *dest, const void *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_get##S(void *dest, const void *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_put##S##_nbi(void *dest, const void *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_get##S##_nbi(void *dest, const void *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_iput##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
-    SHMEM_API void shmem_iget##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
-    SHMEM_API void shmem_put##S##_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
-    SHMEM_API void shmem_put##S##_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+    SHMEM_API void SHMEM_N_(shmem_put##S)(void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_get##S)(void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_put##S##_nbi)(void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_get##S##_nbi)(void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_iput##S)(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_iget##S)(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_put##S##_signal)(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_put##S##_signal_nbi)(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 SHMEM_SIZES(SHMEM_DECL_SIZE_)
-SHMEM_API void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
-SHMEM_API void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
-SHMEM_API void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-SHMEM_API void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-SHMEM_API void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
-SHMEM_API void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
-SHMEM_API uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
-SHMEM_API uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+SHMEM_API void SHMEM_N_(shmem_putmem)(void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void SHMEM_N_(shmem_getmem)(void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void SHMEM_N_(shmem_putmem_nbi)(void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void SHMEM_N_(shmem_getmem_nbi)(void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void SHMEM_N_(shmem_putmem_signal)(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SHMEM_API void SHMEM_N_(shmem_putmem_signal_nbi)(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SHMEM_API uint64_t SHMEM_N_(shmem_signal_fetch)(const uint64_t *sig_addr);
+SHMEM_API uint64_t SHMEM_N_(shmem_signal_wait_until)(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
 /* --- Atomics ------------------------------------------------------------------ */
 #define SHMEM_DECL_AMO_EXT_(N, T) \
-    SHMEM_API T    shmem_##N##_atomic_fetch(const T *source, int pe); \
-    SHMEM_API void shmem_##N##_atomic_set(T *dest, T value, int pe); \
-    SHMEM_API T    shmem_##N##_atomic_swap(T *dest, T value, int pe); \
-    SHMEM_API void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe); \
-    SHMEM_API void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);
+    SHMEM_API T    SHMEM_N_(shmem_##N##_atomic_fetch)(const T *source, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_set)(T *dest, T value, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_##N##_atomic_swap)(T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_fetch_nbi)(T *fetch, const T *source, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_swap_nbi)(T *fetch, T *dest, T value, int pe);
 #define SHMEM_DECL_AMO_STD_(N, T) \
-    SHMEM_API T    shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe); \
-    SHMEM_API T    shmem_##N##_atomic_fetch_inc(T *dest, int pe); \
-    SHMEM_API void shmem_##N##_atomic_inc(T *dest, int pe); \
-    SHMEM_API T    shmem_##N##_atomic_fetch_add(T *dest, T value, int pe); \
-    SHMEM_API void shmem_##N##_atomic_add(T *dest, T value, int pe); \
-    SHMEM_API void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe); \
-    SHMEM_API void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe); \
-    SHMEM_API void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe);
+    SHMEM_API T    SHMEM_N_(shmem_##N##_atomic_compare_swap)(T *dest, T cond, T value, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_##N##_atomic_fetch_inc)(T *dest, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_inc)(T *dest, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_##N##_atomic_fetch_add)(T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_add)(T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_compare_swap_nbi)(T *fetch, T *dest, T cond, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_fetch_inc_nbi)(T *fetch, T *dest, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_fetch_add_nbi)(T *fetch, T *dest, T value, int pe);
 #define SHMEM_DECL_AMO_BIT_(N, T) \
-    SHMEM_API T    shmem_##N##_atomic_fetch_and(T *dest, T value, int pe); \
-    SHMEM_API T    shmem_##N##_atomic_fetch_or(T *dest, T value, int pe); \
-    SHMEM_API T    shmem_##N##_atomic_fetch_xor(T *dest, T value, int pe); \
-    SHMEM_API void shmem_##N##_atomic_and(T *dest, T value, int pe); \
-    SHMEM_API void shmem_##N##_atomic_or(T *dest, T value, int pe); \
-    SHMEM_API void shmem_##N##_atomic_xor(T *dest, T value, int pe); \
-    SHMEM_API void shmem_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value, int pe); \
-    SHMEM_API void shmem_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value, int pe); \
-    SHMEM_API void shmem_##N##_atomic_fetch_xor_nbi(T *fetch, T *dest, T value, int pe);
+    SHMEM_API T    SHMEM_N_(shmem_##N##_atomic_fetch_and)(T *dest, T value, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_##N##_atomic_fetch_or)(T *dest, T value, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_##N##_atomic_fetch_xor)(T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_and)(T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_or)(T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_xor)(T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_fetch_and_nbi)(T *fetch, T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_fetch_or_nbi)(T *fetch, T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_atomic_fetch_xor_nbi)(T *fetch, T *dest, T value, int pe);
 SHMEM_AMO_EXT_TYPES(SHMEM_DECL_AMO_EXT_)
 SHMEM_AMO_STD_TYPES(SHMEM_DECL_AMO_STD_)
 SHMEM_AMO_BIT_TYPES(SHMEM_DECL_AMO_BIT_)
 
 /* --- Context forms (the generic RMA and atomic names below take a context too) */
-SHMEM_API int  shmem_ctx_create(long options, shmem_ctx_t *ctx);
-SHMEM_API int  shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
-SHMEM_API void shmem_ctx_destroy(shmem_ctx_t ctx);
-SHMEM_API int  shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
-SHMEM_API void shmem_ctx_fence(shmem_ctx_t ctx);
-SHMEM_API void shmem_ctx_quiet(shmem_ctx_t ctx);
+SHMEM_API int  SHMEM_N_(shmem_ctx_create)(long options, shmem_ctx_t *ctx);
+SHMEM_API int  SHMEM_N_(shmem_team_create_ctx)(shmem_team_t team, long options, shmem_ctx_t *ctx);
+SHMEM_API void SHMEM_N_(shmem_ctx_destroy)(shmem_ctx_t ctx);
+SHMEM_API int  SHMEM_N_(shmem_ctx_get_team)(shmem_ctx_t ctx, shmem_team_t *team);
+SHMEM_API void SHMEM_N_(shmem_ctx_fence)(shmem_ctx_t ctx);
+SHMEM_API void SHMEM_N_(shmem_ctx_quiet)(shmem_ctx_t ctx);
 #define SHMEM_DECL_CTX_RMA_(N, T) \
-    SHMEM_API void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_ctx_##N##_get(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API T    shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe); \
-    SHMEM_API void shmem_ctx_##N##_iput(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
-    SHMEM_API void shmem_ctx_##N##_iget(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
-    SHMEM_API void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
-    SHMEM_API void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_put)(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_get)(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_put_nbi)(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_get_nbi)(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_p)(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_ctx_##N##_g)(shmem_ctx_t ctx, const T *source, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_iput)(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_iget)(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_put_signal)(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_put_signal_nbi)(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 SHMEM_RMA_TYPES(SHMEM_DECL_CTX_RMA_)
-SHMEM_API void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
-SHMEM_API void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
-SHMEM_API void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
-SHMEM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
-SHMEM_API void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
-SHMEM_API void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SHMEM_API void SHMEM_N_(shmem_ctx_putmem)(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void SHMEM_N_(shmem_ctx_getmem)(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void SHMEM_N_(shmem_ctx_putmem_nbi)(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void SHMEM_N_(shmem_ctx_getmem_nbi)(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void SHMEM_N_(shmem_ctx_putmem_signal)(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SHMEM_API void SHMEM_N_(shmem_ctx_putmem_signal_nbi)(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 #define SHMEM_DECL_CTX_SIZE_(S, T) \
-    SHMEM_API void shmem_ctx_put##S(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_ctx_get##S(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_ctx_put##S##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_ctx_get##S##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
-    SHMEM_API void shmem_ctx_iput##S(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
-    SHMEM_API void shmem_ctx_iget##S(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
-    SHMEM_API void shmem_ctx_put##S##_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
-    SHMEM_API void shmem_ctx_put##S##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+    SHMEM_API void SHMEM_N_(shmem_ctx_put##S)(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_get##S)(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_put##S##_nbi)(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_get##S##_nbi)(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_iput##S)(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_iget##S)(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_put##S##_signal)(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_put##S##_signal_nbi)(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 SHMEM_SIZES(SHMEM_DECL_CTX_SIZE_)
 #define SHMEM_DECL_CTX_AMO_EXT_(N, T) \
-    SHMEM_API T    shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T *source, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_set(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API T    shmem_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T *fetch, const T *source, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
+    SHMEM_API T    SHMEM_N_(shmem_ctx_##N##_atomic_fetch)(shmem_ctx_t ctx, const T *source, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_set)(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_ctx_##N##_atomic_swap)(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_fetch_nbi)(shmem_ctx_t ctx, T *fetch, const T *source, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_swap_nbi)(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
 #define SHMEM_DECL_CTX_AMO_STD_(N, T) \
-    SHMEM_API T    shmem_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T *dest, T cond, T value, int pe); \
-    SHMEM_API T    shmem_ctx_##N##_atomic_fetch_inc(shmem_ctx_t ctx, T *dest, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_inc(shmem_ctx_t ctx, T *dest, int pe); \
-    SHMEM_API T    shmem_ctx_##N##_atomic_fetch_add(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_add(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_compare_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T cond, T value, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, T *fetch, T *dest, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_fetch_add_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
+    SHMEM_API T    SHMEM_N_(shmem_ctx_##N##_atomic_compare_swap)(shmem_ctx_t ctx, T *dest, T cond, T value, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_ctx_##N##_atomic_fetch_inc)(shmem_ctx_t ctx, T *dest, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_inc)(shmem_ctx_t ctx, T *dest, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_ctx_##N##_atomic_fetch_add)(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_add)(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_compare_swap_nbi)(shmem_ctx_t ctx, T *fetch, T *dest, T cond, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_fetch_inc_nbi)(shmem_ctx_t ctx, T *fetch, T *dest, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_fetch_add_nbi)(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
 #define SHMEM_DECL_CTX_AMO_BIT_(N, T) \
-    SHMEM_API T    shmem_ctx_##N##_atomic_fetch_and(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API T    shmem_ctx_##N##_atomic_fetch_or(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API T    shmem_ctx_##N##_atomic_fetch_xor(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_and(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_or(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_xor(shmem_ctx_t ctx, T *dest, T value, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_fetch_and_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_fetch_or_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe); \
-    SHMEM_API void shmem_ctx_##N##_atomic_fetch_xor_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
+    SHMEM_API T    SHMEM_N_(shmem_ctx_##N##_atomic_fetch_and)(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_ctx_##N##_atomic_fetch_or)(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_ctx_##N##_atomic_fetch_xor)(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_and)(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_or)(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_xor)(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_fetch_and_nbi)(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_fetch_or_nbi)(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_ctx_##N##_atomic_fetch_xor_nbi)(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
 SHMEM_AMO_EXT_TYPES(SHMEM_DECL_CTX_AMO_EXT_)
 SHMEM_AMO_STD_TYPES(SHMEM_DECL_CTX_AMO_STD_)
 SHMEM_AMO_BIT_TYPES(SHMEM_DECL_CTX_AMO_BIT_)
@@ -290,91 +312,91 @@ SHMEM_AMO_BIT_TYPES(SHMEM_DECL_CTX_AMO_BIT_)
 /* Deprecated atomics (OpenSHMEM 1.3 names). */
 #define SHMEM_DEPR_AMO_TYPES(X) X(int, int) X(long, long) X(longlong, long long)
 #define SHMEM_DECL_DEPR_AMO_(N, T) \
-    SHMEM_API T    shmem_##N##_cswap(T *dest, T cond, T value, int pe); \
-    SHMEM_API T    shmem_##N##_finc(T *dest, int pe); \
-    SHMEM_API void shmem_##N##_inc(T *dest, int pe); \
-    SHMEM_API T    shmem_##N##_fadd(T *dest, T value, int pe); \
-    SHMEM_API void shmem_##N##_add(T *dest, T value, int pe);
+    SHMEM_API T    SHMEM_N_(shmem_##N##_cswap)(T *dest, T cond, T value, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_##N##_finc)(T *dest, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_inc)(T *dest, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_##N##_fadd)(T *dest, T value, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_add)(T *dest, T value, int pe);
 #define SHMEM_DECL_DEPR_AMOX_(N, T) \
-    SHMEM_API T    shmem_##N##_swap(T *dest, T value, int pe); \
-    SHMEM_API T    shmem_##N##_fetch(const T *source, int pe); \
-    SHMEM_API void shmem_##N##_set(T *dest, T value, int pe);
+    SHMEM_API T    SHMEM_N_(shmem_##N##_swap)(T *dest, T value, int pe); \
+    SHMEM_API T    SHMEM_N_(shmem_##N##_fetch)(const T *source, int pe); \
+    SHMEM_API void SHMEM_N_(shmem_##N##_set)(T *dest, T value, int pe);
 SHMEM_DEPR_AMO_TYPES(SHMEM_DECL_DEPR_AMO_)
 SHMEM_DEPR_AMO_TYPES(SHMEM_DECL_DEPR_AMOX_)
 SHMEM_DECL_DEPR_AMOX_(float, float)
 SHMEM_DECL_DEPR_AMOX_(double, double)
-SHMEM_API long shmem_swap(long *dest, long value, int pe);
+SHMEM_API long SHMEM_N_(shmem_swap)(long *dest, long value, int pe);
 /* Deprecated cache management: no-ops (memory is coherent). */
-SHMEM_API void shmem_clear_cache_inv(void);
-SHMEM_API void shmem_set_cache_inv(void);
-SHMEM_API void shmem_clear_cache_line_inv(void *dest);
-SHMEM_API void shmem_set_cache_line_inv(void *dest);
-SHMEM_API void shmem_udcflush(void);
-SHMEM_API void shmem_udcflush_line(void *dest);
+SHMEM_API void SHMEM_N_(shmem_clear_cache_inv)(void);
+SHMEM_API void SHMEM_N_(shmem_set_cache_inv)(void);
+SHMEM_API void SHMEM_N_(shmem_clear_cache_line_inv)(void *dest);
+SHMEM_API void SHMEM_N_(shmem_set_cache_line_inv)(void *dest);
+SHMEM_API void SHMEM_N_(shmem_udcflush)(void);
+SHMEM_API void SHMEM_N_(shmem_udcflush_line)(void *dest);
 
 /* --- Ordering, completion, point-to-point synchronisation ---------------------- */
-SHMEM_API void shmem_fence(void);
-SHMEM_API void shmem_quiet(void);
+SHMEM_API void SHMEM_N_(shmem_fence)(void);
+SHMEM_API void SHMEM_N_(shmem_quiet)(void);
 #define SHMEM_DECL_P2P_(N, T) \
-    SHMEM_API void   shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value); \
-    SHMEM_API void   shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
-    SHMEM_API size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
-    SHMEM_API size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value); \
-    SHMEM_API void   shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
-    SHMEM_API size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
-    SHMEM_API size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values); \
-    SHMEM_API int    shmem_##N##_test(T *ivar, int cmp, T cmp_value); \
-    SHMEM_API int    shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
-    SHMEM_API size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
-    SHMEM_API size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value); \
-    SHMEM_API int    shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
-    SHMEM_API size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
-    SHMEM_API size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values);
+    SHMEM_API void   SHMEM_N_(shmem_##N##_wait_until)(T *ivar, int cmp, T cmp_value); \
+    SHMEM_API void   SHMEM_N_(shmem_##N##_wait_until_all)(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
+    SHMEM_API size_t SHMEM_N_(shmem_##N##_wait_until_any)(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
+    SHMEM_API size_t SHMEM_N_(shmem_##N##_wait_until_some)(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value); \
+    SHMEM_API void   SHMEM_N_(shmem_##N##_wait_until_all_vector)(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
+    SHMEM_API size_t SHMEM_N_(shmem_##N##_wait_until_any_vector)(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
+    SHMEM_API size_t SHMEM_N_(shmem_##N##_wait_until_some_vector)(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values); \
+    SHMEM_API int    SHMEM_N_(shmem_##N##_test)(T *ivar, int cmp, T cmp_value); \
+    SHMEM_API int    SHMEM_N_(shmem_##N##_test_all)(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
+    SHMEM_API size_t SHMEM_N_(shmem_##N##_test_any)(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
+    SHMEM_API size_t SHMEM_N_(shmem_##N##_test_some)(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T cmp_value); \
+    SHMEM_API int    SHMEM_N_(shmem_##N##_test_all_vector)(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
+    SHMEM_API size_t SHMEM_N_(shmem_##N##_test_any_vector)(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values); \
+    SHMEM_API size_t SHMEM_N_(shmem_##N##_test_some_vector)(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values);
 SHMEM_P2P_TYPES(SHMEM_DECL_P2P_)
 /* Deprecated: shmem_TYPE_wait(ivar, value) waits until *ivar != value; the
  * untyped shmem_wait and shmem_wait_until are the long forms (C11 programs
  * get the generic shmem_wait_until below). */
-#define SHMEM_DECL_WAIT_(N, T) SHMEM_API void shmem_##N##_wait(T *ivar, T cmp_value);
+#define SHMEM_DECL_WAIT_(N, T) SHMEM_API void SHMEM_N_(shmem_##N##_wait)(T *ivar, T cmp_value);
 SHMEM_P2P_TYPES(SHMEM_DECL_WAIT_)
-SHMEM_API void shmem_wait(long *ivar, long cmp_value);
-SHMEM_API void shmem_wait_until(long *ivar, int cmp, long cmp_value);
+SHMEM_API void SHMEM_N_(shmem_wait)(long *ivar, long cmp_value);
+SHMEM_API void SHMEM_N_(shmem_wait_until)(long *ivar, int cmp, long cmp_value);
 
 /* --- Locks ----------------------------------------------------------------- */
-SHMEM_API void shmem_set_lock(long *lock);
-SHMEM_API void shmem_clear_lock(long *lock);
-SHMEM_API int  shmem_test_lock(long *lock);
+SHMEM_API void SHMEM_N_(shmem_set_lock)(long *lock);
+SHMEM_API void SHMEM_N_(shmem_clear_lock)(long *lock);
+SHMEM_API int  SHMEM_N_(shmem_test_lock)(long *lock);
 
 /* --- Teams ------------------------------------------------------------------ */
-SHMEM_API int shmem_team_my_pe(shmem_team_t team);
-SHMEM_API int shmem_team_n_pes(shmem_team_t team);
-SHMEM_API int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
-SHMEM_API int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
-SHMEM_API int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+SHMEM_API int SHMEM_N_(shmem_team_my_pe)(shmem_team_t team);
+SHMEM_API int SHMEM_N_(shmem_team_n_pes)(shmem_team_t team);
+SHMEM_API int SHMEM_N_(shmem_team_get_config)(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+SHMEM_API int SHMEM_N_(shmem_team_translate_pe)(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+SHMEM_API int SHMEM_N_(shmem_team_split_strided)(shmem_team_t parent_team, int start, int stride, int size,
                                        const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team);
-SHMEM_API int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+SHMEM_API int SHMEM_N_(shmem_team_split_2d)(shmem_team_t parent_team, int xrange,
                                   const shmem_team_config_t *xaxis_config, long xaxis_mask, shmem_team_t *xaxis_team,
                                   const shmem_team_config_t *yaxis_config, long yaxis_mask, shmem_team_t *yaxis_team);
-SHMEM_API void shmem_team_destroy(shmem_team_t team);
-SHMEM_API void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
+SHMEM_API void SHMEM_N_(shmem_team_destroy)(shmem_team_t team);
+SHMEM_API void *SHMEM_N_(shmem_team_ptr)(shmem_team_t team, const void *dest, int pe);
 
 /* --- Collectives ---------------------------------------------------------------- */
-SHMEM_API void shmem_barrier_all(void);
-SHMEM_API void shmem_sync_all(void);
-SHMEM_API int  shmem_team_sync(shmem_team_t team);
-SHMEM_API int  shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
-SHMEM_API int  shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
-SHMEM_API int  shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
-SHMEM_API int  shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
-SHMEM_API int  shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+SHMEM_API void SHMEM_N_(shmem_barrier_all)(void);
+SHMEM_API void SHMEM_N_(shmem_sync_all)(void);
+SHMEM_API int  SHMEM_N_(shmem_team_sync)(shmem_team_t team);
+SHMEM_API int  SHMEM_N_(shmem_broadcastmem)(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+SHMEM_API int  SHMEM_N_(shmem_collectmem)(shmem_team_t team, void *dest, const void *source, size_t nelems);
+SHMEM_API int  SHMEM_N_(shmem_fcollectmem)(shmem_team_t team, void *dest, const void *source, size_t nelems);
+SHMEM_API int  SHMEM_N_(shmem_alltoallmem)(shmem_team_t team, void *dest, const void *source, size_t nelems);
+SHMEM_API int  SHMEM_N_(shmem_alltoallsmem)(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 #define SHMEM_DECL_COLL_(N, T) \
-    SHMEM_API int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root); \
-    SHMEM_API int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems); \
-    SHMEM_API int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems); \
-    SHMEM_API int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems); \
-    SHMEM_API int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+    SHMEM_API int SHMEM_N_(shmem_##N##_broadcast)(shmem_team_t team, T *dest, const T *source, size_t nelems, int PE_root); \
+    SHMEM_API int SHMEM_N_(shmem_##N##_collect)(shmem_team_t team, T *dest, const T *source, size_t nelems); \
+    SHMEM_API int SHMEM_N_(shmem_##N##_fcollect)(shmem_team_t team, T *dest, const T *source, size_t nelems); \
+    SHMEM_API int SHMEM_N_(shmem_##N##_alltoall)(shmem_team_t team, T *dest, const T *source, size_t nelems); \
+    SHMEM_API int SHMEM_N_(shmem_##N##_alltoalls)(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 SHMEM_RMA_TYPES(SHMEM_DECL_COLL_)
 #define SHMEM_DECL_RED_(N, T, OP) \
-    SHMEM_API int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce);
+    SHMEM_API int SHMEM_N_(shmem_##N##_##OP##_reduce)(shmem_team_t team, T *dest, const T *source, size_t nreduce);
 #define SHMEM_DECL_RED_BIT_(N, T) SHMEM_DECL_RED_(N, T, and) SHMEM_DECL_RED_(N, T, or) SHMEM_DECL_RED_(N, T, xor)
 #define SHMEM_DECL_RED_MM_(N, T) SHMEM_DECL_RED_(N, T, max) SHMEM_DECL_RED_(N, T, min)
 #define SHMEM_DECL_RED_AR_(N, T) SHMEM_DECL_RED_(N, T, sum) SHMEM_DECL_RED_(N, T, prod)
@@ -384,20 +406,20 @@ SHMEM_REDUCE_ARITH_TYPES(SHMEM_DECL_RED_AR_)
 
 /* Deprecated active-set collectives: PE_start, 2^logPE_stride, PE_size name
  * the set; pSync and pWrk are accepted and not used. */
-SHMEM_API void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
-SHMEM_API void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
-SHMEM_API void shmem_alltoalls32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
-SHMEM_API void shmem_alltoalls64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
-SHMEM_API void shmem_broadcast32(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync);
-SHMEM_API void shmem_broadcast64(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync);
-SHMEM_API void shmem_collect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
-SHMEM_API void shmem_collect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
-SHMEM_API void shmem_fcollect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
-SHMEM_API void shmem_fcollect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
-SHMEM_API void shmem_alltoall32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
-SHMEM_API void shmem_alltoall64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void SHMEM_N_(shmem_barrier)(int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void SHMEM_N_(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void SHMEM_N_(shmem_alltoalls32)(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void SHMEM_N_(shmem_alltoalls64)(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void SHMEM_N_(shmem_broadcast32)(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void SHMEM_N_(shmem_broadcast64)(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void SHMEM_N_(shmem_collect32)(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void SHMEM_N_(shmem_collect64)(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void SHMEM_N_(shmem_fcollect32)(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void SHMEM_N_(shmem_fcollect64)(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void SHMEM_N_(shmem_alltoall32)(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void SHMEM_N_(shmem_alltoall64)(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
 #define SHMEM_DECL_TOALL_(N, T, OP) \
-    SHMEM_API void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start, int logPE_stride, int PE_size, T *pWrk, long *pSync);
+    SHMEM_API void SHMEM_N_(shmem_##N##_##OP##_to_all)(T *dest, const T *source, int nreduce, int PE_start, int logPE_stride, int PE_size, T *pWrk, long *pSync);
 #define SHMEM_DECL_TOALL_BIT_(N, T) SHMEM_DECL_TOALL_(N, T, and) SHMEM_DECL_TOALL_(N, T, or) SHMEM_DECL_TOALL_(N, T, xor)
 #define SHMEM_DECL_TOALL_MM_(N, T) SHMEM_DECL_TOALL_(N, T, max) SHMEM_DECL_TOALL_(N, T, min)
 #define SHMEM_DECL_TOALL_AR_(N, T) SHMEM_DECL_TOALL_(N, T, sum) SHMEM_DECL_TOALL_(N, T, prod)
@@ -405,6 +427,16 @@ SHMEM_TOALL_BIT_TYPES(SHMEM_DECL_TOALL_BIT_)
 SHMEM_TOALL_MINMAX_TYPES(SHMEM_DECL_TOALL_MM_)
 SHMEM_TOALL_ARITH_TYPES(SHMEM_DECL_TOALL_AR_)
 
+#ifdef __cplusplus
+}
+#endif
+#endif /* SHMEM_DECLARE_NOW_ */
+
+#ifndef SHMEM_H_GENERIC_
+#define SHMEM_H_GENERIC_
+#ifdef __cplusplus
+extern "C" {
+#endif
 /* --- Beyond the specification (SMARTMAP) -------------------------------------------
  * Every RMA, atomic and wait routine above accepts not only symmetric
  * addresses but any address that smartmap exposes (sm_exposed() in

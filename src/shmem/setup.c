@@ -79,6 +79,9 @@ void shmem_info_get_name(char *name)
     if (name) snprintf(name, SHMEM_MAX_NAME_LEN, "%s", SHMEM_VENDOR_STRING);
 }
 
+/* The profiling interface's control: nothing to control without a profiler. */
+void shmem_pcontrol(const int level, ...) { (void)level; }
+
 void start_pes(int npes) { (void)npes; shmem_init(); }
 int _my_pe(void) { return shmem_my_pe(); }
 int _num_pes(void) { return shmem_n_pes(); }
