@@ -8,6 +8,7 @@
 #include "shmem_internal.h"
 
 int shmem_initialized;
+static size_t sym_len;   /* the symmetric heap's size (below) */
 
 static _Noreturn void global_exit(int code)
 {
@@ -23,6 +24,23 @@ void shmem_require_init(const char *routine)
         rma_fail("%s: called before shmem_init", routine);
 }
 
+/* The specification's environment variables: SHMEM_VERSION and SHMEM_INFO
+ * ask for a report at start-up, printed once for the job (by PE 0). */
+static void env_report(void)
+{
+    if (sm_core.rank != 0) return;
+    if (getenv("SHMEM_VERSION"))
+        printf("%s: OpenSHMEM %d.%d\n", SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+    if (getenv("SHMEM_INFO"))
+        printf("%s: OpenSHMEM %d.%d, %d PEs, environment variables:\n"
+               "  SHMEM_SYMMETRIC_SIZE  symmetric heap per PE, read by smrun (now %zu bytes)\n"
+               "  SHMEM_VERSION         print the library version at start-up\n"
+               "  SHMEM_INFO            print this text at start-up\n"
+               "  SHMEM_DEBUG           accepted; errors are always reported, one line each\n",
+               SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, sm_core.size, sym_len);
+    fflush(stdout);
+}
+
 void shmem_init(void)
 {
     if (shmem_initialized) return;
@@ -31,6 +49,7 @@ void shmem_init(void)
     sm_finalize_required("shmem_finalize");
     shmem_heap_init();
     shmem_teams_init();
+    env_report();
     shmem_initialized = 1;
     sm_barrier();
 }
@@ -98,7 +117,6 @@ struct blk { size_t off, len; int used; };
 static struct blk *blks;
 static size_t nblk, cap_blk;
 static char *sym_base;
-static size_t sym_len;
 
 void shmem_heap_init(void)
 {
