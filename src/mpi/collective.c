@@ -51,6 +51,15 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
 
+/* Copy the bytes of count elements of t from src to dst, leaving the holes. */
+static void copy_typemap(void *dst, const void *src, int count, const struct smpi_type *t)
+{
+    ptrdiff_t ext = smpi_extent(t);
+    for (int i = 0; i < count; i++)
+        for (int b = 0; b < t->nblk; b++)
+            memcpy((char *)dst + i * ext + t->blk[b].off, (const char *)src + i * ext + t->blk[b].off, t->blk[b].len);
+}
+
 /* Reductions work on arrays of the element type: predefined types as they
  * are, homogeneous derived types packed. */
 enum { ALL = -1, SCAN = -2, EXSCAN = -3 };   /* reduce's root argument for the others */
@@ -71,14 +80,26 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     bool user = (uintptr_t)op >= 4096;   /* user functions see the datatype's own layout */
     size_t n = user ? (size_t)count : (size_t)count * t->nbasic;
     void *stmp = NULL, *rtmp = NULL, *out = recvbuf;
-    if (!t->id && !user) {               /* derived: pack into an array of elements */
+    /* A user function on a type with holes (or a lower bound) works on whole
+     * extents: they travel as they are, the result lands in a scratch copy
+     * and only the typemap's bytes reach recvbuf. */
+    bool raw = user && !(smpi_contig(t) && (!t->nblk || !t->blk[0].off) && !t->lb);
+    if (raw) {
+        size_t span = (size_t)count * (size_t)smpi_extent(t);
+        in = (const char *)in + t->lb;
+        if (at_root && !(rtmp = malloc(span + 1))) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", span);
+        out = rtmp;
+    } else if (!t->id && !user) {        /* derived: pack into an array of elements */
         in = smpi_contig_buf((void *)in, count, t, true, &stmp);
         if (at_root) out = smpi_contig_buf(recvbuf, count, t, false, &rtmp);
     }
     if (root == ALL) coll_allreduce(in, out, n, &o, &c->co);
     else if (root < 0) coll_scan(in, out, n, &o, root == EXSCAN, &c->co);
     else coll_reduce(in, out, n, &o, root, &c->co);
-    if (rtmp) smpi_unpack(rtmp, count, t, recvbuf);
+    if (rtmp && !(root == EXSCAN && c->pt.rank == 0)) {  /* Exscan leaves rank 0's recvbuf alone */
+        if (raw) copy_typemap(recvbuf, (char *)rtmp - t->lb, count, t);
+        else smpi_unpack(rtmp, count, t, recvbuf);
+    }
     free(stmp);
     free(rtmp);
     return MPI_SUCCESS;
@@ -102,7 +123,10 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     void *itmp = NULL, *otmp = NULL;
     const void *in = inbuf;
     void *out = inoutbuf;
-    if (!t->id && !user) {               /* derived: on arrays of the element type, as in reduce */
+    if (user) {                          /* the function sees the buffers as they are */
+        in = (const char *)inbuf + t->lb;
+        out = (char *)inoutbuf + t->lb;
+    } else if (!t->id) {                 /* derived: on arrays of the element type, as in reduce */
         in = smpi_contig_buf((void *)inbuf, count, t, true, &itmp);
         out = smpi_contig_buf(inoutbuf, count, t, true, &otmp);
     }

@@ -770,7 +770,10 @@ static void apply_user(const void *in, void *inout, size_t n, const void *ctx)
     const struct smpi_op *op = ctx;
     MPI_Datatype t = op->type;
     int len = (int)n;
-    op->fn((void *)in, inout, &len, &t);
+    /* in and inout hold whole extents from the lower bound on; the function
+     * wants the buffer addresses the datatype is relative to */
+    ptrdiff_t lb = smpi_type(t)->lb;
+    op->fn((char *)in - lb, (char *)inout - lb, &len, &t);
 }
 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
@@ -814,10 +817,11 @@ int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct
 {
     if ((uintptr_t)op >= 4096) {
         if (op->magic != SMPI_MAGIC_OP) return smpi_error(c, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
-        /* Applied in rank order, so non-commutative operations are fine too. The
-         * buffers are handed over as they are: a contiguous layout is needed. */
-        if (!smpi_contig(t) || (t->nblk && t->blk[0].off))
-            return smpi_error(c, MPI_ERR_TYPE, R, "user operations need a contiguous datatype here");
+        /* Applied in rank order, so non-commutative operations are fine too.
+         * The function sees elements in the datatype's own layout, an extent apart. */
+        if (smpi_extent(t) <= 0 && t->size)
+            return smpi_error(c, MPI_ERR_TYPE, R, "user operations need a positive extent, not %ld",
+                              (long)smpi_extent(t));
         op->type = h;
         out->fn = apply_user, out->ctx = op, out->elem = (size_t)smpi_extent(t);
         return MPI_SUCCESS;

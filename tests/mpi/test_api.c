@@ -104,6 +104,45 @@ static void reductions(void)
     OK(MPI_Type_free(&every2));
 }
 
+/* A user operation on a struct type with holes: a "min with index" on
+ * { int v; int pad; int idx; } where pad is not in the type. The holes of
+ * recvbuf keep their bytes. */
+struct vi { int v, pad, idx; };
+static void minidx(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    struct vi *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        if (a[i].v < b[i].v || (a[i].v == b[i].v && a[i].idx < b[i].idx)) b[i].v = a[i].v, b[i].idx = a[i].idx;
+}
+static void user_op_with_holes(void)
+{
+    int bl[2] = { 1, 1 };
+    MPI_Aint disp[2] = { offsetof(struct vi, v), offsetof(struct vi, idx) };
+    MPI_Datatype types[2] = { MPI_INT, MPI_INT }, t;
+    OK(MPI_Type_create_struct(2, bl, disp, types, &t));
+    OK(MPI_Type_commit(&t));
+    MPI_Op op;
+    OK(MPI_Op_create(minidx, 1, &op));
+    struct vi mine[2] = { { (me * 5) % 3, -100, me }, { -me, -100, me } }, res[2];
+    for (int i = 0; i < 2; i++) res[i] = (struct vi){ 77, 88, 99 };
+    OK(MPI_Allreduce(mine, res, 2, t, op, MPI_COMM_WORLD));
+    CHECK(res[0].v == 0 && res[0].idx == 0 && res[0].pad == 88, "allreduce minidx %d %d pad %d", res[0].v, res[0].idx,
+          res[0].pad);
+    CHECK(res[1].v == -(n - 1) && res[1].idx == n - 1 && res[1].pad == 88, "allreduce minidx [1] %d %d", res[1].v,
+          res[1].idx);
+    for (int i = 0; i < 2; i++) res[i] = (struct vi){ 77, 88, 99 };
+    OK(MPI_Reduce(mine, res, 2, t, op, 0, MPI_COMM_WORLD));
+    if (me == 0) CHECK(res[1].idx == n - 1 && res[1].pad == 88, "reduce minidx");
+    OK(MPI_Scan(mine, res, 2, t, op, MPI_COMM_WORLD));
+    CHECK(res[1].v == -me && res[1].idx == me && res[1].pad == 88, "scan minidx %d %d", res[1].v, res[1].idx);
+    struct vi loc = { 1, 5, 2 }, acc = { 1, 6, 1 };
+    OK(MPI_Reduce_local(&loc, &acc, 1, t, op));
+    CHECK(acc.v == 1 && acc.idx == 1 && acc.pad == 6, "reduce_local minidx");
+    OK(MPI_Op_free(&op));
+    OK(MPI_Type_free(&t));
+}
+
 static void idup_and_memory(void)
 {
     MPI_Comm c;
@@ -522,6 +561,7 @@ int main(int argc, char **argv)
     reduce_scatter();
     old_attributes();
     more_p2p();
+    user_op_with_holes();
     OK(MPI_Finalize());
     if (me == 0) printf("test_api: %d ranks ok\n", n);
     return 0;
