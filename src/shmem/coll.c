@@ -9,7 +9,6 @@
 #include "shmem_internal.h"
 
 struct shmem_team_s shmem_team_world_s, shmem_team_shared_s;
-static int next_team_id = 2;          /* 0 and 1: world and shared */
 
 static _Atomic uint32_t *team_sync(int root, uint64_t off)
 {
@@ -30,10 +29,18 @@ static void team_set(struct shmem_team_s *t, int start, int stride, int size, in
     t->my_pe = team_index(t, sm_core.rank);
 }
 
+/* Mark team number id used (or free) in this PE's published set. */
+static void team_mark(int id, int used)
+{
+    uint64_t *w = &shmem_pub_of(sm_core.rank)->team_used[id / 64], bit = 1ULL << (id % 64);
+    __atomic_store_n(w, used ? *w | bit : *w & ~bit, __ATOMIC_RELAXED);
+}
+
 void shmem_teams_init(void)
 {
     team_set(&shmem_team_world_s, 0, 1, sm_core.size, 0, team_sync(0, SHMEM_TEAM_OFF));
     team_set(&shmem_team_shared_s, 0, 1, sm_core.size, 1, team_sync(0, SHMEM_TEAM_OFF + 64));
+    team_mark(0, 1), team_mark(1, 1);   /* world and shared: numbers 0 and 1 */
 }
 
 struct shmem_team_s *shmem_team_check(shmem_team_t team, const char *routine)
@@ -100,30 +107,33 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
     return pe < 0 || pe >= t->size ? NULL : rma_lookup(shmem_team_pe(t, pe), dest);
 }
 
-/* Collective over parent: every member gets the same new team number (the
- * largest next number among them), so the new team's barrier state is at the
- * same, never used, place for all of its members. Members of the new team
- * are parent PEs start + i*stride, i < size (world: pstart + that*pstride). */
+/* Collective over parent: every member gets the same new team number, the
+ * lowest one that no parent member is using, so the new team's barrier
+ * state (in its first PE's area, at the number's place) is used by no live
+ * team: any team with that first PE has that PE as a member, and it is in
+ * the parent. Numbers of destroyed teams are taken again, so a program may
+ * split and destroy without end. Members of the new team are parent PEs
+ * start + i*stride, i < size (world: pstart + that*pstride). */
 static int split(struct shmem_team_s *p, int start, int stride, int size, shmem_team_t *new_team,
                  const shmem_team_config_t *config, long config_mask, const char *routine)
 {
-    struct shmem_pub *me = shmem_pub_of(sm_core.rank);
-    me->coll_val = (uint64_t)next_team_id;
-    shmem_team_barrier(p);
-    uint64_t id = 0;
-    for (int i = 0; i < p->size; i++) {
-        uint64_t v = shmem_pub_of(shmem_team_pe(p, i))->coll_val;
-        if (v > id) id = v;
+    shmem_team_barrier(p);    /* every member's set of numbers is current */
+    int id = -1;
+    for (int w = 0; w < SHMEM_TEAM_MAX / 64 && id < 0; w++) {
+        uint64_t used = 0;
+        for (int i = 0; i < p->size; i++)
+            used |= __atomic_load_n(&shmem_pub_of(shmem_team_pe(p, i))->team_used[w], __ATOMIC_RELAXED);
+        if (~used) id = w * 64 + __builtin_ctzll(~used);
     }
-    shmem_team_barrier(p);
-    if (id >= SHMEM_TEAM_MAX) rma_fail("%s: more than %d teams created", routine, SHMEM_TEAM_MAX);
-    next_team_id = (int)id + 1;
+    shmem_team_barrier(p);    /* all have read the sets before a member marks its own */
+    if (id < 0) rma_fail("%s: more than %d teams at once", routine, SHMEM_TEAM_MAX);
     *new_team = SHMEM_TEAM_INVALID;
     if (size < 1) return 0;
     int wstart = shmem_team_pe(p, start);
     struct shmem_team_s t;
-    team_set(&t, wstart, stride * p->stride, size, (int)id, team_sync(wstart, SHMEM_TEAM_OFF + id * 64));
+    team_set(&t, wstart, stride * p->stride, size, id, team_sync(wstart, SHMEM_TEAM_OFF + (uint64_t)id * 64));
     if (t.my_pe < 0) return 0;
+    team_mark(id, 1);
     struct shmem_team_s *n = malloc(sizeof *n);
     if (!n) rma_fail("%s: out of memory", routine);
     t.num_contexts = config && (config_mask & SHMEM_TEAM_NUM_CONTEXTS) ? config->num_contexts : 0;
@@ -181,6 +191,7 @@ void shmem_team_destroy(shmem_team_t team)
     if (t == SHMEM_TEAM_WORLD || t == SHMEM_TEAM_SHARED)
         rma_fail("shmem_team_destroy: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed");
     t->destroyed = 1;   /* kept, not freed: later use is reported, not undefined */
+    team_mark(t->id, 0);   /* the number may serve a new team */
 }
 
 /* --- Deprecated active sets ---------------------------------------------------------

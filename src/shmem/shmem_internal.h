@@ -19,13 +19,18 @@ struct shmem_team_s {
 };
 
 /* SM_AREA_SHMEM layout. */
+#define SHMEM_TEAM_OFF   4096ULL                /* team barriers, 64 B each */
+#define SHMEM_TEAM_MAX   16384                  /* team numbers in use at once */
 struct shmem_pub {              /* one per PE, in its own area */
     _Atomic uint64_t alloc_seq; /* collective allocation check */
     uint64_t alloc_op, alloc_size, alloc_align;
     alignas(SM_CACHELINE) uint64_t coll_val;   /* a value published for one collective */
+    /* The team numbers of the teams this PE is a member of (bit per number),
+     * written only by this PE: a split takes the lowest number free in all
+     * of the parent's members, and a destroy frees it again. */
+    alignas(SM_CACHELINE) uint64_t team_used[SHMEM_TEAM_MAX / 64];
 };
-#define SHMEM_TEAM_OFF   4096ULL                /* team barriers, 64 B each */
-#define SHMEM_TEAM_MAX   16384
+_Static_assert(sizeof(struct shmem_pub) <= SHMEM_TEAM_OFF, "shmem_pub fits before the team barriers");
 #define SHMEM_ASET_OFF   (2ULL << 20)           /* active-set barriers, 64 B each */
 _Static_assert(SHMEM_TEAM_OFF + SHMEM_TEAM_MAX * 64ULL <= SHMEM_ASET_OFF, "team area fits");
 _Static_assert(SHMEM_ASET_OFF + 10ULL * (SM_NMAX + 1) * 64 <= SM_AREA_SIZE, "active sets fit");

@@ -706,8 +706,10 @@ static void t_team(void)
     x = y = SHMEM_TEAM_WORLD;
     CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, 0, NULL, 0, &x, NULL, 0, &y) != 0 &&
           x == SHMEM_TEAM_INVALID && y == SHMEM_TEAM_INVALID, "split_2d xrange 0");
-    /* many teams created and destroyed */
-    for (int i = 0; i < 50; i++) {
+    /* Teams created and destroyed without end: more than the 16384 team
+     * numbers in use at once that smartmap allows (in jobs of up to 2 PEs,
+     * where a barrier is cheap; 8 PEs on 2 cores would take a minute). */
+    for (int i = 0; i < (npes <= 2 ? 16384 + 100 : 300); i++) {
         shmem_team_t t;
         shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t);
         shmem_team_sync(t);
