@@ -63,6 +63,7 @@ typedef struct MPI_Status {
 #define MPI_MESSAGE_NULL    SMPI_PREDEF(MPI_Message, 0)
 #define MPI_MESSAGE_NO_PROC SMPI_PREDEF(MPI_Message, 1)
 #define MPI_INFO_NULL       SMPI_PREDEF(MPI_Info, 0)
+#define MPI_INFO_ENV        SMPI_PREDEF(MPI_Info, 1)
 
 /* Datatypes: the numbers index the library's table (src/mpi/type.c). */
 #define MPI_DATATYPE_NULL        SMPI_PREDEF(MPI_Datatype, 0)
@@ -136,6 +137,8 @@ typedef struct MPI_Status {
 #define MPI_MAX_ERROR_STRING   256
 #define MPI_MAX_OBJECT_NAME    128
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_INFO_KEY       255
+#define MPI_MAX_INFO_VAL       1024
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)  /* as Open MPI: no bogus address for GCC to check */
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_IN_PLACE        ((void *)1)
@@ -372,6 +375,17 @@ SMPI_DECL(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
 SMPI_DECL(int, Op_free, (MPI_Op *op))
 SMPI_DECL(int, Op_commutative, (MPI_Op op, int *commute))
 SMPI_DECL(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
+
+/* Info objects */
+SMPI_DECL(int, Info_create, (MPI_Info *info))
+SMPI_DECL(int, Info_set, (MPI_Info info, const char *key, const char *value))
+SMPI_DECL(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+SMPI_DECL(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+SMPI_DECL(int, Info_delete, (MPI_Info info, const char *key))
+SMPI_DECL(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+SMPI_DECL(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+SMPI_DECL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+SMPI_DECL(int, Info_free, (MPI_Info *info))
 
 /* Memory: MPI_Alloc_mem gives heap memory, which every peer maps (the
  * single-copy path reads it directly). */

@@ -341,9 +341,9 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     static const char R[] = "MPI_Comm_split_type";
-    (void)info;
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
+    SMPI_CHECK_INFO(c, info, R);         /* no hints are read */
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return smpi_error(c, MPI_ERR_ARG, R, "invalid split_type %d", split_type);
     /* Every rank of a smartmap job shares one node's memory. */

@@ -156,8 +156,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     static const char R[] = "MPI_Alloc_mem";
     SMPI_CHECK_INIT(R);
     if (size < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "size %ld is negative", (long)size);
-    if (info != MPI_INFO_NULL)           /* no info objects exist yet */
-        return smpi_error(NULL, MPI_ERR_INFO, R, "info %p is not MPI_INFO_NULL", (void *)info);
+    SMPI_CHECK_INFO(NULL, info, R);      /* no hints are read */
     if (!baseptr) return smpi_error(NULL, MPI_ERR_ARG, R, "baseptr is NULL");
     void *p = malloc(size ? (size_t)size : 1);
     if (!p) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "cannot allocate %ld bytes", (long)size);

@@ -171,6 +171,11 @@ struct p2p_layout *smpi_layout(int count, const struct smpi_type *t);
 int  smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t,
                      const char *routine, struct coll_op *out);
 
+/* Info objects (info.c): the object, or NULL for MPI_INFO_NULL and bad handles. */
+struct smpi_info *smpi_info(MPI_Info h);
+#define SMPI_CHECK_INFO(c, h, R) do { if ((h) != MPI_INFO_NULL && !smpi_info(h)) \
+    return smpi_error(c, MPI_ERR_INFO, R, "info %p is not an info object", (void *)(h)); } while (0)
+
 /* Communicators (comm.c). Counted likewise: MPI_Comm_free with requests
  * still pending frees the handle, the object goes with the last request. */
 void smpi_comm_init_predef(void);

@@ -440,6 +440,13 @@ static void reduce_scatter(void)
     OK(MPI_Reduce_scatter(MPI_IN_PLACE, out, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     for (int k = 0; k <= me; k++)
         CHECK(out[k] == n * (n - 1) / 2 + n * (first + k), "reduce_scatter in place [%d] = %d", k, out[k]);
+    /* the block form in place: 2 sums each */
+    int *whole = malloc(sizeof(int) * 2 * (size_t)n);
+    for (int k = 0; k < 2 * n; k++) whole[k] = me + k;
+    OK(MPI_Reduce_scatter_block(MPI_IN_PLACE, whole, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    for (int k = 0; k < 2; k++)
+        CHECK(whole[k] == n * (n - 1) / 2 + n * (2 * me + k), "reduce_scatter_block in place [%d] = %d", k, whole[k]);
+    free(whole);
     free(counts), free(in), free(out);
 }
 
@@ -544,6 +551,46 @@ static void more_p2p(void)
     OK(MPI_Group_free(&w));
 }
 
+/* Info objects: set, get (cut to valuelen), order of keys, delete, dup,
+ * and passing one to the calls that take hints. */
+static void infos(void)
+{
+    MPI_Info in, d;
+    char key[MPI_MAX_INFO_KEY + 1], val[8];
+    int flag, len, nk;
+    OK(MPI_Info_create(&in));
+    OK(MPI_Info_set(in, "zeta", "1"));
+    OK(MPI_Info_set(in, "alpha", "a long value"));
+    OK(MPI_Info_set(in, "zeta", "22"));                 /* replaced, keeps its place */
+    OK(MPI_Info_get_nkeys(in, &nk));
+    OK(MPI_Info_get_nthkey(in, 0, key));
+    CHECK(nk == 2 && !strcmp(key, "zeta"), "nkeys %d, first key '%s'", nk, key);
+    OK(MPI_Info_get(in, "zeta", sizeof val - 1, val, &flag));
+    CHECK(flag && !strcmp(val, "22"), "get zeta '%s'", val);
+    OK(MPI_Info_get_valuelen(in, "alpha", &len, &flag));
+    CHECK(flag && len == 12, "valuelen %d", len);
+    OK(MPI_Info_get(in, "alpha", 4, val, &flag));
+    CHECK(flag && !strcmp(val, "a lo"), "get cut to valuelen: '%s'", val);
+    OK(MPI_Info_get(in, "nope", sizeof val - 1, val, &flag));
+    CHECK(!flag, "get of a missing key");
+    OK(MPI_Info_dup(in, &d));
+    OK(MPI_Info_delete(in, "zeta"));
+    OK(MPI_Info_get_nkeys(in, &nk));
+    CHECK(nk == 1, "after delete %d keys", nk);
+    OK(MPI_Info_get(d, "zeta", sizeof val - 1, val, &flag));
+    CHECK(flag && !strcmp(val, "22"), "dup is a copy");
+    MPI_Comm c;
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, in, &c));
+    void *mem;
+    OK(MPI_Alloc_mem(64, d, &mem));
+    OK(MPI_Free_mem(mem));
+    OK(MPI_Comm_free(&c));
+    OK(MPI_Info_free(&in));
+    OK(MPI_Info_free(&d));
+    CHECK(in == MPI_INFO_NULL, "info_free");
+    OK(MPI_Info_get_nkeys(MPI_INFO_ENV, &nk));
+}
+
 int main(int argc, char **argv)
 {
     OK(MPI_Init(&argc, &argv));
@@ -562,6 +609,7 @@ int main(int argc, char **argv)
     old_attributes();
     more_p2p();
     user_op_with_holes();
+    infos();
     OK(MPI_Finalize());
     if (me == 0) printf("test_api: %d ranks ok\n", n);
     return 0;

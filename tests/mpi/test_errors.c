@@ -122,6 +122,16 @@ static void returns(int n)
     EXPECT(MPI_Reduce_local(v, v + 1, 1, MPI_FLOAT, MPI_BXOR), MPI_ERR_OP);
     void *mem;
     EXPECT(MPI_Alloc_mem(-1, MPI_INFO_NULL, &mem), MPI_ERR_ARG);
+    MPI_Info info;
+    OK(MPI_Info_create(&info));
+    EXPECT(MPI_Info_set(info, "", "v"), MPI_ERR_INFO_KEY);
+    EXPECT(MPI_Info_set(info, "k", ""), MPI_ERR_INFO_VALUE);
+    EXPECT(MPI_Info_delete(info, "absent"), MPI_ERR_INFO_NOKEY);
+    char key[MPI_MAX_INFO_KEY + 1];
+    EXPECT(MPI_Info_get_nthkey(info, 0, key), MPI_ERR_ARG);
+    OK(MPI_Info_free(&info));
+    EXPECT(MPI_Info_get_nkeys(MPI_INFO_NULL, &k), MPI_ERR_INFO);
+    EXPECT(MPI_Alloc_mem(8, (MPI_Info)&k, &mem), MPI_ERR_INFO);
     EXPECT(MPI_Reduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_SUM, n, MPI_COMM_WORLD), MPI_ERR_ROOT);
     EXPECT(MPI_Startall(1, (MPI_Request[]){ MPI_REQUEST_NULL }), MPI_ERR_REQUEST);
     char s[MPI_MAX_ERROR_STRING];
