@@ -941,6 +941,30 @@ static void t_generic(void)
 
 /* --- deprecated forms -------------------------------------------------------------------------------------------- */
 static long psync[SHMEM_REDUCE_SYNC_SIZE];
+
+/* Every deprecated *_to_all over an active set of every other PE (stride 2,
+ * odd element counts), element by element; non-members skip it. */
+#define TOALL_CHECK(NAME, T, OP, INIT, EXPECT) {                                              \
+    static T src[N], dst[N], wrk[N];                                                         \
+    if (me % 2 == 0) {                                                                       \
+        int tm = me / 2;                                                                     \
+        for (int i = 0; i < N; i++) src[i] = (T)(INIT);                                      \
+        shmem_##NAME##_##OP##_to_all(dst, src, N, 0, 1, ne, wrk, psync);                    \
+        for (int i = 0; i < N; i++) {                                                        \
+            T e = (T)0;                                                                      \
+            for (int p = 0; p < ne; p++) { T v = (T)(EXPECT); e = p ? (OPX_##OP(e, v)) : v; } \
+            CHECK(dst[i] == e, #NAME "_" #OP "_to_all %d", i);                               \
+        }                                                                                    \
+    }                                                                                        \
+    shmem_barrier_all(); }
+#define TOALL_BIT(NAME, T) TOALL_CHECK(NAME, T, and, ~((T)1 << ((tm + i) % 7)), ~((T)1 << ((p + i) % 7))) \
+    TOALL_CHECK(NAME, T, or, (T)1 << ((tm + i) % 7), (T)1 << ((p + i) % 7))                    \
+    TOALL_CHECK(NAME, T, xor, tm * 5 + i, p * 5 + i)
+#define TOALL_MM(NAME, T) TOALL_CHECK(NAME, T, max, (tm * 7 + i) % 13, (p * 7 + i) % 13)       \
+    TOALL_CHECK(NAME, T, min, (tm * 7 + i) % 13 + 1, (p * 7 + i) % 13 + 1)
+#define TOALL_AR(NAME, T) TOALL_CHECK(NAME, T, sum, (tm + i) % 4, (p + i) % 4)                 \
+    TOALL_CHECK(NAME, T, prod, (tm == i % ne) ? 2 : 1, (p == i % ne) ? 2 : 1)
+
 static void t_deprecated(void)
 {
     CHECK(_my_pe() == me && _num_pes() == npes, "_my_pe/_num_pes");
@@ -1013,6 +1037,29 @@ static void t_deprecated(void)
     shmem_alltoalls64(d64, s64, 3, 2, 1, 0, 0, npes, psync);
     for (int p = 0; p < npes; p++)
         CHECK(d64[3 * p] == -(p * 100 + 2 * me) && d64[3 * p + 1] == 0, "alltoalls64 %d", p);
+    /* the other width of each active-set collective, over the even PEs */
+    memset(d32, 0, sizeof d32), memset(d64, 0, sizeof d64);
+    shmem_barrier_all();
+    if (me % 2 == 0) {
+        int tm = me / 2;
+        shmem_broadcast64(d64, s64, N, 0, 0, 1, ne, psync);
+        for (int i = 0; i < N; i++) CHECK(me == 0 ? d64[i] == 0 : d64[i] == -i, "broadcast64 %d", i);
+        shmem_fcollect32(d32, s32, 3, 0, 1, ne, psync);
+        for (int p = 0; p < ne; p++) for (int i = 0; i < 3; i++) CHECK(d32[p * 3 + i] == 2 * p * 100 + i, "fcollect32");
+        shmem_collect64(d64, s64, (size_t)(ne - tm), 0, 1, ne, psync);
+        for (int p = 0, o = 0; p < ne; o += ne - p, p++)
+            for (int i = 0; i < ne - p; i++) CHECK(d64[o + i] == -(2 * p * 100 + i), "collect64 %d.%d", p, i);
+        shmem_alltoall32(d32, s32, 2, 0, 1, ne, psync);
+        for (int p = 0; p < ne; p++) for (int i = 0; i < 2; i++) CHECK(d32[p * 2 + i] == 2 * p * 100 + tm * 2 + i, "alltoall32");
+        memset(d32, 0, sizeof d32);
+        shmem_alltoalls32(d32, s32, 2, 3, 1, 0, 1, ne, psync);
+        for (int p = 0; p < ne; p++) CHECK(d32[2 * p] == 2 * p * 100 + 3 * tm && d32[2 * p + 1] == 0, "alltoalls32 %d", p);
+        shmem_sync(0, 1, ne, psync);
+    }
+    shmem_barrier_all();
+    SHMEM_TOALL_BIT_TYPES(TOALL_BIT)
+    SHMEM_TOALL_MINMAX_TYPES(TOALL_MM)
+    SHMEM_TOALL_ARITH_TYPES(TOALL_AR)
     static unsigned int uw;
     static long lw2;
     uw = 0, lw2 = 0;
