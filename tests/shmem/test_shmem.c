@@ -140,6 +140,12 @@ static void t_heap(void)
     for (int i = 0; i < N; i++)                                                             \
         CHECK(dst[i] == (T)(left * 7 + i % 50) && dst[N + i] == dst[i], #NAME " put %d", i); \
     CHECK(dst[2 * N] == (T)(left + 1), #NAME " p");                                         \
+    /* the context form, on a context of the reversed world: right is npes-1-right there */ \
+    shmem_ctx_##NAME##_put(rctx, dst + 2 * N + 1, src + 1, 2, npes - 1 - right);             \
+    shmem_ctx_quiet(rctx);                                                                  \
+    shmem_barrier_all();                                                                    \
+    CHECK(dst[2 * N + 1] == (T)(left * 7 + 1) && dst[2 * N + 2] == (T)(left * 7 + 2), #NAME " ctx put"); \
+    CHECK(shmem_ctx_##NAME##_g(rctx, src + 3, npes - 1 - left) == (T)(left * 7 + 3), #NAME " ctx g"); \
     CHECK(shmem_##NAME##_g(dst + 2 * N, right) == (T)(me + 1), #NAME " g");                \
     shmem_##NAME##_get(loc, src, N, left);                                                  \
     shmem_##NAME##_get_nbi(loc + N, src + 1, N, left);                                      \
@@ -163,7 +169,13 @@ static void t_heap(void)
 
 static void t_rma(void)
 {
+    shmem_team_t rev;
+    shmem_ctx_t rctx;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &rev) == 0 &&
+          shmem_team_create_ctx(rev, 0, &rctx) == 0, "reversed team and its context");
     SHMEM_RMA_TYPES(RMA_TEST)
+    shmem_ctx_destroy(rctx);
+    shmem_team_destroy(rev);
     /* sized and mem forms, generic names, large transfers */
     size_t big = 3u << 20;
     char *s = shmem_malloc(big), *d = shmem_malloc(big);
@@ -229,7 +241,8 @@ static void t_rma(void)
         shmem_##NAME##_atomic_inc(&ctr, 0);                                                  \
         shmem_##NAME##_atomic_add(&ctr, (T)2, 0);                                            \
         (void)shmem_##NAME##_atomic_fetch_inc(&ctr, 0);                                     \
-        (void)shmem_##NAME##_atomic_fetch_add(&ctr, (T)3, 0);                               \
+        (void)shmem_##NAME##_atomic_fetch_add(&ctr, (T)2, 0);                               \
+        shmem_ctx_##NAME##_atomic_inc(actx, &ctr, npes - 1);   /* PE 0 in the reversed world */ \
         shmem_##NAME##_atomic_fetch_add_nbi(&fetched, &ctr, (T)1, 0);                       \
         shmem_##NAME##_atomic_fetch_inc_nbi(&fetched, &ctr, 0);                             \
         T old;                                                                               \
@@ -290,7 +303,13 @@ static void t_rma(void)
 
 static void t_amo(void)
 {
+    shmem_team_t rev;
+    shmem_ctx_t actx;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &rev) == 0 &&
+          shmem_team_create_ctx(rev, 0, &actx) == 0, "reversed team and its context");
     SHMEM_AMO_STD_TYPES(AMO_STD_TEST)
+    shmem_ctx_destroy(actx);
+    shmem_team_destroy(rev);
     SHMEM_AMO_EXT_TYPES(AMO_EXT_TEST)
     SHMEM_AMO_BIT_TYPES(AMO_BIT_TEST)
     /* generic names */
