@@ -283,6 +283,7 @@ SMPI_DECL(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, i
 SMPI_DECL(int, Comm_size, (MPI_Comm comm, int *size))
 SMPI_DECL(int, Comm_rank, (MPI_Comm comm, int *rank))
 SMPI_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+SMPI_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
 SMPI_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
 SMPI_DECL(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
 SMPI_DECL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info,

@@ -282,6 +282,16 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 }
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char R[] = "MPI_Comm_dup_with_info";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    SMPI_CHECK_INFO(c, info, R);         /* no hints are read */
+    return dup(c, newcomm, R);
+}
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+
 /* Done at once: the context agreement blocks until every member has called
  * it, so a program must not make a peer's MPI_Comm_idup wait for a message
  * it sends only after its own (MPI would allow that; a true nonblocking

@@ -1,8 +1,11 @@
 /* What programs written for Open MPI or MPICH commonly rely on beyond the
  * basics: status fields, MPI_UNDEFINED colours and counts, in-place and
- * user-op reductions, MPI_Reduce_local, MPI_Comm_idup, MPI_Alloc_mem,
- * address arithmetic, datatype envelopes and contents, group ranges, and
- * types and communicators freed while requests still use them. */
+ * user-op reductions (also on types with holes), MPI_Reduce_local and
+ * Reduce_scatter, MPI_Comm_idup/dup_with_info, MPI_Alloc_mem, info objects,
+ * address arithmetic, datatype envelopes and contents, basic element counts,
+ * group ranges, MPI_ERR_IN_STATUS, the MPI-1 attribute names, every
+ * persistent send mode, and types and communicators freed while requests
+ * still use them. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -579,8 +582,13 @@ static void infos(void)
     CHECK(nk == 1, "after delete %d keys", nk);
     OK(MPI_Info_get(d, "zeta", sizeof val - 1, val, &flag));
     CHECK(flag && !strcmp(val, "22"), "dup is a copy");
-    MPI_Comm c;
+    MPI_Comm c, c2;
     OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, in, &c));
+    OK(MPI_Comm_dup_with_info(c, d, &c2));
+    int cmp;
+    OK(MPI_Comm_compare(c, c2, &cmp));
+    CHECK(cmp == MPI_CONGRUENT, "dup_with_info compare %d", cmp);
+    OK(MPI_Comm_free(&c2));
     void *mem;
     OK(MPI_Alloc_mem(64, d, &mem));
     OK(MPI_Free_mem(mem));
