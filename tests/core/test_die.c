@@ -1,6 +1,7 @@
 /* A rank that ends badly while its peers wait in sm_barrier; smrun must end
- * the job. Mode (argv[1]): segv, exit3, nofinalize, abort, ok. Rank 1 is the
- * one that fails (rank 0 when alone). */
+ * the job. Mode (argv[1]): segv, exit3, nofinalize, abort, hang (for
+ * --timeout and signals to smrun), ok. Rank 1 is the one that fails (rank 0
+ * when alone). */
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@ int main(int argc, char **argv)
         if (!strcmp(mode, "exit3")) exit(3);
         if (!strcmp(mode, "nofinalize")) return 0;
         if (!strcmp(mode, "abort")) sm_abort(5, "called MPI_Abort(MPI_COMM_WORLD, 5)");
+        if (!strcmp(mode, "hang")) for (;;) pause();
     }
     sm_barrier();   /* the others wait here for a peer that is gone */
     sm_finalize_done();
