@@ -47,6 +47,7 @@ static void child_detach(void)
                     sm_core.own_fd, (off_t)SM_HEAP_OFF) == (void *)heap;
     if (!ok) sm_fatal("fork: the child cannot copy the rank's memory: %s", strerrordesc_np(errno));
     sm_alloc_forked();
+    sm_wait_init();     /* membarrier registration is not inherited */
     sm_core.globals_len = sm_core.stack_len = 0; /* the child's copies are private */
 }
 

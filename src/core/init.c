@@ -317,6 +317,7 @@ static void init_once(void)
     sm_core.sym_bytes = sm_core.slot_bytes - SM_SYM_OFF;
     /* Not the affinity mask: a pinned rank sees one CPU however many there are. */
     sm_core.oversubscribed = sm_core.size > sysconf(_SC_NPROCESSORS_ONLN);
+    sm_wait_init();
 
     expose_globals();
     expose_stack();

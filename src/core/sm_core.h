@@ -116,6 +116,9 @@ static inline void sm_core_ensure(void)
 {
     if (SM_UNLIKELY(!__atomic_load_n(&sm_core.initialized, __ATOMIC_ACQUIRE))) sm_core_init();
 }
+/* Choose how wakers and sleepers fence (wait.c); once per process, before
+ * its first wake. */
+void sm_wait_init(void);
 /* Wait until a peer has published its layout (sm_rank_ctrl.ready). */
 void sm_wait_ready(int rank);
 /* Start the staged-copy service thread (after init, outside malloc). */

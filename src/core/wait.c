@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
@@ -21,9 +22,8 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* A full barrier for the waker's side of the sleeper handshake (store the
- * condition, then read the sleeper count). On x86 a locked add to the stack
- * orders like mfence at a fraction of the cost, as Linux's smp_mb() does. */
+/* A full barrier. On x86 a locked add to the stack orders like mfence at a
+ * fraction of the cost, as Linux's smp_mb() does. */
 static inline void full_fence(void)
 {
 #if defined(__x86_64__)
@@ -31,6 +31,38 @@ static inline void full_fence(void)
 #else
     atomic_thread_fence(memory_order_seq_cst);
 #endif
+}
+
+/* The sleeper handshake is a Dekker pair: a waker stores the condition and
+ * then reads the sleeper count, a sleeper counts itself and then reads the
+ * condition, and each side's store must be visible before its load. Wakers
+ * are the hot path (every send), sleepers the cold one, so where the kernel
+ * allows it the sleeper pays for both: membarrier(GLOBAL_EXPEDITED) runs a
+ * full barrier on every CPU that runs a registered process, i.e. on every
+ * waker of the job, and the waker's barrier becomes a compiler barrier.
+ * Without membarrier (old kernel, seccomp) wakers fence. */
+static bool wake_unfenced;      /* this process is registered: wakers need no fence */
+static bool sleep_membarrier;   /* sleepers can force the barrier on the wakers */
+
+void sm_wait_init(void)
+{
+    long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    sleep_membarrier = q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED);
+    wake_unfenced = sleep_membarrier &&
+                    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+}
+
+static inline void waker_fence(void)
+{
+    if (SM_LIKELY(wake_unfenced)) atomic_signal_fence(memory_order_seq_cst);
+    else full_fence();
+}
+
+/* After counting itself as a sleeper: false if a wake may be missed, and
+ * the sleep must then be short. */
+static bool sleeper_fence(void)
+{
+    return sleep_membarrier && syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0;
 }
 
 /* Shared (not FUTEX_PRIVATE) futexes: the word is in a memfd mapped by
@@ -76,7 +108,8 @@ uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old)
     long ns = SLEEP_MIN_NS;
     for (;;) {
         if (owner) atomic_fetch_add(&owner->word_sleepers, 1);
-        if ((v = atomic_load(w)) == old) futex_wait(word, old, ns);
+        bool sure = sleeper_fence();
+        if ((v = atomic_load(w)) == old) futex_wait(word, old, sure ? ns : SLEEP_MIN_NS);
         if (owner) atomic_fetch_sub(&owner->word_sleepers, 1);
         if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
         if (ns < SLEEP_MAX_NS) ns *= 2;
@@ -86,7 +119,7 @@ uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old)
 void sm_wake_word(volatile uint32_t *word)
 {
     struct sm_rank_ctrl *owner = owner_of(word);
-    full_fence();
+    waker_fence();
     if (!owner || atomic_load_explicit(&owner->word_sleepers, memory_order_relaxed))
         futex_wake(word);
 }
@@ -106,8 +139,9 @@ void sm_wait(bool (*cond)(void *), void *arg)
     for (;;) {
         uint32_t seq = atomic_load(&me->doorbell);
         atomic_fetch_add(&me->sleepers, 1);
+        bool sure = sleeper_fence();
         bool done = cond(arg);
-        if (!done) futex_wait((volatile uint32_t *)&me->doorbell, seq, ns);
+        if (!done) futex_wait((volatile uint32_t *)&me->doorbell, seq, sure ? ns : SLEEP_MIN_NS);
         atomic_fetch_sub(&me->sleepers, 1);
         if (done || cond(arg)) return;
         if (ns < SLEEP_MAX_NS) ns *= 2;
@@ -118,7 +152,7 @@ void sm_wake(int rank)
 {
     if ((unsigned)rank >= (unsigned)sm_core.size) return;
     struct sm_rank_ctrl *c = sm_ctrl_of(rank);
-    full_fence();
+    waker_fence();
     if (atomic_load_explicit(&c->sleepers, memory_order_relaxed)) {
         atomic_fetch_add(&c->doorbell, 1);
         futex_wake((volatile uint32_t *)&c->doorbell);
