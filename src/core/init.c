@@ -99,6 +99,42 @@ static size_t read_maps(char *buf, size_t cap)
 
 /* --- Slots ---------------------------------------------------------------- */
 
+/* Say why the slot range could not be reserved, naming what is in the way:
+ * a mapping of the program's (EEXIST), or the address-space limit. */
+static _Noreturn void slot_range_taken(void *want, size_t span, int err)
+{
+    uintptr_t lo = (uintptr_t)want, hi = lo + span;
+    char what[200] = "";
+    if (err == EEXIST) {
+        static char maps[1 << 19];
+        read_maps(maps, sizeof maps);
+        for (char *line = maps; line && *line;) {
+            char *nl = strchr(line, '\n');
+            if (nl) *nl = '\0';
+            unsigned long a, b;
+            int name = 0;
+            if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &a, &b, &name) >= 2 && a < hi && b > lo) {
+                snprintf(what, sizeof what, "[%#lx, %#lx) %s is mapped there", a, b,
+                         name && line[name] ? line + name : "(anonymous)");
+                break;
+            }
+            line = nl ? nl + 1 : NULL;
+        }
+        if (!what[0]) snprintf(what, sizeof what, "something else is mapped there");
+    } else if (err == ENOMEM) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            snprintf(what, sizeof what, "the address-space limit (ulimit -v) is %llu MiB; "
+                     "the job needs %zu GiB of it", (unsigned long long)(rl.rlim_cur >> 20), span >> 30);
+        else
+            snprintf(what, sizeof what, "%s", strerrordesc_np(err));
+    } else {
+        snprintf(what, sizeof what, "%s", err ? strerrordesc_np(err) : "the kernel placed it elsewhere");
+    }
+    sm_fatal("init: cannot reserve the slot range [%p, %p) for %d ranks: %s", want, (void *)hi,
+             sm_core.size, what);
+}
+
 static void map_slots(int fd0)
 {
     size_t span = (size_t)sm_core.size << SM_SLOT_SHIFT;
@@ -107,9 +143,7 @@ static void map_slots(int fd0)
     void *res = mmap(want, span, PROT_NONE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (res == MAP_FAILED || res != want)
-        sm_fatal("init: cannot reserve the slot range [%p, %p) for %d ranks: %s "
-                 "(something else is mapped there)", want, (void *)((uintptr_t)want + span),
-                 sm_core.size, res == MAP_FAILED ? strerrordesc_np(errno) : "kernel placed it elsewhere");
+        slot_range_taken(want, span, res == MAP_FAILED ? errno : 0);
     for (int r = 0; r < sm_core.size; r++) {
         void *at = (void *)sm_slot_base(r);
         void *p = mmap(at, sm_core.slot_bytes, PROT_READ | PROT_WRITE,
