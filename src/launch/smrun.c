@@ -68,6 +68,7 @@ static bool relay_stdin_on;
  * environment, SMARTMAP_JOB=<token>, by which it finds the job's processes. */
 static char job_token[48];
 static int guard_wr = -1;
+static int stranded_by = -1;  /* the first rank that exited 0 without initialising smartmap */
 
 /* The cause that ends the job, first come first served. */
 static bool ending;
@@ -573,6 +574,25 @@ static void ctrl_string(const char *src, size_t max, char *dst)
     dst[i] = '\0';
 }
 
+/* A rank that exited 0 without ever initialising smartmap (a program not
+ * linked with it, in a job with programs that are) strands the others: every
+ * rank that initialises waits for all the others before main(). Once one has,
+ * the job can never finish: end it and say why. */
+static void stranded(void)
+{
+    if (stranded_by < 0 || ending) return;
+    for (int r = 0; r < nranks; r++) {
+        if (ranks[r].exited || ranks[r].ctrl->magic != SM_CTRL_MAGIC) continue;
+        ending = true;
+        exit_code = 1;
+        kill_group(SIGKILL);
+        msg("rank %d (pid %d) exited without initialising smartmap, and rank %d waits for it "
+            "at start-up: every rank's program must be linked with -lsmartmap (or run with --preload)",
+            stranded_by, (int)ranks[stranded_by].pid, r);
+        return;
+    }
+}
+
 /* Rank r has exited: if that is a failure and the first, it ends the job. */
 static void rank_exited(int r)
 {
@@ -603,6 +623,9 @@ static void rank_exited(int r)
         code = 1;
     } else {
         if (opt.verbose) msg("rank %d (pid %d) exited with code 0", r, (int)k->pid);
+        /* Never initialised smartmap (no one set the magic in its slot)? Then
+         * ranks that did wait for it at start-up forever: see stranded(). */
+        if (c->magic != SM_CTRL_MAGIC && stranded_by < 0) stranded_by = r;
         return;
     }
     if (ending) return;                          /* only the first failure is the cause */
@@ -762,8 +785,11 @@ int main(int argc, char **argv)
             kill_group(SIGKILL);
             break;
         }
+        stranded();
+        if (ending && kill_at_ms < 0) break;
         int64_t deadline = kill_at_ms >= 0 ? kill_at_ms : !ending ? timeout_at_ms : -1;
         int64_t wait = deadline < 0 ? -1 : deadline - now;   /* > 0: checked above */
+        if (stranded_by >= 0 && (wait < 0 || wait > 100)) wait = 100;  /* watch the others start */
         int n = epoll_wait(epfd, evs, 64, (int)(wait > INT_MAX ? INT_MAX : wait));
         if (n < 0 && errno != EINTR) die("epoll_wait");
         for (int i = 0; i < n; i++) {

@@ -288,9 +288,14 @@ class TestBasics(SmrunTest):
             self.assertRegex(res.out, r"rank %d: SMARTMAP_JOB=\d+\.[0-9a-f]{16}\n" % r)
 
     def test_mpmd(self):
+        # The middle context runs another executable (a copy of lt_rank: a
+        # job of plain programs; lt_ctrl would fake a smartmap rank that the
+        # others never wait for, which no real job has).
+        other = os.path.join(self.dir, "lt_other")
+        shutil.copy(LT_RANK, other)
         vars_ = ["SMARTMAP_RANK", "SMARTMAP_SIZE", "LT_CTX", "LT_ALL"]
         res = self.run_smrun(["-x", "LT_ALL=all", "-n", "2", LT_RANK, "env"] + vars_ +
-                             [":", "-n", "3", "-x", "LT_CTX=second", LT_CTRL, "finalize", "0",
+                             [":", "-n", "3", "-x", "LT_CTX=second", other, "hello", "a", "b",
                               ":", "-np", "1", LT_RANK, "env"] + vars_)
         self.assertEqual(res.rc, 0, res.err)
         for r in (0, 1, 5):
@@ -299,7 +304,9 @@ class TestBasics(SmrunTest):
             self.assertIn("rank %d: LT_CTX=(unset)\n" % r, res.out)
             self.assertIn("rank %d: LT_ALL=all\n" % r, res.out)
         for r in (2, 3, 4):
-            self.assertIn("rank %d: finalized\n" % r, res.out)
+            self.assertIn("hello rank=%d size=6 pidmatch=1 pages=4k launcher=smrun " % r, res.out)
+        for line in ("args=2\n", "arg a\n", "arg b\n"):
+            self.assertEqual(res.out.count(line), 3, line)
         self.assertEqual(sorted(r[3] for r in self.records()), list(range(6)))
 
     def test_stdin(self):
@@ -758,7 +765,12 @@ class TestSubstrateFailure(SmrunTest):
             time.sleep(0.2)
             t0 = time.monotonic()
             p.send_signal(sig)
-        out, err = p.communicate(timeout=60)
+        try:
+            out, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGTERM)        # smrun takes the ranks with it
+            p.communicate()
+            raise
         res = Result(p.returncode, out.decode(errors="replace"), err.decode(errors="replace"),
                      time.monotonic() - t0)
         self.assertEqual(self.session(p.pid), [], "processes of the job survived smrun")
@@ -782,6 +794,18 @@ class TestSubstrateFailure(SmrunTest):
         self.assertEqual(res.rc, 124, res.err)
         self.assertEqual(res.smrun_lines(), ["smrun: job exceeded --timeout 0.5 s; killing 4 ranks"], res.err)
         self.assertLess(res.elapsed, 0.5 + ENDS_WITHIN)
+
+    def test_rank_without_smartmap(self):
+        # A rank that never initialises smartmap strands those waiting for it
+        # before main(): the job ends at once and says why, whichever starts first.
+        for args in ([self.prog, "ok", ":", "-n", "1", "/bin/true"],
+                     ["/bin/true", ":", "-n", "1", self.prog, "ok"]):
+            res = self.job(["-n", "2"] + args)
+            self.assert_one_cause(res, r"smrun: rank \d \(pid \d+\) exited without initialising smartmap, "
+                                  r"and rank \d waits for it at start-up: .*-lsmartmap.*", 1)
+        # A rank run through a shell that starts a smartmap program is fine.
+        res = self.job(["-n", "3", "/bin/sh", "-c", self.prog + " ok; true"])
+        self.assertEqual((res.rc, res.err), (0, ""))
 
     def test_sigint_and_sigterm(self):
         for sig, name in ((signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")):
