@@ -102,6 +102,9 @@ static inline struct desc *rec_at(int rcv, int snd, uint64_t pos)
 }
 size_t p2p_eager_max(void) { return P.eager_max; }
 
+/* (a + 1) mod n for a in [0, n): no division on the polling path. */
+static inline int next_rank(int a, int n) { return a + 1 == n ? 0 : a + 1; }
+
 static uint32_t pow2floor(size_t x)
 {
     uint32_t p = 1;
@@ -326,8 +329,7 @@ static void arrive(const struct desc *d, int world)
 static void drain(bool all)
 {
     int me = sm_core.rank, n = sm_core.size;
-    for (int k = 0; k < n; k++) {
-        int s = (P.drain_from + k) % n;
+    for (int k = 0, s = P.drain_from; k < n; k++, s = next_rank(s, n)) {
         struct ring_ctl *c = ctl_of(me, s);
         bool want = atomic_load_explicit(&c->want, memory_order_relaxed);
         bool to_end = all || want;
@@ -343,7 +345,7 @@ static void drain(bool all)
         if (h == h0) continue;
         P.head[s] = h;
         atomic_store_explicit(&c->head, h, memory_order_release);
-        P.drain_from = (s + 1) % n;
+        P.drain_from = next_rank(s, n);
         if (want) sm_wake(s);
     }
 }
@@ -455,8 +457,7 @@ static struct p2p_msg *find_unexpected(int src, int tag, const struct p2p_comm *
     int n = sm_core.size;
     int first = src == P2P_ANY_SOURCE ? P.any_from : c->world[src];
     int count = src == P2P_ANY_SOURCE ? n : 1;
-    for (int k = 0; k < count; k++) {
-        int w = (first + k) % n;
+    for (int k = 0, w = first; k < count; k++, w = next_rank(w, n)) {
         struct msgq *q = &P.unexp[w];
         struct p2p_msg *prev = NULL;
         for (struct p2p_msg *m = q->head; m; prev = m, m = m->next) {
@@ -465,7 +466,7 @@ static struct p2p_msg *find_unexpected(int src, int tag, const struct p2p_comm *
                 if (prev) prev->next = m->next; else q->head = m->next;
                 if (q->tail == m) q->tail = prev;
                 m->next = NULL;
-                if (src == P2P_ANY_SOURCE) P.any_from = (w + 1) % n;
+                if (src == P2P_ANY_SOURCE) P.any_from = next_rank(w, n);
             }
             return m;
         }
