@@ -45,21 +45,49 @@ static void order(void)
 }
 
 /* Every rank sends to every rank before receiving anything: more messages
- * than a ring holds, so blocking sends wait in the pending queue. */
-static void send_before_recv(void)
+ * than a ring holds (4000-byte ones fill it at any job size), so blocking
+ * sends wait in the pending queue until the receiver drains its ring. */
+static void send_before_recv(int len)
 {
     const int K = 300;
+    int *v = malloc((size_t)len);
     for (int p = 0; p < n; p++)
         for (int k = 0; k < K; k++) {
-            int v = me * 1000 + k;
-            OK(MPI_Send(&v, 1, MPI_INT, p, 7, MPI_COMM_WORLD));
+            v[0] = v[len / 4 - 1] = me * 1000 + k;
+            OK(MPI_Send(v, len / 4, MPI_INT, p, 7, MPI_COMM_WORLD));
         }
     for (int p = 0; p < n; p++)
         for (int k = 0; k < K; k++) {
-            int v;
-            OK(MPI_Recv(&v, 1, MPI_INT, p, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            CHECK(v == p * 1000 + k, "got %d from %d", v, p);
+            OK(MPI_Recv(v, len / 4, MPI_INT, p, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(v[0] == p * 1000 + k && v[len / 4 - 1] == v[0], "got %d, %d from %d", v[0], v[len / 4 - 1], p);
         }
+    free(v);
+}
+
+/* A receiver with no receive posted still drains a ring whose sender waits
+ * for room: odd ranks sit in MPI_Ssend to their even partner, which first
+ * floods them with more than a ring holds. */
+static void flood_while_ssend(void)
+{
+    const int K = 300, len = 4000;
+    int partner = me ^ 1, token = me;
+    if (partner >= n) return;
+    char *m = malloc(len);
+    if (me % 2 == 0) {
+        for (int k = 0; k < K; k++) {
+            memset(m, k & 0xff, len);
+            OK(MPI_Send(m, len, MPI_BYTE, partner, 11, MPI_COMM_WORLD));
+        }
+        OK(MPI_Recv(&token, 1, MPI_INT, partner, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(token == partner, "token %d", token);
+    } else {
+        OK(MPI_Ssend(&token, 1, MPI_INT, partner, 12, MPI_COMM_WORLD));
+        for (int k = 0; k < K; k++) {
+            OK(MPI_Recv(m, len, MPI_BYTE, partner, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(m[0] == (char)(k & 0xff) && m[len - 1] == m[0], "message %d holds %d", k, m[0]);
+        }
+    }
+    free(m);
 }
 
 /* ANY_SOURCE serves senders round-robin when all have messages waiting. */
@@ -289,7 +317,9 @@ int main(int argc, char **argv)
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     order();
-    send_before_recv();
+    send_before_recv(4);
+    send_before_recv(4000);
+    flood_while_ssend();
     if (n > 1) fairness();
     truncation();
     probe();
