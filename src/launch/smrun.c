@@ -518,9 +518,19 @@ static int sweep_once(pid_t group, const char *needle, size_t nlen)
     return found;
 }
 
+static char **main_argv;
+static int main_argc;
+
 static _Noreturn void guardian(int rd)
 {
     prctl(PR_SET_NAME, "smrun-guard");
+    /* And in ps's full listing: not a second "smrun -n ..." (the argument
+     * strings are contiguous; /proc/PID/cmdline reads them). */
+    char *a0 = main_argv[0], *end = main_argv[main_argc - 1] + strlen(main_argv[main_argc - 1]);
+    if (end > a0) {
+        memset(a0, 0, (size_t)(end - a0));
+        snprintf(a0, (size_t)(end - a0) + 1, "smrun-guard");
+    }
     /* Hold nothing of the job: not its memory, not the pipes a reader of
      * smrun's output waits on. */
     for (int r = 0; r < nranks; r++) munmap((void *)ranks[r].ctrl, sizeof(struct sm_ctrl));
@@ -720,6 +730,8 @@ int main(int argc, char **argv)
 {
     ensure_std_fds();
     self = getpid();
+    main_argv = argv;
+    main_argc = argc;
     parse_options(argc, argv, &opt);
     nranks = opt.nranks;
     ranks = xcalloc((size_t)nranks, sizeof *ranks);
