@@ -106,9 +106,11 @@ static void req_start(struct smpi_request *q)
 {
     q->started = true;
     q->proc_null = q->peer == MPI_PROC_NULL;
-    free(q->p.tmp);
-    free(q->p.lay);
-    q->p.tmp = NULL, q->p.lay = NULL;
+    if (q->p.tmp || q->p.lay) {         /* a persistent request's previous start */
+        free(q->p.tmp);
+        free(q->p.lay);
+        q->p.tmp = NULL, q->p.lay = NULL;
+    }
     if (q->proc_null) {
         memset(&q->p.st, 0, sizeof q->p.st);
         q->p.st.source = MPI_PROC_NULL, q->p.st.tag = MPI_ANY_TAG;
@@ -388,12 +390,16 @@ static int check_array(int count, const MPI_Request reqs[], const char *R)
 }
 
 /* Finish every completed request of the array; the error of the call. */
-struct arr { int n; MPI_Request *r; };
+/* Requests to complete; all_done skips the prefix it has seen complete
+ * (completion is final), so a wait on many polls each request once. */
+struct arr { int n; MPI_Request *r; int first; };
 static bool all_done(void *a)
 {
     struct arr *x = a;
-    for (int i = 0; i < x->n; i++)
-        if (!inactive(x->r[i]) && !p2p_done(&x->r[i]->p)) return false;
+    for (; x->first < x->n; x->first++) {
+        MPI_Request q = x->r[x->first];
+        if (!inactive(q) && !p2p_done(&q->p)) return false;
+    }
     return true;
 }
 static bool any_done(void *a)
@@ -444,7 +450,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
     SMPI_CHECK_INIT(R);
     int rc = check_array(count, reqs, R);
     if (rc) return rc;
-    struct arr a = { count, reqs };
+    struct arr a = { count, reqs, 0 };
     p2p_progress();
     p2p_wait_until(all_done, &a);
     return finish_all(count, reqs, sts, R);
@@ -458,7 +464,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
     int rc = check_array(count, reqs, R);
     if (rc) return rc;
     if (!flag) return smpi_error(NULL, MPI_ERR_ARG, R, "flag is NULL");
-    struct arr a = { count, reqs };
+    struct arr a = { count, reqs, 0 };
     p2p_progress();
     *flag = all_done(&a);
     return *flag ? finish_all(count, reqs, sts, R) : MPI_SUCCESS;
@@ -471,7 +477,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
     int rc = check_array(count, reqs, R);
     if (rc) return rc;
     if (!index) return smpi_error(NULL, MPI_ERR_ARG, R, "index is NULL");
-    struct arr a = { count, reqs };
+    struct arr a = { count, reqs, 0 };
     p2p_progress();
     if (block) p2p_wait_until(any_done, &a);
     *index = MPI_UNDEFINED;
@@ -509,7 +515,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int idx[], MPI_Sta
     int rc = check_array(count, reqs, R);
     if (rc) return rc;
     if (!outcount || (count && !idx)) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
-    struct arr a = { count, reqs };
+    struct arr a = { count, reqs, 0 };
     p2p_progress();
     if (block) p2p_wait_until(any_done, &a);
     int n = 0, bad = -1;

@@ -184,9 +184,11 @@ struct p2p_req *p2p_req_alloc(void)
 
 static void release(struct p2p_req *r)
 {
-    free(r->bounce);
-    free(r->tmp);
-    free(r->lay);
+    if (SM_UNLIKELY(r->bounce || r->tmp || r->lay)) {   /* rare: spare the hot path three calls */
+        free(r->bounce);
+        free(r->tmp);
+        free(r->lay);
+    }
     r->next = P.freelist;
     P.freelist = r;
 }
