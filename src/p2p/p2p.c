@@ -300,9 +300,10 @@ static inline bool matches(const struct desc *d, uint32_t ctx, int src, int tag)
            (tag == P2P_ANY_TAG ? d->tag >= 0 : d->tag == tag);
 }
 
-/* A descriptor arrived from world: match it against the posted receives, or
- * keep it as unexpected. */
-static void arrive(const struct desc *d, int world)
+/* A descriptor arrived from world: match it against the posted receives,
+ * else against cand (a receive about to be posted, so after them), else
+ * keep it as unexpected. True if cand took it. */
+static bool arrive(const struct desc *d, int world, struct p2p_req *cand)
 {
     struct p2p_req *prev = NULL;
     for (struct p2p_req *r = P.posted.head; r; prev = r, r = r->next) {
@@ -310,7 +311,11 @@ static void arrive(const struct desc *d, int world)
         if (prev) prev->next = r->next; else P.posted.head = r->next;
         if (P.posted.tail == r) P.posted.tail = prev;
         deliver(r, d, desc_data(d), world);
-        return;
+        return false;
+    }
+    if (cand && matches(d, cand->ctx, cand->src, cand->tag)) {
+        deliver(cand, d, desc_data(d), world);
+        return true;
     }
     size_t eager = d->flags & D_EAGER ? d->len : 0;
     struct p2p_msg *m = malloc(sizeof *m + eager);
@@ -321,6 +326,33 @@ static void arrive(const struct desc *d, int world)
     struct msgq *q = &P.unexp[world];
     if (q->tail) q->tail->next = m; else q->head = m;
     q->tail = m;
+    return false;
+}
+
+/* Drain sender s's ring: to its end with to_end or when s waits for room,
+ * else while receives are posted or until cand (see arrive) takes a
+ * message. True if cand took one. */
+static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
+{
+    int me = sm_core.rank;
+    struct ring_ctl *c = ctl_of(me, s);
+    bool want = atomic_load_explicit(&c->want, memory_order_relaxed);
+    to_end = to_end || want;
+    uint64_t h = P.head[s], h0 = h;
+    bool taken = false;
+    while (!taken && (to_end || cand || P.posted.head)) {
+        struct desc *d = rec_at(me, s, h);
+        if (atomic_load_explicit(&d->seq, memory_order_acquire) != rec_seq(h)) break;
+        uint64_t size = rec_size(d->flags, d->len);
+        taken = arrive(d, s, cand);
+        h += size;
+    }
+    if (h != h0) {
+        P.head[s] = h;
+        atomic_store_explicit(&c->head, h, memory_order_release);
+        if (want) sm_wake(s);
+    }
+    return taken;
 }
 
 /* Drain rings into the posted receives or the unexpected lists. With all,
@@ -330,25 +362,11 @@ static void arrive(const struct desc *d, int world)
  * ring until that receive takes it from there, with no copy to the side. */
 static void drain(bool all)
 {
-    int me = sm_core.rank, n = sm_core.size;
+    int n = sm_core.size;
     for (int k = 0, s = P.drain_from; k < n; k++, s = next_rank(s, n)) {
-        struct ring_ctl *c = ctl_of(me, s);
-        bool want = atomic_load_explicit(&c->want, memory_order_relaxed);
-        bool to_end = all || want;
-        uint64_t h = P.head[s], h0 = h;
-        for (;;) {
-            if (!to_end && !P.posted.head) break;
-            struct desc *d = rec_at(me, s, h);
-            if (atomic_load_explicit(&d->seq, memory_order_acquire) != rec_seq(h)) break;
-            uint64_t size = rec_size(d->flags, d->len);
-            arrive(d, s);
-            h += size;
-        }
-        if (h == h0) continue;
-        P.head[s] = h;
-        atomic_store_explicit(&c->head, h, memory_order_release);
-        P.drain_from = next_rank(s, n);
-        if (want) sm_wake(s);
+        uint64_t h0 = P.head[s];
+        drain_ring(s, all, NULL);
+        if (P.head[s] != h0) P.drain_from = next_rank(s, n);
     }
 }
 
@@ -452,26 +470,33 @@ static void drain_pending(void)
 
 /* --- Receiving --------------------------------------------------------------- */
 
-/* Find (and unlink) the first unexpected message matching, scanning senders
- * round-robin for MPI_ANY_SOURCE so that no sender starves. */
+/* The first unexpected message from job rank w matching, unlinked with take. */
+static struct p2p_msg *unexp_find(int w, int src, int tag, const struct p2p_comm *c, bool take)
+{
+    struct msgq *q = &P.unexp[w];
+    struct p2p_msg *prev = NULL;
+    for (struct p2p_msg *m = q->head; m; prev = m, m = m->next) {
+        if (!matches(&m->d, c->ctx, src, tag)) continue;
+        if (take) {
+            if (prev) prev->next = m->next; else q->head = m->next;
+            if (q->tail == m) q->tail = prev;
+            m->next = NULL;
+        }
+        return m;
+    }
+    return NULL;
+}
+
+/* Find (and with take unlink) the first unexpected message matching,
+ * scanning senders round-robin for MPI_ANY_SOURCE so that no sender starves. */
 static struct p2p_msg *find_unexpected(int src, int tag, const struct p2p_comm *c, bool take)
 {
     int n = sm_core.size;
-    int first = src == P2P_ANY_SOURCE ? P.any_from : c->world[src];
-    int count = src == P2P_ANY_SOURCE ? n : 1;
-    for (int k = 0, w = first; k < count; k++, w = next_rank(w, n)) {
-        struct msgq *q = &P.unexp[w];
-        struct p2p_msg *prev = NULL;
-        for (struct p2p_msg *m = q->head; m; prev = m, m = m->next) {
-            if (!matches(&m->d, c->ctx, src, tag)) continue;
-            if (take) {
-                if (prev) prev->next = m->next; else q->head = m->next;
-                if (q->tail == m) q->tail = prev;
-                m->next = NULL;
-                if (src == P2P_ANY_SOURCE) P.any_from = next_rank(w, n);
-            }
-            return m;
-        }
+    if (src != P2P_ANY_SOURCE) return unexp_find(c->world[src], src, tag, c, take);
+    for (int k = 0, w = P.any_from; k < n; k++, w = next_rank(w, n)) {
+        struct p2p_msg *m = unexp_find(w, src, tag, c, take);
+        if (m && take) P.any_from = next_rank(w, n);
+        if (m) return m;
     }
     return NULL;
 }
@@ -492,12 +517,20 @@ void p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag, const
     memset(&r->st, 0, sizeof r->st);
     atomic_store_explicit(&r->done, 0, memory_order_relaxed);
     r->active = 1;
-    /* Older messages are in the unexpected lists; newer ones still in the
-     * rings, where draining now delivers straight into r (no extra copy). */
-    struct p2p_msg *m = find_unexpected(src, tag, c, true);
-    if (m) { deliver_msg(r, m); return; }
+    /* A sender's older messages are in its unexpected list, its newer ones
+     * still in its ring, where r takes its message with no copy to the side.
+     * MPI_ANY_SOURCE asks the senders in turn, so that none starves. */
+    int n = sm_core.size, any = src == P2P_ANY_SOURCE;
+    int w = any ? P.any_from : c->world[src];
+    for (int k = 0; k < (any ? n : 1); k++, w = next_rank(w, n)) {
+        struct p2p_msg *m = unexp_find(w, src, tag, c, true);
+        if (m || drain_ring(w, false, r)) {
+            if (any) P.any_from = next_rank(w, n);
+            if (m) deliver_msg(r, m);
+            return;
+        }
+    }
     q_push(&P.posted, r);
-    drain(false);
 }
 
 void p2p_mrecv(struct p2p_req *r, void *buf, size_t len, struct p2p_msg *m, struct p2p_layout *lay)

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "mcheck.h"
 
@@ -90,23 +91,37 @@ static void flood_while_ssend(void)
     free(m);
 }
 
-/* ANY_SOURCE serves senders round-robin when all have messages waiting. */
+/* ANY_SOURCE serves senders round-robin when all have messages waiting,
+ * also when some senders' messages have been set aside as unexpected (odd
+ * senders: rank 0 receives a later message of theirs first) while others'
+ * are still in their rings (even senders). */
 static void fairness(void)
 {
     const int K = 6;
-    if (me != 0) for (int k = 0; k < K; k++) OK(MPI_Send(&k, 1, MPI_INT, 0, 3, MPI_COMM_WORLD));
     OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (me != 0) {
+        for (int k = 0; k < K; k++) OK(MPI_Send(&k, 1, MPI_INT, 0, 3, MPI_COMM_WORLD));
+        OK(MPI_Send(&me, 1, MPI_INT, 0, 4, MPI_COMM_WORLD));
+    }
     if (me == 0) {
-        int seen[512] = { 0 }, next[512] = { 0 };
+        usleep(200000);   /* let the messages arrive while rank 0 is in no MPI call */
+        int seen[512] = { 0 }, next[512] = { 0 }, v;
+        for (int p = 1; p < n; p += 2) {
+            OK(MPI_Recv(&v, 1, MPI_INT, p, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(v == p, "tag 4 from %d holds %d", p, v);
+        }
         for (int i = 0; i < K * (n - 1); i++) {
             MPI_Status st;
-            int v;
-            OK(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+            OK(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, &st));
             CHECK(v == next[st.MPI_SOURCE]++, "source %d out of order", st.MPI_SOURCE);
             seen[st.MPI_SOURCE]++;
             /* after every round of n-1 receives, every sender has been served once more */
             if ((i + 1) % (n - 1) == 0)
                 for (int p = 1; p < n; p++) CHECK(seen[p] == (i + 1) / (n - 1), "sender %d starved", p);
+        }
+        for (int p = 2; p < n; p += 2) {
+            OK(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(v % 2 == 0 && v > 0 && v < n, "last tag 4 holds %d", v);
         }
     }
 }
