@@ -1,5 +1,6 @@
-/* deny_cma PROG ARGS...: run PROG with process_vm_readv/writev denied by a
- * seccomp filter (EPERM), as Docker's default profile does. Inherited by
+/* deny_cma [--membarrier] PROG ARGS...: run PROG with process_vm_readv/writev
+ * denied by a seccomp filter (EPERM), as Docker's default profile does, and
+ * with --membarrier membarrier too (wakers must then fence). Inherited by
  * every process PROG starts, so `deny_cma smrun -n 4 ./t` denies the ranks. */
 #include <errno.h>
 #include <linux/audit.h>
@@ -14,8 +15,10 @@
 
 int main(int argc, char **argv)
 {
+    int membarrier = argc > 1 && strcmp(argv[1], "--membarrier") == 0;
+    argv += membarrier, argc -= membarrier;
     if (argc < 2) {
-        fprintf(stderr, "usage: deny_cma PROG [ARGS...]\n");
+        fprintf(stderr, "usage: deny_cma [--membarrier] PROG [ARGS...]\n");
         return 2;
     }
     struct sock_filter f[] = {
@@ -23,8 +26,9 @@ int main(int argc, char **argv)
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, membarrier ? SYS_membarrier : SYS_process_vm_writev, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
     };
