@@ -3,6 +3,7 @@
  * single-copy delivery (typemap to typemap for datatypes), pending queues
  * for full rings, progress and waiting. */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,6 +259,62 @@ static void copy_from(int world, void *dst, const struct desc *d, size_t n)
     else sm_get(world, dst, (void *)d->addr, n);       /* not exposed: kernel or staged */
 }
 
+/* --- Sharing the copy -------------------------------------------------------
+ * One core cannot pull a large message out of another core's cache as fast
+ * as two can. When the receiver of a large contiguous message finds its
+ * buffer exposed, it invites the sender: it publishes its buffer in the
+ * sender's request, and both claim chunks from a counter there until none
+ * is left. A sender that waits for this send (MPI_Send, MPI_Wait) takes
+ * chunks; one that is busy elsewhere takes none, and the receiver copies
+ * everything, as without the invitation. The receiver completes both sides
+ * once the bytes left reach zero. */
+#define COOP_MIN (16u << 10)    /* smaller messages: one copier is as fast */
+/* A quarter of the message, 8-64 KiB: small chunks share small messages
+ * evenly, large ones keep the claim counter's line from bouncing. */
+static inline uint64_t coop_chunk(uint64_t len)
+{
+    uint64_t c = 8u << 10;
+    while (c < (64u << 10) && c * 8 <= len) c *= 2;
+    return c;
+}
+
+/* Claim and copy chunks of s's message from src to dst until none is left. */
+static void coop_copy(struct p2p_req *s, char *dst, const char *src)
+{
+    uint64_t len = s->coop_len, chunk = coop_chunk(len), i;
+    while ((i = atomic_fetch_add_explicit(&s->coop_next, 1, memory_order_relaxed)) * chunk < len) {
+        uint64_t off = i * chunk, k = len - off < chunk ? len - off : chunk;
+        memcpy(dst + off, src + off, k);
+        atomic_fetch_sub_explicit(&s->coop_left, k, memory_order_release);
+    }
+}
+
+/* The sender's side: help with r's copy if invited. */
+static void coop_help(struct p2p_req *r)
+{
+    uint64_t dst = atomic_load_explicit(&r->coop_dst, memory_order_acquire);
+    if (dst) coop_copy(r, (char *)dst, r->buf);
+}
+
+/* The receiver's side: copy n bytes of d's message into r's buffer, shared
+ * with the sender when it may help. */
+static bool coop_recv(struct p2p_req *r, const struct desc *d, size_t n, int world)
+{
+    char *gdst;
+    if (n < COOP_MIN || p2p_transport != P2P_SMARTMAP || !d->gaddr || r->lay || !(gdst = sm_global(r->buf)))
+        return false;
+    struct p2p_req *s = (struct p2p_req *)d->req;
+    s->coop_len = n;
+    atomic_store_explicit(&s->coop_next, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->coop_left, n, memory_order_relaxed);
+    atomic_store_explicit(&s->coop_dst, (uint64_t)(uintptr_t)gdst, memory_order_release);
+    sm_wake(world);
+    coop_copy(s, r->buf, (const char *)d->gaddr);
+    for (int i = 0; atomic_load_explicit(&s->coop_left, memory_order_acquire); i++)
+        if (i > 1000) sched_yield();    /* the sender is copying its last chunk, or descheduled */
+    return true;
+}
+
 static void complete_recv(struct p2p_req *r)
 {
     r->active = 0;
@@ -273,6 +330,7 @@ static void deliver(struct p2p_req *r, const struct desc *d, const char *data, i
     else if (d->flags & D_EAGER) copy_layouts(r->buf, r->lay, data, NULL, n);
     else if (d->flags & D_LAYOUT)     /* typemap to typemap, straight from the sender */
         copy_layouts(r->buf, r->lay, (const char *)d->gaddr, (const struct p2p_layout *)d->addr, n);
+    else if (coop_recv(r, d, n, world)) ;
     else if (!r->lay) copy_from(world, r->buf, d, n);
     else if (d->gaddr && p2p_transport == P2P_SMARTMAP) copy_layouts(r->buf, r->lay, (const char *)d->gaddr, NULL, n);
     else {                            /* through the kernel or staged: then scatter */
@@ -427,6 +485,7 @@ void p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, int tag,
     r->lay = lay;
     r->flags = (len <= p2p_eager_max() ? D_EAGER : lay ? D_LAYOUT : 0) | (mode == P2P_SYNC ? D_SYNC : 0);
     atomic_store_explicit(&r->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->coop_dst, 0, memory_order_relaxed);
     r->active = 1, r->posted = 0;
     if (!(r->flags & D_EAGER) && p2p_transport == P2P_COPY) {
         /* The classic two copies: into a shared buffer here, out at the receiver. */
@@ -618,8 +677,14 @@ void p2p_wait_until(bool (*cond)(void *), void *arg)
 }
 
 static bool req_done(void *r) { return p2p_done(r); }
+static bool send_done(void *a)
+{
+    struct p2p_req *r = a;
+    coop_help(r);
+    return p2p_done(r);
+}
 
 void p2p_wait(struct p2p_req *r)
 {
-    if (!p2p_test(r)) p2p_wait_until(req_done, r);
+    if (!p2p_test(r)) p2p_wait_until(r->kind == P2P_SEND && !(r->flags & D_EAGER) ? send_done : req_done, r);
 }

@@ -68,6 +68,12 @@ struct p2p_req {
     struct p2p_layout *lay;     /* buf's layout when not contiguous (owned), else NULL */
     struct p2p_status st;       /* recv: the result */
     struct p2p_req *next;       /* posted / pending / detached lists */
+    /* send of a large message: the receiver may invite the sender, waiting
+     * for it anyway, to copy part of it (see p2p.c, "Sharing the copy") */
+    _Atomic uint64_t coop_dst;  /* receiver's buffer, global address; 0: no invitation */
+    _Atomic uint64_t coop_next; /* next chunk to claim */
+    _Atomic uint64_t coop_left; /* bytes not yet copied */
+    uint64_t coop_len;          /* bytes to copy */
 };
 
 /* Initialise the engine (after the core): req_size is the bindings' request size. */

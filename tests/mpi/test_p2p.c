@@ -190,6 +190,15 @@ static void large(void *sbuf, size_t len, const char *what)
     OK(MPI_Issend(sbuf, (int)len, MPI_BYTE, to, 10, MPI_COMM_WORLD, &r[1]));
     OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
     verify(rbuf, len, (unsigned)from + 1000, what);
+    /* and blocking pairs: a sender in MPI_Send copies part of the message
+     * itself when the receiver's buffer is exposed */
+    int partner = me ^ 1;
+    if (partner < n) {
+        memset(rbuf, 0, len);
+        if (me % 2 == 0) OK(MPI_Send(sbuf, (int)len, MPI_BYTE, partner, 13, MPI_COMM_WORLD));
+        else OK(MPI_Recv(rbuf, (int)len, MPI_BYTE, partner, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        if (me % 2) verify(rbuf, len, (unsigned)partner + 1000, what);
+    }
     free(rbuf);
 }
 
