@@ -21,6 +21,12 @@ if [ "${1:-}" = --report ]; then
     echo "sample (\`results.json\`, for \`tools/smbench compare\`) are in [perf/](perf/)."
     echo
     sed -e '1d' -e 's/](\([a-z_0-9]*\.png\))/](perf\/\1)/g' docs/perf/report.md
+    echo
+    echo "## Not in smbench yet"
+    echo
+    echo "SHMEM atomics, put bandwidth and message rate, and SHMEM collectives (barrier, broadcast,"
+    echo "sliced reductions) are measured by \`bench/shmem/osu_shmem\` by hand: commands and figures in"
+    echo "[bench/shmem/RESULTS.md](../bench/shmem/RESULTS.md)."
   } > docs/PERFORMANCE.md
   rm docs/perf/report.md
   exit $rc
