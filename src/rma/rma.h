@@ -12,7 +12,7 @@
  *    what the C11 model needs for stores before it to be ordered before stores
  *    after it.
  *  - quiet (complete all puts before anything after it, loads included) is a
- *    seq_cst fence: it drains the store buffer, so a later load (of a flag, by
+ *    full barrier (a locked add on x86): it drains the store buffer, so a later load (of a flag, by
  *    another PE's Dekker-style protocol) cannot pass an earlier put.
  *  - Atomics are seq_cst read-modify-writes on the target's memory (lock-
  *    prefixed: full barriers). Waiters read with acquire loads; signals are
@@ -90,6 +90,16 @@ void rma_iget(int pe, void *dst, const void *src, ptrdiff_t dst_stride, ptrdiff_
     __atomic_exchange(RMA_AT_(pe, p, routine), in_ptr, out_ptr, __ATOMIC_SEQ_CST)
 
 static inline void rma_fence(void) { atomic_thread_fence(memory_order_release); }
-static inline void rma_quiet(void) { atomic_thread_fence(memory_order_seq_cst); }
+static inline void rma_quiet(void)
+{
+#if defined(__x86_64__)
+    /* A locked add to the stack orders ordinary memory like mfence at a
+     * fraction of its cost (Linux's smp_mb); memcpy's non-temporal stores
+     * already end with sfence (above). */
+    __asm__ __volatile__("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
 
 #endif
