@@ -237,6 +237,22 @@ static void relay_step(void)
 
 /* ---- the children ------------------------------------------------------- */
 
+/* State, parent and process group of process pid (a /proc entry's name). */
+static bool proc_stat(const char *pid, char *state, int *ppid, int *pgrp)
+{
+    char path[300], buf[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0) return false;
+    buf[len] = '\0';
+    char *p = strrchr(buf, ')');                     /* comm may hold spaces and ')' */
+    return p && sscanf(p + 1, " %c %d %d", state, ppid, pgrp) == 3;
+}
+static bool is_pid(const char *name) { return name[0] >= '1' && name[0] <= '9'; }
+
 /* Children of smrun: the ranks, and whatever they started that was
  * orphaned (smrun is their subreaper). */
 static int list_children(pid_t **out)
@@ -247,19 +263,9 @@ static int list_children(pid_t **out)
     if (!d) { *out = NULL; return 0; }
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-        char path[300], buf[512];
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) continue;
-        ssize_t len = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (len <= 0) continue;
-        buf[len] = '\0';
-        char *p = strrchr(buf, ')');                 /* comm may hold spaces and ')' */
         char state;
-        int ppid;
-        if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2 || ppid != self) continue;
+        int ppid, pgrp;
+        if (!is_pid(e->d_name) || !proc_stat(e->d_name, &state, &ppid, &pgrp) || ppid != self) continue;
         if (n == cap) v = xrealloc(v, sizeof(pid_t) * (size_t)(cap = cap ? 2 * cap : 64));
         v[n++] = (pid_t)atoi(e->d_name);
     }
@@ -496,18 +502,10 @@ static int sweep_once(pid_t group, const char *needle, size_t nlen)
     pid_t me = getpid();
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9' || atoi(e->d_name) == me) continue;
-        char path[300], buf[512];
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) continue;
-        ssize_t len = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (len <= 0) continue;
-        buf[len] = '\0';
-        char *p = strrchr(buf, ')'), state;
+        char state;
         int ppid, pgrp;
-        if (!p || sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) != 3) continue;
+        if (!is_pid(e->d_name) || atoi(e->d_name) == me || !proc_stat(e->d_name, &state, &ppid, &pgrp))
+            continue;
         if (state == 'Z' || state == 'X') continue;  /* dead already, waiting to be reaped */
         if (pgrp == group || environ_has(e->d_name, needle, nlen)) {
             kill(atoi(e->d_name), SIGKILL);
