@@ -269,7 +269,7 @@ static void copy_from(int world, void *dst, const struct desc *d, size_t n)
  * everything, as without the invitation. The receiver completes both sides
  * once the bytes left reach zero. */
 #define COOP_MIN (16u << 10)    /* smaller messages: one copier is as fast */
-/* A quarter of the message, 8-64 KiB: small chunks share small messages
+/* An eighth to a quarter of the message, 8-64 KiB: small chunks share small messages
  * evenly, large ones keep the claim counter's line from bouncing. */
 static inline uint64_t coop_chunk(uint64_t len)
 {
