@@ -131,12 +131,17 @@ static void req_start(struct smpi_request *q)
     }
 }
 
+static inline bool truncated(const struct smpi_request *q)
+{
+    return q->kind == SMPI_REQ_RECV && q->p.st.truncated;
+}
+
 /* The request is done: report its status and release it unless it is
  * persistent. Returns the operation's error class. */
 static int req_finish(MPI_Request *h, MPI_Status *st)
 {
     struct smpi_request *q = *h;
-    int err = q->kind == SMPI_REQ_RECV && q->p.st.truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    int err = truncated(q) ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     if (!IGNORED(st)) {
         if (q->kind == SMPI_REQ_RECV) {
             st->MPI_SOURCE = q->p.st.source, st->MPI_TAG = q->p.st.tag;
@@ -161,6 +166,7 @@ static int req_finish(MPI_Request *h, MPI_Status *st)
 static int finish1(MPI_Request *h, MPI_Status *st, const char *R)
 {
     struct smpi_request *q = *h;
+    if (SM_LIKELY(!truncated(q))) return req_finish(h, st);
     struct smpi_comm *c = q->comm;
     int src = q->p.st.source, tag = q->p.st.tag;
     size_t cap = q->p.len;
@@ -418,6 +424,7 @@ static bool any_done(void *a)
  * failed (*bad) and keeping its communicator (*c, a reference) for the error. */
 static void finish_one(MPI_Request *h, MPI_Status *st, int i, int *bad, struct smpi_comm **c)
 {
+    if (SM_LIKELY(!truncated(*h))) { req_finish(h, st); return; }
     struct smpi_comm *qc = (*h)->comm;
     smpi_comm_ref(qc);
     if (req_finish(h, st) && *bad < 0) { *bad = i; *c = qc; smpi_comm_ref(qc); }
