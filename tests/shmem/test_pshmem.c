@@ -7,16 +7,7 @@
 
 #include <pshmem.h>
 
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "PE %d: %s:%d: CHECK(%s) failed: ", pshmem_my_pe(), __FILE__,  \
-                    __LINE__, #cond);                                                      \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "../core/check.h"   /* CHECK: names the PE (= rank), the place and the condition */
 
 static int puts_seen, barriers_seen, depth;
 

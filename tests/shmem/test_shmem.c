@@ -9,16 +9,7 @@
 #include <shmem.h>
 #include <smartmap.h>
 
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "PE %d: %s:%d: CHECK(%s) failed: ", shmem_my_pe(), __FILE__,   \
-                    __LINE__, #cond);                                                      \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "../core/check.h"   /* CHECK: names the PE (= rank), the place and the condition */
 
 static int me, npes, thread_level = SHMEM_THREAD_MULTIPLE;
 #define N 37                    /* odd sizes throughout */
