@@ -548,24 +548,33 @@ class TestFailure(SmrunTest):
         res = self.run_smrun(["-n", "6", LT_RANK, "die", "-1", "exit", "4"])
         self.assert_one_cause(res, r"smrun: rank \d \(pid \d+\) exited with code 4", 4)
 
-    def test_ranks_die_with_a_killed_smrun(self):
-        # SIGKILL cannot be forwarded: the ranks go by PR_SET_PDEATHSIG. This
-        # test process becomes their subreaper, to reap them and see them gone.
+    def kill_smrun_and_reap(self, argv, until_ready, kinds):
+        """Start smrun with argv, wait for until_ready(), SIGKILL smrun, and
+        return the processes of the job (records of each kind) still alive,
+        killed now so as not to be left to the next test, and the seconds the
+        rest took to go. This test process is their subreaper, to reap them
+        and see them gone."""
         libc = ctypes.CDLL(None, use_errno=True)
         PR_SET_CHILD_SUBREAPER = 36
         self.assertEqual(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0)
         p = None
         try:
-            p = subprocess.Popen([SMRUN, "-n", "4", LT_RANK, "hang"], env=self.env(),
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
-            self.wait_records(4)
+            p = subprocess.Popen([SMRUN] + argv, env=self.env(), stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            until_ready()
             t0 = time.monotonic()
             p.kill()
             p.wait()
-            left = self.reap_orphans(t0, {r[0] for r in self.records()})
-            self.assertEqual(left, [], "ranks survived smrun")
-            self.assertLess(time.monotonic() - t0, ENDS_WITHIN + 1)
+            pids = {r[0] for kind in kinds for r in self.records(kind)}
+            survivors = self.reap_orphans(t0, pids)
+            took = time.monotonic() - t0
+            for pid in survivors:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                except OSError:
+                    pass
+            return survivors, took
         finally:
             if p and p.poll() is None:           # failed before the kill: end the job
                 p.kill()
@@ -573,41 +582,25 @@ class TestFailure(SmrunTest):
                 self.reap_orphans(time.monotonic() - 8, ())
             libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 
+    def test_ranks_die_with_a_killed_smrun(self):
+        # SIGKILL cannot be forwarded: the ranks go by PR_SET_PDEATHSIG.
+        left, took = self.kill_smrun_and_reap(["-n", "4", LT_RANK, "hang"], lambda: self.wait_records(4), ["rank"])
+        self.assertEqual(left, [], "ranks survived smrun")
+        self.assertLess(took, ENDS_WITHIN + 1)
+
     def test_grandchildren_die_with_a_killed_smrun(self):
         # What the ranks started, in their process group or gone off with
         # setsid(), has no PR_SET_PDEATHSIG: smrun's guardian kills it when
-        # smrun dies. This test process is the subreaper that reaps them all.
-        libc = ctypes.CDLL(None, use_errno=True)
-        PR_SET_CHILD_SUBREAPER = 36
-        self.assertEqual(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0)
-        p = None
-        try:
-            # Rank 1 exits 0 once the grandchildren are up (its own are
-            # orphans of smrun then); ranks 0 and 2 wait forever.
-            p = subprocess.Popen([SMRUN, "-n", "3", LT_RANK, "grandchild", "1"], env=self.env(),
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
+        # smrun dies. Rank 1 exits 0 once the grandchildren are up (its own
+        # are orphans of smrun then); ranks 0 and 2 wait forever.
+        def ready():
             self.wait_records(6, "grandchild")
             self.wait_records(3)
             time.sleep(0.2)                       # rank 1 has exited by now
-            t0 = time.monotonic()
-            p.kill()
-            p.wait()
-            survivors = self.reap_orphans(t0, {r[0] for r in self.records() + self.records("grandchild")})
-            for pid in survivors:                 # do not leave them to the next test
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-                except OSError:
-                    pass
-            self.assertEqual(survivors, [], "processes of the job survived a killed smrun")
-            self.assertLess(time.monotonic() - t0, ENDS_WITHIN + 1)
-        finally:
-            if p and p.poll() is None:           # failed before the kill: end the job
-                p.kill()
-                p.wait()
-                self.reap_orphans(time.monotonic() - 8, ())
-            libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+        left, took = self.kill_smrun_and_reap(["-n", "3", LT_RANK, "grandchild", "1"], ready,
+                                              ["rank", "grandchild"])
+        self.assertEqual(left, [], "processes of the job survived a killed smrun")
+        self.assertLess(took, ENDS_WITHIN + 1)
 
     def test_exec_failure(self):
         bad = os.path.join(self.dir, "badinterp")
