@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "smartmap.h"
+#include "sm_group.h"
 #include "sm_job.h"
 
 #define SM_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -51,8 +52,7 @@ struct sm_rank_ctrl {
     alignas(SM_CACHELINE) _Atomic uint32_t doorbell;   /* sm_wait / sm_wake */
     _Atomic uint32_t sleepers;
     alignas(SM_CACHELINE) _Atomic uint32_t word_sleepers; /* sleepers in sm_wait_word on words in this slot */
-    alignas(SM_CACHELINE) _Atomic uint32_t bar_arrived;   /* job barrier: used in rank 0's block */
-    alignas(SM_CACHELINE) _Atomic uint32_t bar_gen;
+    struct sm_barrier_cell bar;                   /* the job barrier's (sm_barrier) */
     alignas(SM_CACHELINE) struct sm_svc svc;
 };
 _Static_assert(sizeof(struct sm_rank_ctrl) <= SM_AREA_OFF, "control block fits");

@@ -1,6 +1,6 @@
 /* Waiting and waking (DESIGN.md §6): spin with pause, then yield, then sleep
  * on a futex in shared memory with a bounded timeout. Wakers make a system
- * call only when someone sleeps. Also the job-wide barrier. */
+ * call only when someone sleeps. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>
@@ -156,22 +156,5 @@ void sm_wake(int rank)
     if (atomic_load_explicit(&c->sleepers, memory_order_relaxed)) {
         atomic_fetch_add(&c->doorbell, 1);
         futex_wake((volatile uint32_t *)&c->doorbell);
-    }
-}
-
-/* Central counter with a generation number, in rank 0's control block. */
-void sm_barrier(void)
-{
-    sm_core_ensure();
-    if (sm_core.size == 1) return;
-    struct sm_rank_ctrl *c0 = sm_ctrl_of(0);
-    uint32_t gen = atomic_load_explicit(&c0->bar_gen, memory_order_acquire);
-    if (atomic_fetch_add(&c0->bar_arrived, 1) == (uint32_t)sm_core.size - 1) {
-        atomic_store_explicit(&c0->bar_arrived, 0, memory_order_relaxed);
-        atomic_fetch_add_explicit(&c0->bar_gen, 1, memory_order_release);
-        sm_wake_word((volatile uint32_t *)&c0->bar_gen);
-    } else {
-        while (atomic_load_explicit(&c0->bar_gen, memory_order_acquire) == gen)
-            sm_wait_word((volatile uint32_t *)&c0->bar_gen, gen);
     }
 }
