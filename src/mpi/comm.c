@@ -55,6 +55,18 @@ static void comm_setup(struct smpi_comm *c, struct smpi_group *g, uint32_t ctx, 
     snprintf(c->name, sizeof c->name, "%s", name);
 }
 
+/* The members of g as the collective engine sees them (none if the caller
+ * is not one): start and stride when the job ranks are evenly spaced, so
+ * the engine needs no table, else g's table. */
+static struct sm_group members(const struct smpi_group *g)
+{
+    if (!g || g->rank == MPI_UNDEFINED) return (struct sm_group){ 0, -1, 0, 1, NULL };
+    struct sm_group m = { g->size, g->rank, g->world[0], g->size > 1 ? g->world[1] - g->world[0] : 1, NULL };
+    for (int i = 0; i < g->size && !m.ranks; i++)
+        if (g->world[i] != m.start + i * m.stride) m.ranks = g->world;
+    return m;
+}
+
 void smpi_comm_init_predef(void)
 {
     struct smpi_group *w = group_new(sm_core.size), *s = group_new(1);
@@ -64,6 +76,10 @@ void smpi_comm_init_predef(void)
     group_set_rank(s);
     comm_setup(&smpi_comm_world, w, 0, "MPI_COMM_WORLD");
     comm_setup(&smpi_comm_self, s, 2, "MPI_COMM_SELF");
+    struct sm_group mw = members(w), ms = members(s);
+    if (coll_group_create(&smpi_comm_world.cg, &mw, NULL) ||
+        coll_group_create(&smpi_comm_self.cg, &ms, &smpi_comm_world.cg))
+        sm_fatal("MPI_Init: %s", sm_fail_reason());
 }
 
 void smpi_comm_ref(struct smpi_comm *c)
@@ -74,40 +90,49 @@ void smpi_comm_ref(struct smpi_comm *c)
 void smpi_comm_unref(struct smpi_comm *c)
 {
     if (c == &smpi_comm_world || c == &smpi_comm_self || --c->refs > 0) return;
+    coll_group_destroy(&c->cg);
     group_unref(c->group);
     smpi_errh_unref(c->errh);
     c->magic = 0;
     free(c);
 }
 
-static void max_u32(const void *in, void *inout, size_t n, const void *ctx)
-{
-    (void)ctx;
-    for (size_t i = 0; i < n; i++)
-        if (((const uint32_t *)in)[i] > ((uint32_t *)inout)[i]) ((uint32_t *)inout)[i] = ((const uint32_t *)in)[i];
-}
-
 /* Collective over the members of c: a context id free in every one. */
 static uint32_t agree_ctx_over(const struct p2p_comm *c)
 {
-    struct coll_op op = { max_u32, NULL, sizeof(uint32_t) };
-    uint32_t mine = next_ctx, id;
-    coll_allreduce(&mine, &id, 1, &op, c);
+    struct coll_fn max;
+    coll_fn_predefined(&max, COLL_UINT32, COLL_MAX);
+    uint32_t mine = next_ctx, id = mine;
+    if (coll_p2p_allreduce(&mine, &id, 1, &max, c)) sm_fatal("MPI: %s", sm_fail_reason());
     next_ctx = id + 2;
     return id;
 }
 static uint32_t agree_ctx(struct smpi_comm *parent) { return agree_ctx_over(&parent->co); }
 
-/* A new communicator over group g (owned by it); NULL g: not a member. */
-static MPI_Comm comm_new(struct smpi_group *g, uint32_t ctx, const struct smpi_comm *parent)
+/* A new communicator over group g (owned by it; NULL: the caller is not a
+ * member, *out is MPI_COMM_NULL). Collective over the parent, members or
+ * not, or, with over, over that point-to-point context: the collective
+ * engine's group is made here. */
+static int comm_new(struct smpi_group *g, uint32_t ctx, struct smpi_comm *parent, const struct p2p_comm *over,
+                    MPI_Comm *out, const char *R)
 {
-    if (!g) return MPI_COMM_NULL;
+    struct coll_group cg;
+    struct sm_group m = members(g);
+    sm_status_t st = over ? coll_group_create_p2p(&cg, &m, over) : coll_group_create(&cg, &m, &parent->cg);
+    *out = MPI_COMM_NULL;
+    if (st) {
+        if (g) group_unref(g);
+        return smpi_error(parent, MPI_ERR_OTHER, R, "%s", sm_fail_reason());
+    }
+    if (!g) return MPI_SUCCESS;
     struct smpi_comm *c = calloc(1, sizeof *c);
     if (!c) sm_fatal("MPI: out of memory for a communicator");
     comm_setup(c, g, ctx, "");
+    c->cg = cg;
     c->errh = parent->errh;              /* inherited, as MPI says */
     smpi_errh_ref(c->errh);
-    return c;
+    *out = c;
+    return MPI_SUCCESS;
 }
 
 /* --- Attributes ---------------------------------------------------------------
@@ -270,8 +295,8 @@ static int dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
     uint32_t ctx = agree_ctx(c);
     c->group->refs++;
-    *newcomm = comm_new(c->group, ctx, c);
-    return attrs_copy(c, *newcomm, R);
+    int rc = comm_new(c->group, ctx, c, NULL, newcomm, R);
+    return rc ? rc : attrs_copy(c, *newcomm, R);
 }
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -324,7 +349,10 @@ static int split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, con
     int n = c->pt.size;
     struct split_ent me = { color, key, c->pt.rank }, *all = malloc(sizeof me * (size_t)n);
     if (!all) return smpi_error(c, MPI_ERR_NO_MEM, R, "%d entries", n);
-    coll_allgather(&me, all, sizeof me, &c->co);
+    if (coll_allgather(&c->cg, all, &me, sizeof me)) {
+        free(all);
+        return smpi_error(c, MPI_ERR_OTHER, R, "%s", sm_fail_reason());
+    }
     uint32_t ctx = agree_ctx(c);
     struct smpi_group *g = NULL;
     if (color != MPI_UNDEFINED) {
@@ -336,8 +364,7 @@ static int split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, con
         group_set_rank(g);
     }
     free(all);
-    *newcomm = comm_new(g, ctx, c);
-    return MPI_SUCCESS;
+    return comm_new(g, ctx, c, NULL, newcomm, R);
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -375,12 +402,13 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         if (!in) return smpi_error(c, MPI_ERR_GROUP, R, "group member %d is not in the communicator", i);
     }
     uint32_t ctx = agree_ctx(c);
-    if (g->rank == MPI_UNDEFINED) { *newcomm = MPI_COMM_NULL; return MPI_SUCCESS; }
-    struct smpi_group *ng = group_new(g->size);
-    memcpy(ng->world, g->world, sizeof(int) * (size_t)g->size);
-    group_set_rank(ng);
-    *newcomm = comm_new(ng, ctx, c);
-    return MPI_SUCCESS;
+    struct smpi_group *ng = NULL;
+    if (g->rank != MPI_UNDEFINED) {
+        ng = group_new(g->size);
+        memcpy(ng->world, g->world, sizeof(int) * (size_t)g->size);
+        group_set_rank(ng);
+    }
+    return comm_new(ng, ctx, c, NULL, newcomm, R);
 }
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 
@@ -407,8 +435,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     struct smpi_group *ng = group_new(g->size);
     memcpy(ng->world, g->world, sizeof(int) * (size_t)g->size);
     group_set_rank(ng);
-    *newcomm = comm_new(ng, ctx, c);
-    return MPI_SUCCESS;
+    return comm_new(ng, ctx, c, &tmp, newcomm, R);
 }
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 

@@ -42,6 +42,7 @@ struct smpi_comm {
     int      refs;
     struct p2p_comm pt;         /* point-to-point context */
     struct p2p_comm co;         /* collective context (pt.ctx + 1) */
+    struct coll_group cg;       /* the collective engine's group (members: group->world) */
     struct smpi_group *group;
     MPI_Errhandler errh;
     char     name[MPI_MAX_OBJECT_NAME];
@@ -167,9 +168,17 @@ void *smpi_contig_buf(void *buf, int count, const struct smpi_type *t, bool pack
 /* The engine's view of count elements of a non-contiguous t (to free, or to
  * hand to the engine). */
 struct p2p_layout *smpi_layout(int count, const struct smpi_type *t);
-/* Reductions: the operation on predefined (or homogeneous derived) types. */
+/* Reductions (op.c): the operation on predefined (or homogeneous derived)
+ * types: as a function (the p2p algorithms, MPI_Reduce_local) and, for the
+ * predefined operations, as the engine's kernel (type, op). */
+struct smpi_red {
+    struct coll_fn fn;
+    bool predefined;
+    enum coll_dtype type;
+    enum coll_redop op;
+};
 int  smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t,
-                     const char *routine, struct coll_op *out);
+                     const char *routine, struct smpi_red *out);
 
 /* Info objects (info.c): the object, or NULL for MPI_INFO_NULL and bad handles. */
 struct smpi_info *smpi_info(MPI_Info h);

@@ -1,0 +1,447 @@
+/* inplace.c: the SMARTMAP collectives (DESIGN.md §4, seed 000 §3.3-3.7):
+ * members publish their buffers in their records (coll_internal.h), peers
+ * copy and reduce straight between user buffers, and count themselves done.
+ * Broadcast: readers copy from the root. Allgather, collect, alltoall(s):
+ * each member pulls its blocks from every peer. Reduce and allreduce:
+ * small vectors serially (the root, or every member, combines all sources);
+ * large ones sliced: each member combines its slice of every source and
+ * writes it straight into the destination(s). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_internal.h"
+
+/* --- Published buffers ------------------------------------------------------------
+ * The global address of the buffer, or, for memory peers cannot reach
+ * directly (a private mapping, another thread's stack), COLL_PRIVATE | the
+ * owner's own address, which the copy engine reaches (sm_get/sm_put). */
+#define COLL_PRIVATE (1ULL << 63)
+
+static uint64_t pub(const void *p, size_t len)
+{
+    uint64_t off = sm_local_offset((uintptr_t)p);
+    if (off != UINT64_MAX && (len == 0 || sm_local_offset((uintptr_t)p + len - 1) == off + len - 1))
+        return sm_slot_base(sm_core.rank) + off;
+    return COLL_PRIVATE | (uintptr_t)p;
+}
+
+static __attribute__((noinline)) sm_status_t private_copy(int rank, bool write, char *remote, void *local, size_t len)
+{
+    int rc;
+    if (rank == sm_core.rank) {
+        memcpy(write ? (void *)remote : local, write ? local : (void *)remote, len);
+        return SM_OK;
+    }
+    rc = write ? sm_put(rank, remote, local, len) : sm_get(rank, local, remote, len);
+    return rc ? sm_fail(rc, "rank %d's buffer at %p (%zu bytes) cannot be %s", rank, (void *)remote, len,
+                        write ? "written" : "read") : SM_OK;
+}
+
+/* Copy len bytes at off of job rank's published buffer p into dst / from src. */
+static inline sm_status_t pull(int rank, uint64_t p, size_t off, void *dst, size_t len)
+{
+    if (SM_UNLIKELY(p & COLL_PRIVATE)) return len ? private_copy(rank, false, (char *)(uintptr_t)(p & ~COLL_PRIVATE) + off, dst, len) : SM_OK;
+    memcpy(dst, (const char *)(uintptr_t)p + off, len);
+    return SM_OK;
+}
+static inline sm_status_t push(int rank, uint64_t p, size_t off, const void *src, size_t len)
+{
+    if (SM_UNLIKELY(p & COLL_PRIVATE)) return len ? private_copy(rank, true, (char *)(uintptr_t)(p & ~COLL_PRIVATE) + off, (void *)src, len) : SM_OK;
+    memcpy((char *)(uintptr_t)p + off, src, len);
+    return SM_OK;
+}
+/* The bytes themselves where they can be read in place, else a copy in scratch. */
+static inline const void *view(int rank, uint64_t p, size_t off, size_t len, void *scratch, sm_status_t *st)
+{
+    if (SM_LIKELY(!(p & COLL_PRIVATE)) || rank == sm_core.rank) return (const char *)(uintptr_t)(p & ~COLL_PRIVATE) + off;
+    sm_status_t s = pull(rank, p, off, scratch, len);
+    if (s && !*st) *st = s;
+    return scratch;
+}
+
+/* --- One collective in progress -------------------------------------------------------- */
+enum kind { K_BCAST = 1, K_ALLGATHER, K_COLLECT, K_ALLTOALL, K_REDUCE };
+static const char *const kind_name[] = { "", "a broadcast", "an allgather", "a collect", "an alltoall", "a reduction" };
+/* What every member must agree on: kind, root (+1: COLL_ALL is 0), and for reductions type and op. */
+#define SIG(kind, root, t, op) ((uint32_t)(kind) << 24 | (uint32_t)((root) + 1) << 12 | (uint32_t)(t) << 6 | (uint32_t)(op))
+
+struct run {
+    struct coll_group *g;
+    struct coll_rec *mine;
+    uint32_t seq, sig;
+    int n, me;
+};
+
+static inline struct coll_rec *rec_of(const struct coll_group *g, int i)
+{
+    struct coll_area *a = coll_area_of(sm_group_rank(&g->m, i));
+    return g->num >= 0 ? &a->slot[g->num].rec : &a->aset_rec;
+}
+
+static uint64_t barrier_off(const struct coll_group *g)
+{
+    struct coll_area *a = coll_area_of(0);     /* the same offset in every slot */
+    void *cell = g->num >= 0 ? (void *)&a->slot[g->num].bar : (void *)&a->aset_bar[g->aset];
+    return (uintptr_t)cell - sm_slot_base(0);
+}
+
+/* Start a collective: a new sequence number; publish this member's record
+ * (if peers are to read it) and stamp it. An active set has no sequence:
+ * every member publishes, then a barrier makes all records current. */
+static void begin(struct run *r, struct coll_group *g, uint32_t sig, bool publish, uint64_t len, uint64_t src,
+                  uint64_t dst, uint32_t flags)
+{
+    bool aset = g->num < 0;
+    *r = (struct run){ g, rec_of(g, g->m.me), 0, sig, g->m.size, g->m.me };
+    if (!aset && ++g->seq == 0) g->seq = 1;   /* 0 is a cleared record's stamp */
+    r->seq = g->seq;
+    if (publish || aset) {
+        struct coll_rec *m = r->mine;
+        atomic_store_explicit(&m->done, 0, memory_order_relaxed);
+        m->sig = sig, m->len = len, m->src = src, m->dst = dst, m->flags = flags;
+        if (!aset) {
+            atomic_store_explicit(&m->stamp, r->seq, memory_order_release);
+            sm_wake_word((volatile uint32_t *)&m->stamp);
+        }
+    }
+    if (aset) sm_barrier_run(&g->m, barrier_off(g), true);
+}
+
+/* Member i's record, once it is published for this collective. */
+static struct coll_rec *await(const struct run *r, int i)
+{
+    struct coll_rec *p = rec_of(r->g, i);
+    if (r->g->num >= 0) {
+        uint32_t v;
+        while ((v = atomic_load_explicit(&p->stamp, memory_order_acquire)) != r->seq)
+            sm_wait_word((volatile uint32_t *)&p->stamp, v);
+    }
+    return p;
+}
+
+/* Tell member i this member is done with its buffers (after every access). */
+static void signal_done(const struct run *r, int i, bool mismatch)
+{
+    struct coll_rec *p = rec_of(r->g, i);
+    atomic_fetch_add_explicit(&p->done, mismatch ? 1 + COLL_DONE_ERR : 1, memory_order_release);
+    sm_wake_word((volatile uint32_t *)&p->done);
+}
+
+/* Wait until `expect` peers are done with this member's buffers; true if
+ * any of them found a mismatch. */
+static bool wait_done(const struct run *r, uint32_t expect)
+{
+    _Atomic uint32_t *d = &r->mine->done;
+    uint32_t v;
+    while (((v = atomic_load_explicit(d, memory_order_acquire)) & COLL_DONE_COUNT) < expect)
+        sm_wait_word((volatile uint32_t *)d, v);
+    return v >= COLL_DONE_ERR;
+}
+
+static int describe(char *buf, size_t cap, uint32_t sig, uint64_t len)
+{
+    unsigned kind = sig >> 24, root = (sig >> 12 & 0xfff), t = sig >> 6 & 63, op = sig & 63;
+    int w = snprintf(buf, cap, "%s of %llu bytes", kind < sizeof kind_name / sizeof *kind_name ? kind_name[kind] : "?",
+                     (unsigned long long)len);
+    if (kind == K_REDUCE && w >= 0 && (size_t)w < cap)
+        w += snprintf(buf + w, cap - (size_t)w, " (%s on %s)", coll_redop_name(op), coll_dtype_name(t));
+    if (root && w >= 0 && (size_t)w < cap) w += snprintf(buf + w, cap - (size_t)w, " with root %u", root - 1);
+    return w;
+}
+
+/* The reason when member i's record disagrees with this member's call. */
+static __attribute__((noinline)) sm_status_t mismatch(const struct run *r, int i, const struct coll_rec *p, uint64_t len)
+{
+    char theirs[128], mine[128];
+    describe(theirs, sizeof theirs, p->sig, p->len);
+    describe(mine, sizeof mine, r->sig, len);
+    return sm_fail(SM_ERR_MISMATCH, "member %d of the group (rank %d) called %s, this member (%d) %s", i,
+                   sm_group_rank(&r->g->m, i), theirs, r->me, mine);
+}
+static inline sm_status_t check(const struct run *r, int i, const struct coll_rec *p, uint64_t len, bool same_len)
+{
+    if (SM_LIKELY(p->sig == r->sig && (!same_len || p->len == len))) return SM_OK;
+    return mismatch(r, i, p, len);
+}
+
+/* A mismatch found by every member: signal everyone, whatever the roles
+ * the members believe they have, so nobody waits forever. */
+static sm_status_t fail_all(const struct run *r, sm_status_t st)
+{
+    for (int i = 0; i < r->n; i++)
+        if (i != r->me) signal_done(r, i, true);
+    wait_done(r, (uint32_t)r->n - 1);
+    return st;
+}
+
+static sm_status_t peer_mismatch(const struct run *r)
+{
+    return sm_fail(SM_ERR_MISMATCH, "another member of the group called a different collective or size than "
+                   "this member (%d)", r->me);
+}
+
+static inline int rank_of(const struct run *r, int i) { return sm_group_rank(&r->g->m, i); }
+static inline bool overlap(const void *a, const void *b, size_t len)
+{
+    return len && (uintptr_t)a < (uintptr_t)b + len && (uintptr_t)b < (uintptr_t)a + len;
+}
+
+/* --- Barrier, broadcast ------------------------------------------------------------- */
+sm_status_t coll_barrier(struct coll_group *g)
+{
+    sm_barrier_run(&g->m, barrier_off(g), g->num < 0);
+    return SM_OK;
+}
+
+sm_status_t coll_bcast(struct coll_group *g, void *dst, const void *src, size_t len, int root)
+{
+    int n = g->m.size;
+    if ((unsigned)root >= (unsigned)n) return sm_fail(SM_ERR_ARG, "root %d is not a member of the group of %d", root, n);
+    bool root_copies = g->m.me == root && dst && dst != src && len;
+    if (n == 1) {
+        if (root_copies) memmove(dst, src, len);
+        return SM_OK;
+    }
+    struct run r;
+    uint32_t sig = SIG(K_BCAST, root, 0, 0);
+    if (g->m.me == root) {
+        begin(&r, g, sig, true, len, pub(src, len), 0, 0);
+        if (root_copies) memmove(dst, src, len);
+        return wait_done(&r, (uint32_t)n - 1) ? peer_mismatch(&r) : SM_OK;
+    }
+    begin(&r, g, sig, false, len, 0, 0, 0);
+    struct coll_rec *p = await(&r, root);
+    sm_status_t st = check(&r, root, p, len, true);
+    if (!st) st = pull(rank_of(&r, root), p->src, 0, dst, len);
+    signal_done(&r, root, st == SM_ERR_MISMATCH);
+    return st;
+}
+
+/* --- Allgather, collect, alltoall(s) --------------------------------------------------- */
+static sm_status_t gather_all(struct coll_group *g, void *dst, const void *src, size_t len, bool fixed)
+{
+    int n = g->m.size, me = g->m.me;
+    size_t off[n];                       /* where each member's block goes */
+    if (n == 1) {
+        if (dst != src && len) memmove(dst, src, len);
+        return SM_OK;
+    }
+    struct run r;
+    begin(&r, g, SIG(fixed ? K_ALLGATHER : K_COLLECT, COLL_ALL, 0, 0), true, len, pub(src, len), 0, 0);
+    sm_status_t st = SM_OK;
+    size_t o = 0;
+    for (int i = 0; i < n && !fixed; i++) {       /* collect: blocks follow each other */
+        struct coll_rec *p = await(&r, i);
+        if (!st) st = check(&r, i, p, len, false);
+        off[i] = o, o += p->len;
+    }
+    if (st) return fail_all(&r, st);
+    /* From the next member on, so that readers spread over the sources. */
+    for (int k = 1; k < n; k++) {
+        int i = me + k < n ? me + k : me + k - n;
+        struct coll_rec *p = await(&r, i);
+        sm_status_t s = check(&r, i, p, len, fixed);
+        if (s) return fail_all(&r, s);
+        char *to = (char *)dst + (fixed ? (size_t)i * len : off[i]);
+        if (!st) st = pull(rank_of(&r, i), p->src, 0, to, p->len);
+        signal_done(&r, i, false);
+    }
+    char *mine = (char *)dst + (fixed ? (size_t)me * len : off[me]);
+    if (mine != src && len) memmove(mine, src, len);
+    if (wait_done(&r, (uint32_t)n - 1) && !st) st = peer_mismatch(&r);
+    return st;
+}
+sm_status_t coll_allgather(struct coll_group *g, void *dst, const void *src, size_t len)
+{
+    return gather_all(g, dst, src, len, true);
+}
+sm_status_t coll_collect(struct coll_group *g, void *dst, const void *src, size_t len)
+{
+    return gather_all(g, dst, src, len, false);
+}
+
+/* nelems elements of elem bytes, sst / dstr bytes apart, from member rank's
+ * buffer p (at byte off) to dst. */
+static sm_status_t pull_strided(int rank, uint64_t p, size_t off, size_t sst, char *dst, size_t dstr, size_t elem,
+                                size_t nelems)
+{
+    if (sst == elem && dstr == elem) return pull(rank, p, off, dst, elem * nelems);
+    if (SM_UNLIKELY(p & COLL_PRIVATE)) {
+        for (size_t i = 0; i < nelems; i++) {
+            sm_status_t st = pull(rank, p, off + i * sst, dst + i * dstr, elem);
+            if (st) return st;
+        }
+        return SM_OK;
+    }
+    const char *s = (const char *)(uintptr_t)p + off;
+#define STRIDED(SZ) for (size_t i = 0; i < nelems; i++) memcpy(dst + i * dstr, s + i * sst, SZ); break
+    switch (elem) {                      /* fixed sizes: a load and a store each */
+    case 1: STRIDED(1);
+    case 2: STRIDED(2);
+    case 4: STRIDED(4);
+    case 8: STRIDED(8);
+    case 16: STRIDED(16);
+    default: STRIDED(elem);
+    }
+#undef STRIDED
+    return SM_OK;
+}
+
+sm_status_t coll_alltoalls(struct coll_group *g, void *dst, const void *src, ptrdiff_t dst_stride,
+                           ptrdiff_t src_stride, size_t elem, size_t nelems)
+{
+    int n = g->m.size, me = g->m.me;
+    size_t len, sst, dstr, sblk, dblk, span;
+    if (nelems && (src_stride < 1 || dst_stride < 1))
+        return sm_fail(SM_ERR_ARG, "strides %td and %td must be positive", dst_stride, src_stride);
+    /* bytes: element strides, block strides, and the whole source array */
+    if (__builtin_mul_overflow(elem, nelems, &len) || __builtin_mul_overflow((size_t)src_stride, elem, &sst) ||
+        __builtin_mul_overflow((size_t)dst_stride, elem, &dstr) || __builtin_mul_overflow(sst, nelems, &sblk) ||
+        __builtin_mul_overflow(dstr, nelems, &dblk) || __builtin_mul_overflow(sblk, (size_t)n, &span))
+        return sm_fail(SM_ERR_ARG, "%zu elements of %zu bytes at strides %td and %td overflow the address space",
+                       nelems, elem, dst_stride, src_stride);
+    if (!len) span = 0;
+    struct run r;
+    sm_status_t st = SM_OK;
+    if (n > 1) begin(&r, g, SIG(K_ALLTOALL, COLL_ALL, 0, 0), true, len, pub(src, span), 0, 0);
+    for (int k = 1; k < n; k++) {
+        int i = me + k < n ? me + k : me + k - n;
+        struct coll_rec *p = await(&r, i);
+        sm_status_t s = check(&r, i, p, len, true);
+        if (s) return fail_all(&r, s);
+        if (!st) st = pull_strided(rank_of(&r, i), p->src, (size_t)me * sblk, sst, (char *)dst + (size_t)i * dblk,
+                                   dstr, elem, nelems);
+        signal_done(&r, i, false);
+    }
+    if (len) pull_strided(sm_core.rank, pub(src, span), (size_t)me * sblk, sst, (char *)dst + (size_t)me * dblk, dstr,
+                          elem, nelems);
+    if (n > 1 && wait_done(&r, (uint32_t)n - 1) && !st) st = peer_mismatch(&r);
+    return st;
+}
+
+/* --- Reductions ---------------------------------------------------------------------- */
+#define RED_SLICE_MIN 8192   /* bytes; below, a serial pass is cheaper (bench/shmem coll) */
+#define RED_BLOCK     4096   /* bytes combined at a time: the sources' blocks stay in L1/L2 */
+
+/* Elements [lo, hi) of the reduction into buf, block by block, each block
+ * handed to out(): s0 op s1 op ... in member order. */
+struct red {
+    struct run *r;
+    struct coll_rec **recs;
+    const void *src;             /* this member's own source */
+    coll_kernel_fn k;
+    size_t es;
+};
+static sm_status_t combine(const struct red *d, size_t lo, size_t hi,
+                           sm_status_t (*out)(const struct red *, size_t at, const void *buf, size_t m, void *arg),
+                           void *arg)
+{
+    _Alignas(64) char buf[RED_BLOCK], s0[RED_BLOCK], s1[RED_BLOCK];
+    size_t per = RED_BLOCK / d->es, es = d->es;
+    sm_status_t st = SM_OK;
+    for (size_t b = lo; b < hi; b += per) {
+        size_t m = hi - b < per ? hi - b : per, off = b * es, bytes = m * es;
+        const void *x[2];
+        for (int j = 0; j < d->r->n; j++) {
+            const void *s = j == d->r->me ? (const char *)d->src + off
+                                          : view(rank_of(d->r, j), d->recs[j]->src, off, bytes, j ? s1 : s0, &st);
+            if (j < 2) x[j] = s;
+            if (j == 1) d->k(buf, x[0], x[1], m);
+            else if (j > 1) d->k(buf, buf, s, m);
+        }
+        sm_status_t s = out(d, b, buf, bytes, arg);
+        if (s && !st) st = s;
+    }
+    return st;
+}
+
+/* Outputs: into this member's own buffer, or into members' published dsts. */
+static sm_status_t to_local(const struct red *d, size_t b, const void *buf, size_t bytes, void *arg)
+{
+    memcpy((char *)arg + b * d->es, buf, bytes);
+    return SM_OK;
+}
+static sm_status_t to_members(const struct red *d, size_t b, const void *buf, size_t bytes, void *arg)
+{
+    int root = *(const int *)arg, n = d->r->n, me = d->r->me;
+    sm_status_t st = SM_OK;
+    for (int k = 1; k <= n; k++) {       /* from the next member on: writers spread over targets */
+        int i = me + k < n ? me + k : me + k - n;
+        if (root != COLL_ALL && i != root) continue;
+        sm_status_t s = push(rank_of(d->r, i), d->recs[i]->dst, b * d->es, buf, bytes);
+        if (s && !st) st = s;
+    }
+    return st;
+}
+
+sm_status_t coll_reduce(struct coll_group *g, void *dst, const void *src, size_t count, enum coll_dtype t,
+                        enum coll_redop op, int root)
+{
+    coll_kernel_fn k = coll_kernel(t, op);
+    int n = g->m.size, me = g->m.me;
+    size_t es = coll_dtype_size(t), len;
+    if (!k) return sm_fail(SM_ERR_ARG, "reduction %s is not defined on %s", coll_redop_name(op), coll_dtype_name(t));
+    if (root != COLL_ALL && (unsigned)root >= (unsigned)n)
+        return sm_fail(SM_ERR_ARG, "root %d is not a member of the group of %d", root, n);
+    if (__builtin_mul_overflow(count, es, &len))
+        return sm_fail(SM_ERR_ARG, "%zu elements of %zu bytes overflow the address space", count, es);
+    bool at_root = root == COLL_ALL || root == me;
+    if (n == 1) {
+        if (dst != src && len) memmove(dst, src, len);
+        return SM_OK;
+    }
+    /* Slicing writes a dst while others read the same member's src: only
+     * when that is the same memory or none of it. */
+    bool rooted = root != COLL_ALL, sliceable = !at_root || dst == src || !overlap(dst, src, len);
+    struct run r;
+    begin(&r, g, SIG(K_REDUCE, root, t, op), true, len, pub(src, len), at_root ? pub(dst, len) : 0,
+          sliceable ? COLL_REC_SLICEABLE : 0);
+    /* The path follows from the root's record (every member's, for an
+     * allreduce), so all members take the same one even when some disagree. */
+    struct coll_rec *recs[n];
+    sm_status_t st = SM_OK;
+    for (int i = 0; i < n; i++) {
+        if (rooted && !at_root && i != root) continue;   /* a serial reduce reads only the root's */
+        recs[i] = await(&r, i);
+        if (!st && i != me) st = check(&r, i, recs[i], len, true);
+        if (!rooted || i == root) sliceable &= (recs[i]->flags & COLL_REC_SLICEABLE) != 0;
+    }
+    if (st && !rooted) return fail_all(&r, st);
+    struct red d = { &r, recs, src, k, es };
+    if ((rooted ? recs[root]->len : len) >= RED_SLICE_MIN && sliceable) {
+        for (int i = 0; i < n && rooted && !at_root; i++) {
+            if (i == root) continue;
+            recs[i] = await(&r, i);
+            if (!st && i != me) st = check(&r, i, recs[i], len, true);
+        }
+        if (st) return fail_all(&r, st);
+        /* Slices in whole cache lines, so no two members write one line of a dst. */
+        size_t per = es >= SM_CACHELINE ? 1 : SM_CACHELINE / es, chunks = (count + per - 1) / per;
+        size_t lo = chunks * (size_t)me / (size_t)n * per, hi = chunks * (size_t)(me + 1) / (size_t)n * per;
+        st = combine(&d, lo, hi < count ? hi : count, to_members, &root);
+        for (int i = 0; i < n; i++)
+            if (i != me) signal_done(&r, i, false);
+        wait_done(&r, (uint32_t)n - 1);
+        return st;
+    }
+    if (rooted && !at_root) {            /* serial: the root reads this member's source */
+        signal_done(&r, root, st == SM_ERR_MISMATCH);   /* done with the root's record */
+        bool bad = wait_done(&r, 1);
+        return st ? st : bad ? peer_mismatch(&r) : SM_OK;
+    }
+    /* Serial, into a scratch buffer where dst is still read by peers (it is
+     * this member's source, under an allreduce) or overlaps the source. */
+    void *tmp = !st && overlap(dst, src, len) && (!rooted || dst != src) ? malloc(len) : NULL;
+    if (!st && overlap(dst, src, len) && (!rooted || dst != src) && !tmp)
+        st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", len);
+    if (!st) st = combine(&d, 0, count, to_local, tmp ? tmp : dst);
+    for (int i = 0; i < n; i++)
+        if (i != me) signal_done(&r, i, st == SM_ERR_MISMATCH);
+    wait_done(&r, (uint32_t)n - 1);
+    if (tmp) {
+        if (!st) memcpy(dst, tmp, len);
+        free(tmp);
+    }
+    return st;
+}
