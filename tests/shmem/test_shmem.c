@@ -2,6 +2,7 @@
  * number of PEs: test_shmem GROUP, GROUP one of setup heap rma amo p2p lock
  * coll ctx team deprecated generic (or all). Exits non-zero with the PE, line and values on failure. */
 #include <complex.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -577,6 +578,24 @@ static void t_coll(void)
     coll_on(odd);
     big_red_on(odd);
     if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
+    /* A team and its duplicate, back to back with no barrier between, roots
+     * changing, some PEs slower: each team's collectives keep to themselves. */
+    shmem_team_t dup;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &dup) == 0, "dup");
+    static long iv, isum;
+    static int ib[1];
+    for (int k = 0; k < 100; k++) {
+        if ((me + k) % 3 == 0) sched_yield();
+        iv = me + k;
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &isum, &iv, 1);
+        CHECK(isum == (long)npes * (npes - 1) / 2 + (long)npes * k, "world sum %d: %ld", k, isum);
+        ib[0] = me == k % npes ? k : -1;
+        shmem_int_broadcast(dup, ib, ib, 1, k % npes);
+        CHECK(ib[0] == k, "dup broadcast %d: %d", k, ib[0]);
+        shmem_long_max_reduce(dup, &isum, &iv, 1);
+        CHECK(isum == npes - 1 + k, "dup max %d: %ld", k, isum);
+    }
+    shmem_team_destroy(dup);
     /* mem forms and generic names */
     static char cs[64], cd[64 * 8];
     for (int i = 0; i < 64; i++) cs[i] = (char)(me + i);
