@@ -118,9 +118,12 @@ int coll_group_index(const struct coll_group *g, int rank);
 /* --- In-place collectives -----------------------------------------------------------
  * Every member calls the same collectives on a group, in the same order;
  * buffers are contiguous bytes in any memory (exposed memory is read and
- * written directly, the rest through sm_get/sm_put). Ranks that pass
- * different sizes, roots, types or ops get SM_ERR_MISMATCH, all of them,
- * where the engine can see it (the reason names the values). */
+ * written directly, the rest through sm_get/sm_put). Members that disagree
+ * get SM_ERR_MISMATCH (the reason names the values): all of them on sizes
+ * (allgather, alltoall), sizes, roots, types and ops (reductions); on a
+ * broadcast's size the reader that differs and the root. (Members that
+ * disagree on a broadcast's root are not seen: readers wait for no one but
+ * the root.) */
 sm_status_t coll_barrier(struct coll_group *g);
 /* len bytes from src at root to dst everywhere (at root too unless dst is
  * NULL or src; src is read only at root). */

@@ -229,26 +229,25 @@ static sm_status_t gather_all(struct coll_group *g, void *dst, const void *src, 
     }
     struct run r;
     begin(&r, g, SIG(fixed ? K_ALLGATHER : K_COLLECT, COLL_ALL, 0, 0), true, len, pub(src, len), 0, 0);
+    /* Every record checked before any peer is told this member is done,
+     * so that a mismatch is everyone's and the counts stay exact. */
     sm_status_t st = SM_OK;
     size_t o = 0;
-    for (int i = 0; i < n && !fixed; i++) {       /* collect: blocks follow each other */
+    for (int i = 0; i < n; i++) {
         struct coll_rec *p = await(&r, i);
-        if (!st) st = check(&r, i, p, len, false);
+        if (!st && i != me) st = check(&r, i, p, len, fixed);
         off[i] = o, o += p->len;
     }
     if (st) return fail_all(&r, st);
     /* From the next member on, so that readers spread over the sources. */
     for (int k = 1; k < n; k++) {
         int i = me + k < n ? me + k : me + k - n;
-        struct coll_rec *p = await(&r, i);
-        sm_status_t s = check(&r, i, p, len, fixed);
-        if (s) return fail_all(&r, s);
-        char *to = (char *)dst + (fixed ? (size_t)i * len : off[i]);
-        if (!st) st = pull(rank_of(&r, i), p->src, 0, to, p->len);
+        struct coll_rec *p = rec_of(g, i);
+        sm_status_t s = pull(rank_of(&r, i), p->src, 0, (char *)dst + off[i], p->len);
+        if (s && !st) st = s;
         signal_done(&r, i, false);
     }
-    char *mine = (char *)dst + (fixed ? (size_t)me * len : off[me]);
-    if (mine != src && len) memmove(mine, src, len);
+    if ((char *)dst + off[me] != src && len) memmove((char *)dst + off[me], src, len);
     if (wait_done(&r, (uint32_t)n - 1) && !st) st = peer_mismatch(&r);
     return st;
 }
@@ -304,14 +303,17 @@ sm_status_t coll_alltoalls(struct coll_group *g, void *dst, const void *src, ptr
     if (!len) span = 0;
     struct run r;
     sm_status_t st = SM_OK;
-    if (n > 1) begin(&r, g, SIG(K_ALLTOALL, COLL_ALL, 0, 0), true, len, pub(src, span), 0, 0);
+    if (n > 1) {
+        begin(&r, g, SIG(K_ALLTOALL, COLL_ALL, 0, 0), true, len, pub(src, span), 0, 0);
+        for (int i = 0; i < n; i++)          /* all checked first, as in gather_all */
+            if (!st && i != me) st = check(&r, i, await(&r, i), len, true);
+        if (st) return fail_all(&r, st);
+    }
     for (int k = 1; k < n; k++) {
         int i = me + k < n ? me + k : me + k - n;
-        struct coll_rec *p = await(&r, i);
-        sm_status_t s = check(&r, i, p, len, true);
-        if (s) return fail_all(&r, s);
-        if (!st) st = pull_strided(rank_of(&r, i), p->src, (size_t)me * sblk, sst, (char *)dst + (size_t)i * dblk,
-                                   dstr, elem, nelems);
+        sm_status_t s = pull_strided(rank_of(&r, i), rec_of(g, i)->src, (size_t)me * sblk, sst,
+                                     (char *)dst + (size_t)i * dblk, dstr, elem, nelems);
+        if (s && !st) st = s;
         signal_done(&r, i, false);
     }
     if (len) pull_strided(sm_core.rank, pub(src, span), (size_t)me * sblk, sst, (char *)dst + (size_t)me * dblk, dstr,
@@ -397,47 +399,34 @@ sm_status_t coll_reduce(struct coll_group *g, void *dst, const void *src, size_t
     struct run r;
     begin(&r, g, SIG(K_REDUCE, root, t, op), true, len, pub(src, len), at_root ? pub(dst, len) : 0,
           sliceable ? COLL_REC_SLICEABLE : 0);
-    /* The path follows from the root's record (every member's, for an
-     * allreduce), so all members take the same one even when some disagree. */
+    /* Every member reads every record and tells every other when it is done
+     * (the root once it has combined), whatever its role: all check all, so
+     * a disagreement (sizes, roots, types, ops) is everyone's, and all take
+     * the same path from the same records. */
     struct coll_rec *recs[n];
     sm_status_t st = SM_OK;
     for (int i = 0; i < n; i++) {
-        if (rooted && !at_root && i != root) continue;   /* a serial reduce reads only the root's */
         recs[i] = await(&r, i);
         if (!st && i != me) st = check(&r, i, recs[i], len, true);
         if (!rooted || i == root) sliceable &= (recs[i]->flags & COLL_REC_SLICEABLE) != 0;
     }
-    if (st && !rooted) return fail_all(&r, st);
+    if (st) return fail_all(&r, st);
     struct red d = { &r, recs, src, k, es };
-    if ((rooted ? recs[root]->len : len) >= RED_SLICE_MIN && sliceable) {
-        for (int i = 0; i < n && rooted && !at_root; i++) {
-            if (i == root) continue;
-            recs[i] = await(&r, i);
-            if (!st && i != me) st = check(&r, i, recs[i], len, true);
-        }
-        if (st) return fail_all(&r, st);
+    void *tmp = NULL;
+    if (len >= RED_SLICE_MIN && sliceable) {
         /* Slices in whole cache lines, so no two members write one line of a dst. */
         size_t per = es >= SM_CACHELINE ? 1 : SM_CACHELINE / es, chunks = (count + per - 1) / per;
         size_t lo = chunks * (size_t)me / (size_t)n * per, hi = chunks * (size_t)(me + 1) / (size_t)n * per;
         st = combine(&d, lo, hi < count ? hi : count, to_members, &root);
-        for (int i = 0; i < n; i++)
-            if (i != me) signal_done(&r, i, false);
-        wait_done(&r, (uint32_t)n - 1);
-        return st;
+    } else if (at_root) {
+        /* Serial, into a scratch buffer where dst is still read by peers (it
+         * is this member's source, under an allreduce) or overlaps the source. */
+        if (overlap(dst, src, len) && (!rooted || dst != src) && !(tmp = malloc(len)))
+            st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", len);
+        else st = combine(&d, 0, count, to_local, tmp ? tmp : dst);
     }
-    if (rooted && !at_root) {            /* serial: the root reads this member's source */
-        signal_done(&r, root, st == SM_ERR_MISMATCH);   /* done with the root's record */
-        bool bad = wait_done(&r, 1);
-        return st ? st : bad ? peer_mismatch(&r) : SM_OK;
-    }
-    /* Serial, into a scratch buffer where dst is still read by peers (it is
-     * this member's source, under an allreduce) or overlaps the source. */
-    void *tmp = !st && overlap(dst, src, len) && (!rooted || dst != src) ? malloc(len) : NULL;
-    if (!st && overlap(dst, src, len) && (!rooted || dst != src) && !tmp)
-        st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", len);
-    if (!st) st = combine(&d, 0, count, to_local, tmp ? tmp : dst);
     for (int i = 0; i < n; i++)
-        if (i != me) signal_done(&r, i, st == SM_ERR_MISMATCH);
+        if (i != me) signal_done(&r, i, false);
     wait_done(&r, (uint32_t)n - 1);
     if (tmp) {
         if (!st) memcpy(dst, tmp, len);
