@@ -23,18 +23,19 @@ static inline int sm_group_rank(const struct sm_group *g, int i)
     return g->ranks ? g->ranks[i] : g->start + i * g->stride;
 }
 
-/* A combining tree of arrival counters, SM_BARRIER_FANIN arrivals per
- * counter, and one generation word that every member watches: an arrival
- * is one atomic add on a line shared by at most FANIN ranks, the release
- * one store that every waiter reads (one futex wake for all sleepers). */
+/* Up to SM_BARRIER_FANIN members: one word holding the arrival count and
+ * the generation, in member 0's cell (one atomic add per member, the
+ * release is a store to the word every waiter watches). More: a combining
+ * tree of such counters, FANIN arrivals per counter, and a generation word
+ * of its own that every member watches (one futex wake for all sleepers). */
 #define SM_BARRIER_FANIN_LOG 3
 #define SM_BARRIER_LEVELS    3   /* 8^3 >= SM_NMAX ranks */
 
 /* A member's barrier state. Member i's cell is at the same offset of
- * every member's slot; member 0's holds the generation, and the members
- * whose index is a multiple of 8^(L+1) own the counter of level L for the
- * members up to the next multiple. All zero when unused, and again after
- * each barrier (the generation excepted). */
+ * every member's slot; member 0's holds the generation (or the one word),
+ * and the members whose index is a multiple of 8^(L+1) own the counter of
+ * level L for the members up to the next multiple. Counts are zero when
+ * no barrier is in progress. */
 struct sm_barrier_cell {
     struct { alignas(64) _Atomic uint32_t n; } arrived[SM_BARRIER_LEVELS];
     alignas(64) _Atomic uint32_t gen;
@@ -42,9 +43,10 @@ struct sm_barrier_cell {
 
 /* The barrier over g: returns when every member has entered it; memory
  * operations before it in any member happen before those after it in all.
- * cell_off: where the cells live in each member's slot. flat: a single
- * counter, in member 0's cell (for groups whose other members' cells may
- * be shared with other groups). Waiters spin, yield, then sleep (sm_wait_word). */
+ * cell_off: where the cells live in each member's slot. flat: one word
+ * whatever the size, in member 0's cell (for groups whose other members'
+ * cells may be shared with other groups). Waiters spin, yield, then sleep
+ * (sm_wait_word), so the core goes to members that have not arrived. */
 void sm_barrier_run(const struct sm_group *g, uint64_t cell_off, bool flat);
 
 #endif

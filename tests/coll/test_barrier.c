@@ -44,6 +44,20 @@ int main(void)
     check_rounds("group barrier", 0, n, 1, rounds, group_barrier, &world);
     check_rounds("reversed group barrier", n - 1, n, 2, rounds, group_barrier, &rev);
     if (me % 2 == 0) check_rounds("every other rank", 0, (n + 1) / 2, 3, rounds, group_barrier, &evens);
+    /* A small group's state (one word: count and generation) taken over by
+     * a large one (a tree) at the same number, and back. */
+    for (int k = 0; k < 3; k++) {
+        struct coll_group small, big;
+        struct sm_group sm = { n < 3 ? n : 3, me < 3 ? me : -1, 0, 1, NULL };
+        CHECK(coll_group_create(&small, &sm, &world) == SM_OK, "small group");
+        if (me < 3) check_rounds("small group", 0, sm.size, 3, 10, group_barrier, &small);
+        int num = small.num;
+        coll_group_destroy(&small);
+        CHECK(coll_group_create(&big, &all, &world) == SM_OK, "big group");
+        CHECK(me >= 3 || big.num == num, "the number %d is taken again (%d)", num, big.num);
+        check_rounds("group after a small one", 0, n, 1, 10, group_barrier, &big);
+        coll_group_destroy(&big);
+    }
     coll_group_aset(&aset, 0, 0, n);
     check_rounds("active set barrier", 0, n, 0, rounds, group_barrier, &aset);
     sm_barrier();
