@@ -17,6 +17,7 @@
 #define SM_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define SM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SM_CACHELINE   64
+#define SM_WORD_BUCKETS 64       /* sleeper counts per slot (wait.c) */
 
 /* Engine areas: fixed places in every rank's control region that an engine
  * may lay out as it likes (rings, flags, locks). Zero when the job starts. */
@@ -51,7 +52,8 @@ struct sm_rank_ctrl {
     uint64_t stack_lo, stack_len;                /* live in its own address space */
     alignas(SM_CACHELINE) _Atomic uint32_t doorbell;   /* sm_wait / sm_wake */
     _Atomic uint32_t sleepers;
-    alignas(SM_CACHELINE) _Atomic uint32_t word_sleepers; /* sleepers in sm_wait_word on words in this slot */
+    /* sleepers in sm_wait_word on words in this slot, by the word's line modulo the buckets */
+    alignas(SM_CACHELINE) _Atomic uint32_t word_sleepers[SM_WORD_BUCKETS];
     struct sm_barrier_cell bar;                   /* the job barrier's (sm_barrier) */
     alignas(SM_CACHELINE) struct sm_svc svc;
 };
