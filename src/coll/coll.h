@@ -92,20 +92,27 @@ sm_status_t coll_fn_predefined(struct coll_fn *f, enum coll_dtype t, enum coll_r
 
 struct coll_group {
     struct sm_group m;
-    int      num;               /* the group's number; -1 if the caller is not a member */
-    uint32_t seq;               /* collectives begun (the records' stamps) */
-    int      aset;              /* active sets: where the barrier lives (first member's area) */
+    int       num;              /* the group's number; -1 if the caller is not a member */
+    uint32_t  seq;              /* the last collective begun (the records' stamps) */
+    uint32_t  last_pub[2];      /* when this member last wrote each of its two records */
+    uint32_t *seen;             /* per member: the last collective it is known to have finished */
+    int       aset;             /* active sets: where the barrier lives (first member's area) */
 };
 
 /* Create g over members m (m->me < 0, or m NULL: the caller is not a member
  * and g is left with num -1). Collective over the members of parent, or of
  * every rank of the job if parent is NULL (every rank calls it); m's table,
- * if any, must outlive g. SM_ERR_NOMEM when COLL_GROUPS_MAX are in use. */
+ * if any, must outlive g. SM_ERR_NOMEM when COLL_GROUPS_MAX are in use.
+ * The group's sequence numbers start past any its members used before at
+ * that number, so nothing left there by an earlier group is taken for its. */
 sm_status_t coll_group_create(struct coll_group *g, const struct sm_group *m, const struct coll_group *parent);
 /* The same, collective over the ranks of a point-to-point communicator
  * (MPI_Comm_create_group: only the new members take part). */
 sm_status_t coll_group_create_p2p(struct coll_group *g, const struct sm_group *m, const struct p2p_comm *over);
-/* Release g's number (collective over g, like MPI_Comm_free and team destroy). */
+/* Release g's number. Not synchronising (MPI frees a communicator when its
+ * last request completes): it waits only until the other members have
+ * finished the collectives this member has (they may still read its last
+ * records), which they do without it. */
 void coll_group_destroy(struct coll_group *g);
 /* An active set (OpenSHMEM's deprecated forms): job ranks start + i * 2^logstride,
  * i < size, with no creation step; every collective on it starts with a

@@ -6,26 +6,32 @@
 
 #include "coll.h"
 
-/* A member's record for the collective in progress on a group: written by
- * the member (then stamped), read by its peers. */
+/* A member's record for one collective on a group: written by the member
+ * (then stamped with the collective's sequence number), read by its peers.
+ * Two per group, used in turn, so that a member may publish the next while
+ * slow peers still read the last. A small contribution travels in the
+ * record itself (data), so that the member returns without waiting for its
+ * readers: it waits for them only before it writes the record again. */
+#define COLL_INLINE 152
 struct coll_rec {
-    alignas(SM_CACHELINE) _Atomic uint32_t stamp;  /* the group's sequence number it is published for */
+    alignas(SM_CACHELINE) _Atomic uint32_t stamp;  /* the sequence number it is published for */
     uint32_t sig;               /* which collective: kind, root, type, op (checked by readers) */
+    uint32_t flags;
     uint64_t len;               /* bytes this member contributes (or expects) */
-    uint64_t src, dst;          /* its buffers (coll_pub) */
-    uint32_t flags;             /* COLL_REC_* */
-    /* Peers count themselves here when done with this member's buffers
-     * (+COLL_DONE_ERR each if it found a mismatch); reset at publication. */
-    alignas(SM_CACHELINE) _Atomic uint32_t done;
+    uint64_t src, dst;          /* its buffers (see pub() in inplace.c), src perhaps data below */
+    unsigned char data[COLL_INLINE];   /* the first 24 bytes share the stamp's line */
 };
-#define COLL_DONE_ERR   (1u << 16)
-#define COLL_DONE_COUNT (COLL_DONE_ERR - 1)
-enum { COLL_REC_SLICEABLE = 1 };   /* dst is src or disjoint from it */
+_Static_assert(offsetof(struct coll_rec, data) == 40 && sizeof(struct coll_rec) == 192,
+               "a small contribution starts in the stamp's line; a record is three lines");
 
-/* A group's state in one member's area. */
+/* A group's state in one member's area. Readers never write to it: a
+ * member says what it has finished in its own progress word, which the
+ * owners of the records and buffers it used read (when they cannot tell
+ * otherwise: a member that publishes collective s has finished s - 1). */
 struct coll_slot {
     struct sm_barrier_cell bar;
-    struct coll_rec rec;
+    struct coll_rec rec[2];             /* for odd and even sequence numbers */
+    alignas(SM_CACHELINE) _Atomic uint32_t progress;   /* the last collective finished; never cleared */
 };
 
 /* Active sets: start + i * 2^logstride for i < size; a flat barrier per
@@ -42,5 +48,9 @@ struct coll_area {
 _Static_assert(sizeof(struct coll_area) <= SM_AREA_SIZE, "the collective state fits its area");
 
 static inline struct coll_area *coll_area_of(int rank) { return sm_area(rank, SM_AREA_COLL); }
+
+/* Wait until every member of g (only member `only` if >= 0) other than the
+ * caller has finished collective seq on g (inplace.c). */
+void coll_wait_finished(struct coll_group *g, uint32_t seq, int only);
 
 #endif

@@ -3,7 +3,10 @@
  * finds the group's state at that number in every other member's area, and
  * no live group of any member is there. A member marks the number in its
  * own published set (coll_area.used) and frees it at destroy, so numbers
- * are taken again: a program may create and free groups without end. */
+ * are taken again: a program may create and free groups without end. What
+ * an earlier group left at the number (records, progress) is never cleared:
+ * the new group's sequence numbers start past the creators' progress. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll_internal.h"
@@ -23,14 +26,28 @@ int coll_group_index(const struct coll_group *g, int rank)
     return d % m->stride == 0 && d / m->stride >= 0 && d / m->stride < m->size ? d / m->stride : -1;
 }
 
-static void set_group(struct coll_group *g, const struct sm_group *m, int num)
+/* The last collective job rank r has finished on the group at number num
+ * (any group that had the number). */
+static uint32_t progress_at(int r, int num)
+{
+    return atomic_load_explicit(&coll_area_of(r)->slot[num].progress, memory_order_acquire);
+}
+
+/* g as a member (or not) of the group at num whose sequence starts at base. */
+static sm_status_t set_group(struct coll_group *g, const struct sm_group *m, int num, uint32_t base)
 {
     bool member = m && m->me >= 0 && num >= 0;
-    *g = (struct coll_group){ .num = member ? num : -1, .aset = -1 };
+    *g = (struct coll_group){ .num = -1, .aset = -1 };
     if (m) g->m = *m;
-    if (!member) return;
+    if (!member) return SM_OK;
+    if (m->size > 1 && !(g->seen = malloc(sizeof *g->seen * (size_t)m->size)))
+        return sm_fail(SM_ERR_NOMEM, "no memory for a group of %d", m->size);
+    for (int i = 0; i < m->size && g->seen; i++) g->seen[i] = base - 1;   /* nothing of this group to finish */
+    g->num = num;
+    g->seq = g->last_pub[0] = g->last_pub[1] = base - 1;
     uint64_t *w = &coll_area_of(sm_core.rank)->used[num / 64];
     __atomic_store_n(w, *w | 1ULL << (num % 64), __ATOMIC_RELAXED);   /* only this rank writes its set */
+    return SM_OK;
 }
 
 /* The lowest number whose bit is clear in every word(w) of the creators' union. */
@@ -68,20 +85,18 @@ sm_status_t coll_group_create(struct coll_group *g, const struct sm_group *m, co
     /* Every creator's set is current (it has finished its earlier creations) ... */
     if (over->size > 1 && (st = creators_sync(parent))) return st;
     int num = lowest_free(union_word, over);
+    uint32_t base = 0;
+    for (int i = 0; i < over->size && num >= 0; i++) {
+        uint32_t p = progress_at(sm_group_rank(over, i), num);
+        if (p > base) base = p;     /* (a number wraps after 2^32 collectives on it) */
+    }
     /* ... and all have read the sets before any marks the new number. */
     if (over->size > 1 && (st = creators_sync(parent))) return st;
     if (num < 0) {
-        set_group(g, m, -1);
+        set_group(g, m, -1, 0);
         return sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX);
     }
-    set_group(g, m, num);
-    return SM_OK;
-}
-
-static void bor_u64(const void *in, void *inout, size_t n, const void *ctx)
-{
-    (void)ctx;
-    for (size_t i = 0; i < n; i++) ((uint64_t *)inout)[i] |= ((const uint64_t *)in)[i];
+    return set_group(g, m, num, base + 1);
 }
 
 static uint64_t copied_word(int w, const void *arg) { return ((const uint64_t *)arg)[w]; }
@@ -93,25 +108,31 @@ sm_status_t coll_group_create_p2p(struct coll_group *g, const struct sm_group *m
         mine[w] = __atomic_load_n(&coll_area_of(sm_core.rank)->used[w], __ATOMIC_RELAXED);
     /* Each rank contributes its set before it can learn the result, so no
      * mark of this creation is in any set that is combined. */
-    struct coll_fn bor = { bor_u64, NULL, sizeof(uint64_t) };
+    struct coll_fn bor, max;
+    coll_fn_predefined(&bor, COLL_UINT64, COLL_BOR);
+    coll_fn_predefined(&max, COLL_UINT32, COLL_MAX);
     sm_status_t st = coll_p2p_allreduce(mine, all, USED_WORDS, &bor, over);
     if (st) return st;
     int num = lowest_free(copied_word, all);
-    set_group(g, m, num);
-    if (num < 0) return sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX);
-    return SM_OK;
+    if (num < 0) {
+        set_group(g, m, -1, 0);
+        return sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX);
+    }
+    uint32_t p = progress_at(sm_core.rank, num), base;
+    if ((st = coll_p2p_allreduce(&p, &base, 1, &max, over))) return st;
+    return set_group(g, m, num, base + 1);
 }
 
-/* Collective, so no peer still reads this member's record: clear it for
- * the next group to take the number (its stamps start again at 1). */
+/* Peers may still read this member's last records (or wait for its
+ * progress, which stays): once they have finished what it has, nothing of
+ * this group is read again, and the number may serve another. */
 void coll_group_destroy(struct coll_group *g)
 {
     if (g->num < 0) return;
-    struct coll_area *a = coll_area_of(sm_core.rank);
-    struct coll_rec *r = &a->slot[g->num].rec;
-    atomic_store_explicit(&r->stamp, 0, memory_order_relaxed);
-    atomic_store_explicit(&r->done, 0, memory_order_relaxed);
-    uint64_t *w = &a->used[g->num / 64];
+    coll_wait_finished(g, g->seq, -1);
+    free(g->seen);
+    g->seen = NULL;
+    uint64_t *w = &coll_area_of(sm_core.rank)->used[g->num / 64];
     __atomic_store_n(w, *w & ~(1ULL << (g->num % 64)), __ATOMIC_RELEASE);
     g->num = -1;
 }

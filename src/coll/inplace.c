@@ -68,75 +68,110 @@ static const char *const kind_name[] = { "", "a broadcast", "an allgather", "a c
 
 struct run {
     struct coll_group *g;
-    struct coll_rec *mine;
     uint32_t seq, sig;
     int n, me;
+    bool published;             /* peers may use this member's buffers ... */
+    bool lazy;                  /* ... or only its record, where its contribution travels */
 };
 
-static inline struct coll_rec *rec_of(const struct coll_group *g, int i)
+static inline bool aset(const struct coll_group *g) { return g->num < 0; }
+static inline struct coll_slot *slot_of(const struct coll_group *g, int i)
 {
-    struct coll_area *a = coll_area_of(sm_group_rank(&g->m, i));
-    return g->num >= 0 ? &a->slot[g->num].rec : &a->aset_rec;
+    return &coll_area_of(sm_group_rank(&g->m, i))->slot[g->num];
+}
+/* Member i's record for collective seq. */
+static inline struct coll_rec *rec_of(const struct coll_group *g, int i, uint32_t seq)
+{
+    return aset(g) ? &coll_area_of(sm_group_rank(&g->m, i))->aset_rec : &slot_of(g, i)->rec[seq & 1];
 }
 
 static uint64_t barrier_off(const struct coll_group *g)
 {
     struct coll_area *a = coll_area_of(0);     /* the same offset in every slot */
-    void *cell = g->num >= 0 ? (void *)&a->slot[g->num].bar : (void *)&a->aset_bar[g->aset];
+    void *cell = aset(g) ? (void *)&a->aset_bar[g->aset] : (void *)&a->slot[g->num].bar;
     return (uintptr_t)cell - sm_slot_base(0);
 }
 
-/* Start a collective: a new sequence number; publish this member's record
- * (if peers are to read it) and stamp it. An active set has no sequence:
- * every member publishes, then a barrier makes all records current. */
-static void begin(struct run *r, struct coll_group *g, uint32_t sig, bool publish, uint64_t len, uint64_t src,
-                  uint64_t dst, uint32_t flags)
+/* Has member i finished collective seq? What this member saw tells it
+ * often (i published a later record); else i's progress word does. */
+static void wait_finished(struct coll_group *g, int i, uint32_t seq)
 {
-    bool aset = g->num < 0;
-    *r = (struct run){ g, rec_of(g, g->m.me), 0, sig, g->m.size, g->m.me };
-    if (!aset && ++g->seq == 0) g->seq = 1;   /* 0 is a cleared record's stamp */
-    r->seq = g->seq;
-    if (publish || aset) {
-        struct coll_rec *m = r->mine;
-        atomic_store_explicit(&m->done, 0, memory_order_relaxed);
-        m->sig = sig, m->len = len, m->src = src, m->dst = dst, m->flags = flags;
-        if (!aset) {
-            atomic_store_explicit(&m->stamp, r->seq, memory_order_release);
-            sm_wake_word((volatile uint32_t *)&m->stamp);
-        }
-    }
-    if (aset) sm_barrier_run(&g->m, barrier_off(g), true);
+    if ((int32_t)(g->seen[i] - seq) >= 0) return;
+    _Atomic uint32_t *p = &slot_of(g, i)->progress;
+    uint32_t v;
+    while ((int32_t)((v = atomic_load_explicit(p, memory_order_acquire)) - seq) < 0)
+        sm_wait_word((volatile uint32_t *)p, v);
+    g->seen[i] = v;
+}
+void coll_wait_finished(struct coll_group *g, uint32_t seq, int only)
+{
+    for (int i = 0; i < g->m.size; i++)
+        if (i != g->m.me && (only < 0 || i == only)) wait_finished(g, i, seq);
 }
 
-/* Member i's record, once it is published for this collective. */
+/* Start a collective: a new sequence number; publish this member's record
+ * (if peers are to read it) and stamp it. The record is the one this member
+ * wrote two collectives ago: its readers then must have finished with it.
+ * The contribution (span bytes at src) goes into the record itself when it
+ * fits: then this member returns without waiting for its readers at all.
+ * An active set has no sequence and one record: every member publishes,
+ * then a barrier makes all records current (and another ends the call). */
+static void begin(struct run *r, struct coll_group *g, uint32_t sig, bool publish, uint64_t len, const void *src,
+                  size_t span, uint64_t dst, uint32_t flags)
+{
+    *r = (struct run){ g, 0, sig, g->m.size, g->m.me, publish || aset(g), false };
+    if (!aset(g)) {
+        if (++g->seq == 0) g->seq = 1;       /* 0: a record never written */
+        r->seq = g->seq;
+    }
+    if (!publish && !aset(g)) return;
+    struct coll_rec *m = rec_of(g, g->m.me, r->seq);
+    if (!aset(g)) coll_wait_finished(g, g->last_pub[r->seq & 1], -1);
+    r->lazy = span <= COLL_INLINE && !aset(g);
+    if (r->lazy && span) memcpy(m->data, src, span);
+    m->sig = sig, m->len = len, m->dst = dst, m->flags = flags;
+    m->src = r->lazy ? (uint64_t)(uintptr_t)m->data : pub(src, span);   /* the record is exposed memory */
+    if (aset(g)) {
+        sm_barrier_run(&g->m, barrier_off(g), true);
+        return;
+    }
+    g->last_pub[r->seq & 1] = r->seq;
+    atomic_store_explicit(&m->stamp, r->seq, memory_order_release);
+    sm_wake_word((volatile uint32_t *)&m->stamp);
+}
+
+/* Member i's record, once it is published for this collective (which says
+ * that i has finished the collective before). */
 static struct coll_rec *await(const struct run *r, int i)
 {
-    struct coll_rec *p = rec_of(r->g, i);
-    if (r->g->num >= 0) {
+    struct coll_rec *p = rec_of(r->g, i, r->seq);
+    if (!aset(r->g)) {
         uint32_t v;
         while ((v = atomic_load_explicit(&p->stamp, memory_order_acquire)) != r->seq)
             sm_wait_word((volatile uint32_t *)&p->stamp, v);
+        if ((int32_t)(r->g->seen[i] - (r->seq - 1)) < 0) r->g->seen[i] = r->seq - 1;
     }
     return p;
 }
 
-/* Tell member i this member is done with its buffers (after every access). */
-static void signal_done(const struct run *r, int i, bool mismatch)
+/* The end of a collective: this member has finished with every peer's
+ * record and buffers (it says so first, so that members waiting for each
+ * other cannot wait forever); then, unless its contribution travelled in
+ * its record, it waits for those who use its buffers: every member, or
+ * only `reader` if >= 0. After an error it waits anyway: its buffers were
+ * published. An active set ends with a barrier. */
+static sm_status_t finish(const struct run *r, sm_status_t st, int reader)
 {
-    struct coll_rec *p = rec_of(r->g, i);
-    atomic_fetch_add_explicit(&p->done, mismatch ? 1 + COLL_DONE_ERR : 1, memory_order_release);
-    sm_wake_word((volatile uint32_t *)&p->done);
-}
-
-/* Wait until `expect` peers are done with this member's buffers; true if
- * any of them found a mismatch. */
-static bool wait_done(const struct run *r, uint32_t expect)
-{
-    _Atomic uint32_t *d = &r->mine->done;
-    uint32_t v;
-    while (((v = atomic_load_explicit(d, memory_order_acquire)) & COLL_DONE_COUNT) < expect)
-        sm_wait_word((volatile uint32_t *)d, v);
-    return v >= COLL_DONE_ERR;
+    struct coll_group *g = r->g;
+    if (aset(g)) {
+        sm_barrier_run(&g->m, barrier_off(g), true);
+        return st;
+    }
+    _Atomic uint32_t *p = &slot_of(g, r->me)->progress;
+    atomic_store_explicit(p, r->seq, memory_order_release);
+    sm_wake_word((volatile uint32_t *)p);
+    if (r->published && (!r->lazy || st)) coll_wait_finished(g, r->seq, reader);
+    return st;
 }
 
 static int describe(char *buf, size_t cap, uint32_t sig, uint64_t len)
@@ -165,22 +200,6 @@ static inline sm_status_t check(const struct run *r, int i, const struct coll_re
     return mismatch(r, i, p, len);
 }
 
-/* A mismatch found by every member: signal everyone, whatever the roles
- * the members believe they have, so nobody waits forever. */
-static sm_status_t fail_all(const struct run *r, sm_status_t st)
-{
-    for (int i = 0; i < r->n; i++)
-        if (i != r->me) signal_done(r, i, true);
-    wait_done(r, (uint32_t)r->n - 1);
-    return st;
-}
-
-static sm_status_t peer_mismatch(const struct run *r)
-{
-    return sm_fail(SM_ERR_MISMATCH, "another member of the group called a different collective or size than "
-                   "this member (%d)", r->me);
-}
-
 static inline int rank_of(const struct run *r, int i) { return sm_group_rank(&r->g->m, i); }
 static inline bool overlap(const void *a, const void *b, size_t len)
 {
@@ -206,16 +225,15 @@ sm_status_t coll_bcast(struct coll_group *g, void *dst, const void *src, size_t 
     struct run r;
     uint32_t sig = SIG(K_BCAST, root, 0, 0);
     if (g->m.me == root) {
-        begin(&r, g, sig, true, len, pub(src, len), 0, 0);
+        begin(&r, g, sig, true, len, src, len, 0, 0);
         if (root_copies) memmove(dst, src, len);
-        return wait_done(&r, (uint32_t)n - 1) ? peer_mismatch(&r) : SM_OK;
+        return finish(&r, SM_OK, -1);
     }
-    begin(&r, g, sig, false, len, 0, 0, 0);
+    begin(&r, g, sig, false, len, NULL, 0, 0, 0);
     struct coll_rec *p = await(&r, root);
     sm_status_t st = check(&r, root, p, len, true);
     if (!st) st = pull(rank_of(&r, root), p->src, 0, dst, len);
-    signal_done(&r, root, st == SM_ERR_MISMATCH);
-    return st;
+    return finish(&r, st, -1);
 }
 
 /* --- Allgather, collect, alltoall(s) --------------------------------------------------- */
@@ -228,9 +246,8 @@ static sm_status_t gather_all(struct coll_group *g, void *dst, const void *src, 
         return SM_OK;
     }
     struct run r;
-    begin(&r, g, SIG(fixed ? K_ALLGATHER : K_COLLECT, COLL_ALL, 0, 0), true, len, pub(src, len), 0, 0);
-    /* Every record checked before any peer is told this member is done,
-     * so that a mismatch is everyone's and the counts stay exact. */
+    begin(&r, g, SIG(fixed ? K_ALLGATHER : K_COLLECT, COLL_ALL, 0, 0), true, len, src, len, 0, 0);
+    /* Every record checked before any data moves: a mismatch is everyone's. */
     sm_status_t st = SM_OK;
     size_t o = 0;
     for (int i = 0; i < n; i++) {
@@ -238,18 +255,14 @@ static sm_status_t gather_all(struct coll_group *g, void *dst, const void *src, 
         if (!st && i != me) st = check(&r, i, p, len, fixed);
         off[i] = o, o += p->len;
     }
-    if (st) return fail_all(&r, st);
     /* From the next member on, so that readers spread over the sources. */
-    for (int k = 1; k < n; k++) {
+    for (int k = 1; k < n && !st; k++) {
         int i = me + k < n ? me + k : me + k - n;
-        struct coll_rec *p = rec_of(g, i);
-        sm_status_t s = pull(rank_of(&r, i), p->src, 0, (char *)dst + off[i], p->len);
-        if (s && !st) st = s;
-        signal_done(&r, i, false);
+        struct coll_rec *p = rec_of(g, i, r.seq);
+        st = pull(rank_of(&r, i), p->src, 0, (char *)dst + off[i], p->len);
     }
-    if ((char *)dst + off[me] != src && len) memmove((char *)dst + off[me], src, len);
-    if (wait_done(&r, (uint32_t)n - 1) && !st) st = peer_mismatch(&r);
-    return st;
+    if (!st && (char *)dst + off[me] != src && len) memmove((char *)dst + off[me], src, len);
+    return finish(&r, st, -1);
 }
 sm_status_t coll_allgather(struct coll_group *g, void *dst, const void *src, size_t len)
 {
@@ -304,22 +317,19 @@ sm_status_t coll_alltoalls(struct coll_group *g, void *dst, const void *src, ptr
     struct run r;
     sm_status_t st = SM_OK;
     if (n > 1) {
-        begin(&r, g, SIG(K_ALLTOALL, COLL_ALL, 0, 0), true, len, pub(src, span), 0, 0);
+        begin(&r, g, SIG(K_ALLTOALL, COLL_ALL, 0, 0), true, len, src, span, 0, 0);
         for (int i = 0; i < n; i++)          /* all checked first, as in gather_all */
             if (!st && i != me) st = check(&r, i, await(&r, i), len, true);
-        if (st) return fail_all(&r, st);
     }
-    for (int k = 1; k < n; k++) {
+    for (int k = 1; k < n && !st; k++) {
         int i = me + k < n ? me + k : me + k - n;
-        sm_status_t s = pull_strided(rank_of(&r, i), rec_of(g, i)->src, (size_t)me * sblk, sst,
-                                     (char *)dst + (size_t)i * dblk, dstr, elem, nelems);
-        if (s && !st) st = s;
-        signal_done(&r, i, false);
+        st = pull_strided(rank_of(&r, i), rec_of(g, i, r.seq)->src, (size_t)me * sblk, sst,
+                          (char *)dst + (size_t)i * dblk, dstr, elem, nelems);
     }
-    if (len) pull_strided(sm_core.rank, pub(src, span), (size_t)me * sblk, sst, (char *)dst + (size_t)me * dblk, dstr,
-                          elem, nelems);
-    if (n > 1 && wait_done(&r, (uint32_t)n - 1) && !st) st = peer_mismatch(&r);
-    return st;
+    if (len && !st)
+        pull_strided(sm_core.rank, pub(src, span), (size_t)me * sblk, sst, (char *)dst + (size_t)me * dblk, dstr,
+                     elem, nelems);
+    return n > 1 ? finish(&r, st, -1) : st;
 }
 
 /* --- Reductions ---------------------------------------------------------------------- */
@@ -393,44 +403,39 @@ sm_status_t coll_reduce(struct coll_group *g, void *dst, const void *src, size_t
         if (dst != src && len) memmove(dst, src, len);
         return SM_OK;
     }
-    /* Slicing writes a dst while others read the same member's src: only
-     * when that is the same memory or none of it. */
-    bool rooted = root != COLL_ALL, sliceable = !at_root || dst == src || !overlap(dst, src, len);
+    bool rooted = root != COLL_ALL, sliced = len >= RED_SLICE_MIN;   /* the same in every member */
+    /* A source that this member's own writes to dst would spoil before
+     * every reader has it is read from a copy: one that dst overlaps in part,
+     * or, under a serial allreduce, dst itself (peers read it meanwhile;
+     * a small source travels in the record, a copy already). */
+    void *tmp = NULL;
+    if (at_root && overlap(dst, src, len) && (dst != src || (!rooted && !sliced && len > COLL_INLINE))) {
+        if (!(tmp = malloc(len))) return sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", len);
+        src = memcpy(tmp, src, len);
+    }
+    /* Serial: the root alone (every member, under an allreduce) reads the
+     * sources, and the root's own is not published. Sliced: every member
+     * reads its slice of every source and writes it into the dsts. */
+    bool reads = !rooted || sliced || at_root, shares = !rooted || sliced || !at_root;
     struct run r;
-    begin(&r, g, SIG(K_REDUCE, root, t, op), true, len, pub(src, len), at_root ? pub(dst, len) : 0,
-          sliceable ? COLL_REC_SLICEABLE : 0);
-    /* Every member reads every record and tells every other when it is done
-     * (the root once it has combined), whatever its role: all check all, so
-     * a disagreement (sizes, roots, types, ops) is everyone's, and all take
-     * the same path from the same records. */
+    begin(&r, g, SIG(K_REDUCE, root, t, op), true, len, src, shares ? len : 0, at_root ? pub(dst, len) : 0, 0);
     struct coll_rec *recs[n];
     sm_status_t st = SM_OK;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && reads; i++) {
         recs[i] = await(&r, i);
         if (!st && i != me) st = check(&r, i, recs[i], len, true);
-        if (!rooted || i == root) sliceable &= (recs[i]->flags & COLL_REC_SLICEABLE) != 0;
     }
-    if (st) return fail_all(&r, st);
     struct red d = { &r, recs, src, k, es };
-    void *tmp = NULL;
-    if (len >= RED_SLICE_MIN && sliceable) {
+    if (!st && sliced) {
         /* Slices in whole cache lines, so no two members write one line of a dst. */
         size_t per = es >= SM_CACHELINE ? 1 : SM_CACHELINE / es, chunks = (count + per - 1) / per;
         size_t lo = chunks * (size_t)me / (size_t)n * per, hi = chunks * (size_t)(me + 1) / (size_t)n * per;
         st = combine(&d, lo, hi < count ? hi : count, to_members, &root);
-    } else if (at_root) {
-        /* Serial, into a scratch buffer where dst is still read by peers (it
-         * is this member's source, under an allreduce) or overlaps the source. */
-        if (overlap(dst, src, len) && (!rooted || dst != src) && !(tmp = malloc(len)))
-            st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", len);
-        else st = combine(&d, 0, count, to_local, tmp ? tmp : dst);
+    } else if (!st && at_root) {
+        st = combine(&d, 0, count, to_local, dst);
     }
-    for (int i = 0; i < n; i++)
-        if (i != me) signal_done(&r, i, false);
-    wait_done(&r, (uint32_t)n - 1);
-    if (tmp) {
-        if (!st) memcpy(dst, tmp, len);
-        free(tmp);
-    }
+    /* Serial: a member's source is read by the root only; the root's by no one. */
+    st = finish(&r, st, rooted && !sliced ? (at_root ? me : root) : -1);
+    free(tmp);
     return st;
 }

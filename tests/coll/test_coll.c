@@ -324,7 +324,8 @@ static void aset_check(void)
     barrier_check(&a, 15, 30);
 }
 
-/* Members that disagree are told so, all of them, and the group still works after. */
+/* Members that disagree are told so where they can see it, and the group
+ * still works after. */
 static void mismatch_check(struct coll_group *g)
 {
     int sz = g->m.size, i = g->m.me;
@@ -333,13 +334,22 @@ static void mismatch_check(struct coll_group *g)
     sm_status_t st = coll_reduce(g, &out, &v, 1, COLL_INT64, i == sz - 1 ? COLL_MAX : COLL_SUM, COLL_ALL);
     CHECK(st == SM_ERR_MISMATCH, "different ops: %d", st);
     CHECK(strstr(sm_fail_reason(), "member") != NULL, "reason: %s", sm_fail_reason());
-    char buf[64];
-    st = coll_bcast(g, buf, buf, i == 1 ? 8 : 16, 0);
-    CHECK(i == 0 || i == 1 ? st == SM_ERR_MISMATCH : st == SM_OK, "bcast of other sizes: member %d got %d", i, st);
+    /* a broadcast: the reader that expects another size is told */
+    char buf[1024];
+    for (int big = 0; big < 2; big++) {
+        st = coll_bcast(g, buf, buf, (size_t)(i == 1 ? 8 : 16) * (big ? 25 : 1), 0);
+        CHECK(i == 1 ? st == SM_ERR_MISMATCH : st == SM_OK, "bcast of other sizes: member %d got %d", i, st);
+    }
     st = coll_allgather(g, buf, buf, i == 0 ? 2 : 1);
     CHECK(st == SM_ERR_MISMATCH, "allgather of other sizes: %d", st);
-    st = coll_reduce(g, i == 0 ? &out : NULL, &v, 1, COLL_INT64, COLL_SUM, i == 1 ? 1 : 0);
-    CHECK(st == SM_ERR_MISMATCH, "different roots: %d", st);
+    st = coll_alltoall(g, buf, buf + 512, i == 0 ? 2 : 1);
+    CHECK(st == SM_ERR_MISMATCH, "alltoall of other sizes: %d", st);
+    /* reductions to a root: the root sees every member's call (the others see none) */
+    st = coll_reduce(g, i == 0 ? &out : NULL, &v, 1, i == sz - 1 ? COLL_INT32 : COLL_INT64, COLL_SUM, 0);
+    CHECK(i == 0 ? st == SM_ERR_MISMATCH : st == SM_OK, "reduce of other types: member %d got %d", i, st);
+    /* members that disagree on the root: both roots see it */
+    st = coll_reduce(g, i <= 1 ? &out : NULL, &v, 1, COLL_INT64, COLL_SUM, i == 1 ? 1 : 0);
+    CHECK(i <= 1 ? st == SM_ERR_MISMATCH : st == SM_OK, "different roots: member %d got %d", i, st);
     OK(coll_reduce(g, &out, &v, 1, COLL_INT64, COLL_SUM, COLL_ALL));
     CHECK(out == sz, "after the mismatches: %ld", out);
     CHECK(coll_bcast(g, buf, buf, 1, sz) == SM_ERR_ARG, "bad root");
