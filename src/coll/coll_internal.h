@@ -24,14 +24,18 @@ struct coll_rec {
 _Static_assert(offsetof(struct coll_rec, data) == 40 && sizeof(struct coll_rec) == 192,
                "a small contribution starts in the stamp's line; a record is three lines");
 
-/* A group's state in one member's area. Readers never write to it: a
- * member says what it has finished in its own progress word, which the
- * owners of the records and buffers it used read (when they cannot tell
- * otherwise: a member that publishes collective s has finished s - 1). */
+/* A group's state in one member's area. Readers do not tell the owner
+ * they are done: a member says what it has finished in its own progress
+ * word, which the owners of the records and buffers it used read when they
+ * cannot tell otherwise (a member that publishes collective s has finished
+ * s - 1). The one word peers write is a large broadcast's share claim. */
 struct coll_slot {
     struct sm_barrier_cell bar;
     struct coll_rec rec[2];             /* for odd and even sequence numbers */
     alignas(SM_CACHELINE) _Atomic uint32_t progress;   /* the last collective finished; never cleared */
+    /* A large broadcast's reader and its root claim the tail of the reader's
+     * copy here, one word per record: the root writes to a reader's slot. */
+    _Atomic uint32_t share[2];
 };
 
 /* Active sets: start + i * 2^logstride for i < size; a flat barrier per

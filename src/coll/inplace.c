@@ -1,11 +1,12 @@
 /* inplace.c: the SMARTMAP collectives (DESIGN.md §4, seed 000 §3.3-3.7):
  * members publish their buffers in their records (coll_internal.h), peers
- * copy and reduce straight between user buffers, and count themselves done.
- * Broadcast: readers copy from the root. Allgather, collect, alltoall(s):
- * each member pulls its blocks from every peer. Reduce and allreduce:
- * small vectors serially (the root, or every member, combines all sources);
- * large ones sliced: each member combines its slice of every source and
- * writes it straight into the destination(s). */
+ * copy and reduce straight between user buffers, and say in their progress
+ * words when they are done. Broadcast: readers copy from the root (which
+ * takes a share of large copies). Allgather, collect, alltoall(s): each
+ * member pulls its blocks from every peer. Reduce and allreduce: small
+ * vectors serially (the root, or every member, combines all sources); large
+ * ones sliced: each member combines its slice of every source and writes it
+ * straight into the destination(s). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,11 +214,65 @@ sm_status_t coll_barrier(struct coll_group *g)
     return SM_OK;
 }
 
+/* A large broadcast's copies are shared: a reader that publishes its dst
+ * copies the head, and the tail (a 1/n share, so that the root, copying
+ * the tails of n - 1 readers, does as much as one reader) goes to whoever
+ * claims it first in the reader's share word: the root, once it has
+ * published, or the reader itself. Neither waits for the other to come. */
+#define BCAST_SHARE_MIN (64 << 10)   /* bytes; below, each reader copies alone */
+enum { SHARE_ROOT = 1, SHARE_ROOT_DONE = 2, SHARE_READER = 3 };
+static inline uint32_t share_word(uint32_t seq, uint32_t state) { return seq << 2 | state; }
+static inline bool share_now(uint32_t v, uint32_t seq) { return (v ^ seq << 2) >> 2 == 0; }
+static inline size_t share_at(size_t len, int n) { return (len - len / (size_t)n) & ~(size_t)(SM_CACHELINE - 1); }
+
+/* Reader i has published for this collective, or finished it without. */
+struct arrival { struct run *r; int i; };
+static bool arrived(void *arg)
+{
+    struct arrival *a = arg;
+    struct coll_slot *s = slot_of(a->r->g, a->i);
+    return atomic_load_explicit(&s->rec[a->r->seq & 1].stamp, memory_order_acquire) == a->r->seq ||
+           (int32_t)(atomic_load_explicit(&s->progress, memory_order_acquire) - a->r->seq) >= 0;
+}
+
+/* The root, which would wait for its readers anyway: the tail of every
+ * reader it can claim, as they come (they ring its doorbell). */
+static void bcast_share(struct run *r, const void *src, size_t len)
+{
+    size_t lo = share_at(len, r->n);
+    for (int k = 1; k < r->n; k++) {
+        int i = r->me + k < r->n ? r->me + k : r->me + k - r->n;
+        struct arrival a = { r, i };
+        sm_wait(arrived, &a);
+        struct coll_rec *p = rec_of(r->g, i, r->seq);
+        if (atomic_load_explicit(&p->stamp, memory_order_acquire) != r->seq || p->sig != r->sig || p->len != len) continue;
+        _Atomic uint32_t *w = &slot_of(r->g, i)->share[r->seq & 1];
+        uint32_t v = atomic_load_explicit(w, memory_order_relaxed);
+        if (share_now(v, r->seq) || !atomic_compare_exchange_strong(w, &v, share_word(r->seq, SHARE_ROOT))) continue;
+        push(rank_of(r, i), p->dst, lo, (const char *)src + lo, len - lo);
+        atomic_store_explicit(w, share_word(r->seq, SHARE_ROOT_DONE), memory_order_release);
+        sm_wake_word((volatile uint32_t *)w);
+    }
+}
+
+/* A reader: claim its own tail, or wait for the root to finish it. */
+static sm_status_t bcast_tail(struct run *r, int root, uint64_t src, void *dst, size_t len)
+{
+    size_t lo = share_at(len, r->n);
+    _Atomic uint32_t *w = &slot_of(r->g, r->me)->share[r->seq & 1];
+    uint32_t v = atomic_load_explicit(w, memory_order_relaxed);
+    if (!share_now(v, r->seq) && atomic_compare_exchange_strong(w, &v, share_word(r->seq, SHARE_READER)))
+        return pull(rank_of(r, root), src, lo, (char *)dst + lo, len - lo);
+    while ((v = atomic_load_explicit(w, memory_order_acquire)) != share_word(r->seq, SHARE_ROOT_DONE))
+        sm_wait_word((volatile uint32_t *)w, v);
+    return SM_OK;
+}
+
 sm_status_t coll_bcast(struct coll_group *g, void *dst, const void *src, size_t len, int root)
 {
     int n = g->m.size;
     if ((unsigned)root >= (unsigned)n) return sm_fail(SM_ERR_ARG, "root %d is not a member of the group of %d", root, n);
-    bool root_copies = g->m.me == root && dst && dst != src && len;
+    bool root_copies = g->m.me == root && dst && dst != src && len, shared = len >= BCAST_SHARE_MIN;
     if (n == 1) {
         if (root_copies) memmove(dst, src, len);
         return SM_OK;
@@ -226,13 +281,18 @@ sm_status_t coll_bcast(struct coll_group *g, void *dst, const void *src, size_t 
     uint32_t sig = SIG(K_BCAST, root, 0, 0);
     if (g->m.me == root) {
         begin(&r, g, sig, true, len, src, len, 0, 0);
+        if (shared && !aset(g)) bcast_share(&r, src, len);
         if (root_copies) memmove(dst, src, len);
         return finish(&r, SM_OK, -1);
     }
-    begin(&r, g, sig, false, len, NULL, 0, 0, 0);
+    /* A reader publishes (its dst) only to share a large copy. */
+    begin(&r, g, sig, shared, len, NULL, 0, shared ? pub(dst, len) : 0, 0);
+    if (shared) sm_wake(sm_group_rank(&g->m, root));
     struct coll_rec *p = await(&r, root);
     sm_status_t st = check(&r, root, p, len, true);
-    if (!st) st = pull(rank_of(&r, root), p->src, 0, dst, len);
+    shared &= !aset(g);
+    if (!st) st = pull(rank_of(&r, root), p->src, 0, dst, shared ? share_at(len, n) : len);
+    if (!st && shared) st = bcast_tail(&r, root, p->src, dst, len);
     return finish(&r, st, -1);
 }
 
