@@ -1,11 +1,14 @@
 /* Substrate benchmark: (1) flag ping-pong half round trip between ranks 0
  * and 1 through sm_remote and through a plain MAP_SHARED mapping of one
- * memfd (the physical limit), (2) single-copy bandwidth of sm_get from rank
- * 1's heap against memcpy within one process, 8 B to 64 MiB. Runs alternate
- * between the two sides and the median is quoted. Run: smrun -n 2 substrate */
+ * memfd (the physical limit), (2) an 8-byte OpenSHMEM put + quiet against
+ * its limit, a plain store into the peer's line through sm_remote and a
+ * locked add, (3) single-copy bandwidth of sm_get from rank 1's heap against
+ * memcpy within one process, 8 B to 64 MiB. Runs alternate between the two
+ * sides and the median is quoted. Run: smrun -n 2 substrate */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdalign.h>
+#include <shmem.h>
 #include <smartmap.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -62,6 +65,24 @@ static double pingpong(int me, _Atomic uint64_t *mine, _Atomic uint64_t *theirs,
     return t;
 }
 
+/* ns per 8-byte put + quiet to rank 1: shmem_putmem + shmem_quiet, or the
+ * limit they are measured against: a store through sm_remote and a locked
+ * add (what quiet costs on x86), the same store, the same line. */
+static double put_quiet(bool raw, uint64_t *dst, uint64_t *peer_dst, long iters)
+{
+    double t0 = now();
+    for (uint64_t i = 0; i < (uint64_t)iters; i++) {
+        if (raw) {
+            *(volatile uint64_t *)peer_dst = i;
+            __asm__ __volatile__("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
+        } else {
+            shmem_putmem(dst, &i, sizeof i, 1);
+            shmem_quiet();
+        }
+    }
+    return (now() - t0) / iters * 1e9;
+}
+
 int main(int argc, char **argv)
 {
     int me = sm_rank();
@@ -111,6 +132,29 @@ int main(int argc, char **argv)
         printf("\nsmartmap / raw: **%.2fx** (target <= 1.2x)\n", m_sm / m_raw);
     }
 
+    /* Put + quiet: rank 0 puts, rank 1 waits in shmem_barrier_all. */
+    shmem_init();
+    uint64_t *pdst = shmem_malloc(64);
+    double t_put[REPS * 2], t_lim[REPS * 2];
+    for (int r = 0; r < REPS * 2; r++) {
+        shmem_barrier_all();
+        if (me == 0) {
+            t_put[r] = put_quiet(false, pdst, NULL, iters * 10);
+            t_lim[r] = put_quiet(true, pdst, shmem_ptr(pdst, 1), iters * 10);
+        }
+    }
+    shmem_barrier_all();
+    if (me == 0) {
+        double a = median(t_put, REPS * 2), sa = spread(t_put, REPS * 2);
+        double b = median(t_lim, REPS * 2), sb = spread(t_lim, REPS * 2);
+        printf("\n### 8-byte put + quiet to rank 1\n\n");
+        printf("| path | ns | spread |\n|---|---:|---:|\n");
+        printf("| shmem_putmem + shmem_quiet | %.2f | %.0f%% |\n", a, 100 * sa);
+        printf("| store via sm_remote + locked add (limit) | %.2f | %.0f%% |\n", b, 100 * sb);
+        printf("\nput+quiet / limit: **%.2fx** (target <= 1.3x)\n", a / b);
+    }
+    shmem_free(pdst);
+
     /* Bandwidth: rank 0 pulls from rank 1's heap with sm_get; the baseline
      * is memcpy between two buffers of rank 0's. Rank 1 waits in a barrier. */
     size_t max = quick ? (size_t)16 << 20 : (size_t)64 << 20;
@@ -150,6 +194,6 @@ int main(int argc, char **argv)
         }
         printf("\nsmallest sm_get / memcpy ratio at >= 1 MiB: **%.2fx** (target >= 0.9x)\n", worst_large);
     }
-    sm_barrier();
+    shmem_finalize();
     return 0;
 }

@@ -144,16 +144,16 @@ static void map_slots(int fd0)
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (res == MAP_FAILED || res != want)
         slot_range_taken(want, span, res == MAP_FAILED ? errno : 0);
+    /* Whole slots, beyond the memfds' ends: a rank that grows its memfd
+     * (sm_symmetric_grow) needs no peer to map anything. */
     for (int r = 0; r < sm_core.size; r++) {
         void *at = (void *)sm_slot_base(r);
-        void *p = mmap(at, sm_core.slot_bytes, PROT_READ | PROT_WRITE,
-                       MAP_SHARED | MAP_FIXED, fd0 + r, 0);
+        void *p = mmap(at, SM_SLOT, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd0 + r, 0);
         if (p != at)
-            sm_fatal("init: cannot map rank %d's slot (fd %d, %llu bytes): %s", r, fd0 + r,
-                     (unsigned long long)sm_core.slot_bytes, strerrordesc_np(errno));
+            sm_fatal("init: cannot map rank %d's slot (fd %d): %s", r, fd0 + r, strerrordesc_np(errno));
         if (sm_core.huge_pages) {
             madvise((char *)at + SM_HEAP_OFF, sm_core.heap_bytes, MADV_HUGEPAGE);
-            madvise((char *)at + SM_SYM_OFF, sm_core.slot_bytes - SM_SYM_OFF, MADV_HUGEPAGE);
+            madvise((char *)at + SM_SYM_OFF, SM_SYM_MAX, MADV_HUGEPAGE);
         }
     }
 }
@@ -167,11 +167,9 @@ static int find_job(void)
     if (rank < 0 || size < 1 || size > SM_NMAX || rank >= size || fd0 < 0) return -1;
     /* The memfds must still be open: a rank closes them once mapped, so its
      * own children (which inherit the environment) fall back to singletons. */
-    struct stat st0;
-    if (fstat((int)fd0, &st0) != 0 || st0.st_size < (off_t)SM_SYM_OFF) return -1;
-    for (long r = 1; r < size; r++) {
+    for (long r = 0; r < size; r++) {   /* (a rank may have grown its symmetric region) */
         struct stat st;
-        if (fstat((int)(fd0 + r), &st) != 0 || st.st_size != st0.st_size) return -1;
+        if (fstat((int)(fd0 + r), &st) != 0 || st.st_size < (off_t)SM_SYM_OFF) return -1;
     }
     /* Claim the rank: the first process to initialise in it wins (the rank
      * itself, or the first program a non-smartmap wrapper such as sh starts). */
@@ -184,7 +182,7 @@ static int find_job(void)
     if (!claimed) return -1;
     sm_core.rank = (int)rank;
     sm_core.size = (int)size;
-    sm_core.slot_bytes = (uint64_t)st0.st_size;
+    sm_core.slot_bytes = SM_SYM_OFF;
     long heap = env_long(SM_ENV_HEAP, 0);
     if (heap < (long)SM_HEAP_MIN || (uint64_t)heap > SM_HEAP_MAX || heap % (long)SM_HEAP_ALIGN) heap = SM_HEAP_MIN;
     sm_core.heap_bytes = (uint64_t)heap;
@@ -204,7 +202,7 @@ static int make_singleton(void)
     int fd = memfd_create("smartmap.single", MFD_CLOEXEC);
     if (fd < 0) sm_fatal("init: memfd_create: %s", strerrordesc_np(errno));
     sm_core.heap_bytes = heap;
-    sm_core.slot_bytes = SM_SYM_OFF + heap; /* a symmetric heap as large as the heap */
+    sm_core.slot_bytes = SM_SYM_OFF;
     if (ftruncate(fd, (off_t)sm_core.slot_bytes) != 0)
         sm_fatal("init: cannot size the slot to %llu bytes: %s",
                  (unsigned long long)sm_core.slot_bytes, strerrordesc_np(errno));
@@ -348,7 +346,6 @@ static void init_once(void)
         map_slots(own);
     }
     sm_core.own_fd = own;
-    sm_core.sym_bytes = sm_core.slot_bytes - SM_SYM_OFF;
     /* Not the affinity mask: a pinned rank sees one CPU however many there are. */
     sm_core.oversubscribed = sm_core.size > sysconf(_SC_NPROCESSORS_ONLN);
     sm_wait_init();
@@ -423,6 +420,21 @@ void sm_mem_info(struct sm_mem_info *info)
     struct stat st;
     info->heap_capacity = sm_core.heap_bytes;
     info->slot_resident = fstat(sm_core.own_fd, &st) == 0 ? (size_t)st.st_blocks * 512 : 0;
+}
+
+sm_status_t sm_symmetric_grow(uint64_t bytes)
+{
+    sm_core_init();
+    if (bytes > SM_SYM_MAX)
+        return sm_fail(SM_ERR_NOMEM, "a symmetric region of %llu bytes exceeds the %llu bytes a slot has room for",
+                       (unsigned long long)bytes, (unsigned long long)SM_SYM_MAX);
+    if (bytes <= sm_core.sym_bytes) return SM_OK;
+    if (ftruncate(sm_core.own_fd, (off_t)(SM_SYM_OFF + bytes)) != 0)
+        return sm_fail(SM_ERR_NOMEM, "cannot grow the slot's memfd to %llu bytes: %s",
+                       (unsigned long long)(SM_SYM_OFF + bytes), strerrordesc_np(errno));
+    sm_core.sym_bytes = bytes;
+    sm_core.slot_bytes = SM_SYM_OFF + bytes;
+    return SM_OK;
 }
 
 void sm_finalize_required(const char *routine)
