@@ -32,9 +32,13 @@ static bool blk_reserve(void);
 
 /* --- The collective same-call check ----------------------------------------- */
 
-/* FREE_BAD and REALLOC_BAD: a pointer that is not a live block, published
- * (as an address) so that the call stays collective and no rank hangs. */
-enum heap_op { OP_NONE, OP_OPEN, OP_ALLOC, OP_CALLOC, OP_FREE, OP_FREE_BAD, OP_REALLOC, OP_REALLOC_BAD, OP_NOMEM };
+/* _DEAD and _BAD: a pointer that is not a live block, published so that the
+ * call stays collective and no rank hangs: as an offset if it is in the
+ * heap (a freed block: the same in every rank), else as an address. */
+enum heap_op {
+    OP_NONE, OP_OPEN, OP_ALLOC, OP_CALLOC, OP_FREE, OP_FREE_DEAD, OP_FREE_BAD,
+    OP_REALLOC, OP_REALLOC_DEAD, OP_REALLOC_BAD, OP_NOMEM
+};
 
 /* "alloc(size 100, align 16)": what a published call was, for the reason. */
 static void describe(char *buf, size_t len, uint64_t op, uint64_t a, uint64_t b)
@@ -49,13 +53,17 @@ static void describe(char *buf, size_t len, uint64_t op, uint64_t a, uint64_t b)
         if (a == UINT64_MAX) snprintf(buf, len, "free(NULL)");
         else snprintf(buf, len, "free(offset %llu)", (unsigned long long)a);
         break;
-    case OP_FREE_BAD: snprintf(buf, len, "free(%#llx, not a live block)", (unsigned long long)a); break;
+    case OP_FREE_DEAD: snprintf(buf, len, "free(offset %llu, not a live block)", (unsigned long long)a); break;
+    case OP_FREE_BAD: snprintf(buf, len, "free(%#llx, not in the heap)", (unsigned long long)a); break;
     case OP_REALLOC:
         snprintf(buf, len, "realloc(offset %llu, size %llu)", (unsigned long long)a, (unsigned long long)b);
         break;
-    case OP_REALLOC_BAD:
-        snprintf(buf, len, "realloc(%#llx, not a live block, size %llu)", (unsigned long long)a,
+    case OP_REALLOC_DEAD:
+        snprintf(buf, len, "realloc(offset %llu, not a live block, size %llu)", (unsigned long long)a,
                  (unsigned long long)b);
+        break;
+    case OP_REALLOC_BAD:
+        snprintf(buf, len, "realloc(%#llx, not in the heap, size %llu)", (unsigned long long)a, (unsigned long long)b);
         break;
     case OP_NOMEM: snprintf(buf, len, "(out of private memory for the heap's block list)"); break;
     default: snprintf(buf, len, "(no call)"); break;
@@ -72,23 +80,35 @@ static void meet(const struct rma_sym *v) { v->barrier ? v->barrier() : sm_barri
  * SM_ERR_PEER, with the same reason. After OK the caller does its part,
  * then call_end; after a mismatch nobody meets again, since some ranks may
  * not be in this call at all (their records are older), so none waits for
- * them. */
-static bool invalid(uint64_t op) { return op == OP_FREE_BAD || op == OP_REALLOC_BAD || op == OP_NOMEM; }
-static sm_status_t call_begin(const struct rma_sym *v, uint64_t op, uint64_t a, uint64_t b)
+ * them. The call's number (*seq) says which record holds it. */
+static bool invalid(uint64_t op)
 {
-    struct rma_heap_call *me = &rma_area_of(sm_core.rank)->call;
-    uint64_t seq = atomic_load_explicit(&me->seq, memory_order_relaxed) + 1;
+    return op == OP_FREE_DEAD || op == OP_FREE_BAD || op == OP_REALLOC_DEAD || op == OP_REALLOC_BAD || op == OP_NOMEM;
+}
+static struct rma_heap_call *record(int rank, uint64_t seq) { return &rma_area_of(rank)->call[seq & 1]; }
+/* rank's record of call seq, or if it made another its latest (for the reason). */
+static const struct rma_heap_call *record_of(int rank, uint64_t seq)
+{
+    const struct rma_heap_call *c = record(rank, seq), *o = record(rank, seq + 1);
+    if (atomic_load_explicit(&c->seq, memory_order_acquire) == seq) return c;
+    return atomic_load_explicit(&o->seq, memory_order_acquire) > atomic_load_explicit(&c->seq, memory_order_acquire) ? o : c;
+}
+static sm_status_t call_begin(const struct rma_sym *v, uint64_t op, uint64_t a, uint64_t b, uint64_t *seq)
+{
+    struct rma_area *area = rma_area_of(sm_core.rank);
+    *seq = ++area->calls;
+    struct rma_heap_call *me = record(sm_core.rank, *seq);
     me->op = op, me->a = a, me->b = b;
     atomic_store_explicit(&me->result, 0, memory_order_relaxed);
-    atomic_store_explicit(&me->seq, seq, memory_order_release);
+    atomic_store_explicit(&me->seq, *seq, memory_order_release);
     meet(v);
     int n = (int)v->npes, ref = 0;
-    while (ref + 1 < n && invalid(rma_area_of(ref)->call.op)) ref++;
-    if (invalid(rma_area_of(ref)->call.op)) ref = 0;
-    const struct rma_heap_call *cr = &rma_area_of(ref)->call;
+    while (ref + 1 < n && invalid(record_of(ref, *seq)->op)) ref++;
+    if (invalid(record_of(ref, *seq)->op)) ref = 0;
+    const struct rma_heap_call *cr = record_of(ref, *seq);
     uint64_t sr = atomic_load_explicit(&cr->seq, memory_order_acquire);
     for (int r = 0; r < n; r++) {
-        const struct rma_heap_call *c = &rma_area_of(r)->call;
+        const struct rma_heap_call *c = record_of(r, *seq);
         uint64_t s = atomic_load_explicit(&c->seq, memory_order_acquire);
         if (s == sr && c->op == cr->op && c->a == cr->a && c->b == cr->b) continue;
         char mine[96], theirs[96];
@@ -109,10 +129,10 @@ static bool mismatch(sm_status_t st) { return st == SM_ERR_MISMATCH || st == SM_
 /* call_begin for a call that carves blocks: room for them is made first,
  * and a rank without it publishes OP_NOMEM instead (a mismatch, unless all
  * lack it). */
-static sm_status_t carving_begin(const struct rma_sym *v, uint64_t op, uint64_t a, uint64_t b)
+static sm_status_t carving_begin(const struct rma_sym *v, uint64_t op, uint64_t a, uint64_t b, uint64_t *seq)
 {
     bool room = blk_reserve();
-    sm_status_t st = call_begin(v, room ? op : OP_NOMEM, a, b);
+    sm_status_t st = call_begin(v, room ? op : OP_NOMEM, a, b, seq);
     if (st == SM_OK && !room) st = sm_fail(SM_ERR_NOMEM, "no private memory for the heap's block list");
     return st;
 }
@@ -173,11 +193,17 @@ static void blk_free(size_t i)
     if (i + 1 < heap.nblk && !heap.blks[i + 1].used) heap.blks[i].len += heap.blks[i + 1].len, blk_remove(i + 1);
     if (i > 0 && !heap.blks[i - 1].used) heap.blks[i - 1].len += heap.blks[i].len, blk_remove(i);
 }
-/* The offset of p's live block, or UINT64_MAX (NULL and bad pointers alike). */
-static uint64_t live_offset(const void *p)
+/* How p is published: *op (the first of op, its _DEAD and its _BAD form)
+ * and the argument: its offset, live or not, or its address. */
+static uint64_t publish(const void *p, uint64_t *op)
 {
     uintptr_t d = (uintptr_t)p - (uintptr_t)heap.base;
-    return p && d < heap.len && blk_find(d) != SIZE_MAX ? d : UINT64_MAX;
+    if (d >= heap.len) {
+        *op += 2;
+        return (uintptr_t)p;
+    }
+    if (blk_find(d) == SIZE_MAX) *op += 1;
+    return d;
 }
 
 /* --- Views ------------------------------------------------------------------------- */
@@ -190,13 +216,14 @@ sm_status_t rma_sym_open(struct rma_sym *v, size_t bytes, void (*barrier)(void))
     sm_core_ensure();
     struct rma_sym nv = {(unsigned)sm_core.size, barrier, 0, 0, sm_core.globals_lo, sm_core.globals_len};
     if (!heap.opens) {
-        sm_status_t st = carving_begin(&nv, OP_OPEN, bytes, 0);
+        uint64_t seq;
+        sm_status_t st = carving_begin(&nv, OP_OPEN, bytes, 0, &seq);
         if (mismatch(st)) return st;
         if (st == SM_OK) st = sm_symmetric_grow(bytes);
-        atomic_store_explicit(&rma_area_of(sm_core.rank)->call.result, st, memory_order_relaxed);
+        atomic_store_explicit(&record(sm_core.rank, seq)->result, st, memory_order_relaxed);
         call_end(&nv);
         for (int r = 0; r < sm_core.size && st == SM_OK; r++)   /* every rank grew, or none opens */
-            if (atomic_load_explicit(&rma_area_of(r)->call.result, memory_order_relaxed) != SM_OK)
+            if (atomic_load_explicit(&record(r, seq)->result, memory_order_relaxed) != SM_OK)
                 st = sm_fail(SM_ERR_PEER, "rank %d could not make its symmetric region %zu bytes long", r, bytes);
         if (st != SM_OK) return st;
         heap.base = sm_symmetric_base(&heap.len);
@@ -232,7 +259,8 @@ sm_status_t rma_heap_alloc(const struct rma_sym *v, size_t size, size_t align, b
 {
     *out = NULL;
     if (!v->npes) return closed();
-    sm_status_t st = carving_begin(v, zero ? OP_CALLOC : OP_ALLOC, size, align);
+    uint64_t seq;
+    sm_status_t st = carving_begin(v, zero ? OP_CALLOC : OP_ALLOC, size, align, &seq);
     if (mismatch(st)) return st;
     if (st == SM_OK) {
         if (align == 0 || (align & (align - 1))) {
@@ -251,11 +279,11 @@ sm_status_t rma_heap_alloc(const struct rma_sym *v, size_t size, size_t align, b
 sm_status_t rma_heap_free(const struct rma_sym *v, void *p)
 {
     if (!v->npes) return closed();
-    uint64_t off = live_offset(p);
-    bool bad = p && off == UINT64_MAX;
-    sm_status_t st = call_begin(v, bad ? OP_FREE_BAD : OP_FREE, bad ? (uintptr_t)p : off, 0);
+    uint64_t op = OP_FREE, off = p ? publish(p, &op) : UINT64_MAX;
+    uint64_t seq;
+    sm_status_t st = call_begin(v, op, off, 0, &seq);
     if (mismatch(st)) return st;
-    if (st == SM_OK && bad) st = not_live(p);
+    if (st == SM_OK && op != OP_FREE) st = not_live(p);
     else if (st == SM_OK && p) blk_free(blk_find(off));
     call_end(v);
     return st;
@@ -266,11 +294,11 @@ sm_status_t rma_heap_realloc(const struct rma_sym *v, void *p, size_t size, void
     *out = p;
     if (!v->npes) return closed();
     if (!p) return rma_heap_alloc(v, size, 1, false, out);
-    uint64_t off = live_offset(p);
-    bool bad = off == UINT64_MAX;
-    sm_status_t st = carving_begin(v, bad ? OP_REALLOC_BAD : OP_REALLOC, bad ? (uintptr_t)p : off, size);
+    uint64_t op = OP_REALLOC, off = publish(p, &op);
+    uint64_t seq;
+    sm_status_t st = carving_begin(v, op, off, size, &seq);
     if (mismatch(st)) return st;
-    if (st == SM_OK && bad) st = not_live(p);
+    if (st == SM_OK && op != OP_REALLOC) st = not_live(p);
     if (st != SM_OK) { call_end(v); return st; }
     size_t i = blk_find(off), old = heap.blks[i].len;
     if (size == 0) {
