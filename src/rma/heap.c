@@ -208,6 +208,8 @@ static uint64_t publish(const void *p, uint64_t *op)
 
 /* --- Views ------------------------------------------------------------------------- */
 
+static uint64_t small(uint64_t len) { return len > RMA_SMALL ? len - RMA_SMALL : 0; }
+
 static sm_status_t closed(void) { return sm_fail(SM_ERR_STATE, "the symmetric heap is not open"); }
 
 sm_status_t rma_sym_open(struct rma_sym *v, size_t bytes, void (*barrier)(void))
@@ -233,6 +235,7 @@ sm_status_t rma_sym_open(struct rma_sym *v, size_t bytes, void (*barrier)(void))
     }
     heap.opens++;
     nv.heap_lo = (uintptr_t)heap.base, nv.heap_len = heap.len;
+    nv.heap_small = small(nv.heap_len), nv.globals_small = small(nv.globals_len);
     *v = nv;
     return SM_OK;
 }

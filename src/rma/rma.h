@@ -52,7 +52,10 @@ struct rma_sym {
     uint64_t  heap_len;
     uintptr_t globals_lo;           /* ... and globals, as the caller names them */
     uint64_t  globals_len;
+    uint64_t  heap_small, globals_small;   /* the lengths less RMA_SMALL (0 if shorter): from an
+                                            * offset below, RMA_SMALL bytes fit (one compare) */
 };
+#define RMA_SMALL 16
 
 /* The slow path of rma_sym_xlate (out of line): the other exposed memory
  * (stack, global addresses), empty ranges, and the reasons for refusing. */
@@ -140,7 +143,26 @@ static inline __attribute__((always_inline)) void rma_copy(void *dst, const void
 
 static inline __attribute__((always_inline)) void rma_wake(int pe) { sm_wake_inline(pe); }
 
-/* A put or get of up to 16 bytes of symmetric heap or globals, whole
+/* rma_sym_fast for 1 to RMA_SMALL bytes that do not start in the last
+ * RMA_SMALL bytes of the heap or the globals: one compare per region. */
+static inline __attribute__((always_inline)) bool rma_sym_fast_small(const struct rma_sym *v, int pe,
+                                                                     const void *addr, size_t len, void **out)
+{
+    if (!(len - 1 < RMA_SMALL && (unsigned)pe < v->npes)) return false;
+    uintptr_t d = (uintptr_t)addr - v->heap_lo;
+    if (SM_LIKELY(d < v->heap_small)) {
+        *out = (void *)(sm_slot_base(pe) + SM_SYM_OFF + d);
+        return true;
+    }
+    uintptr_t g = (uintptr_t)addr - v->globals_lo;
+    if (SM_LIKELY(g < v->globals_small)) {
+        *out = (void *)(sm_slot_base(pe) + SM_GLOBALS_OFF + g);
+        return true;
+    }
+    return false;
+}
+
+/* A put or get of up to RMA_SMALL bytes of symmetric heap or globals, whole
  * inline (translation, moves, wake): true if done; false leaves it to the
  * caller's general path (rma_sym_xlate_or, rma_copy, rma_wake), kept out of
  * line so that this path needs no stack frame. */
@@ -148,7 +170,7 @@ static inline __attribute__((always_inline)) bool rma_sym_put_small(const struct
                                                                     const void *src, size_t len)
 {
     void *p;
-    if (!(len <= 16 && rma_sym_fast(v, pe, dst, len, &p))) return false;
+    if (!rma_sym_fast_small(v, pe, dst, len, &p)) return false;
     rma_copy_small(p, src, len);
     rma_wake(pe);
     return true;
@@ -157,7 +179,7 @@ static inline __attribute__((always_inline)) bool rma_sym_get_small(const struct
                                                                     const void *src, size_t len)
 {
     void *p;
-    if (!(len <= 16 && rma_sym_fast(v, pe, src, len, &p))) return false;
+    if (!rma_sym_fast_small(v, pe, src, len, &p)) return false;
     rma_copy_small(dst, p, len);
     return true;
 }

@@ -104,11 +104,11 @@ void PFX##N##_get_nbi(CTX_##CTX T *dest, const T *source, size_t nelems, int pe)
 { const char *r = NM(PFX, N, get_nbi); get_bytes(dest, source, nbytes(nelems, sizeof(T), r), PE(r), r); } \
 void PFX##N##_p(CTX_##CTX T *dest, T value, int pe) \
 { const char *r = NM(PFX, N, p); int w = PE(r); void *at; \
-  if (SM_LIKELY(rma_sym_fast(&shmem_sym, w, dest, sizeof(T), &at))) *(T *)at = value, rma_wake(w); \
+  if (SM_LIKELY(rma_sym_fast_small(&shmem_sym, w, dest, sizeof(T), &at))) *(T *)at = value, rma_wake(w); \
   else { T v = value; put_general(dest, &v, sizeof(T), w, r); } } \
 T PFX##N##_g(CTX_##CTX const T *source, int pe) \
 { const char *r = NM(PFX, N, g); int w = PE(r); void *at; \
-  if (SM_LIKELY(rma_sym_fast(&shmem_sym, w, source, sizeof(T), &at))) return *(const T *)at; \
+  if (SM_LIKELY(rma_sym_fast_small(&shmem_sym, w, source, sizeof(T), &at))) return *(const T *)at; \
   T v; get_general(&v, source, sizeof(T), w, r); return v; } \
 void PFX##N##_iput(CTX_##CTX T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
 { const char *r = NM(PFX, N, iput); shmem_strided(true, PE(r), dest, source, dst, sst, sizeof(T), nelems, r); } \
