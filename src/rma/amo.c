@@ -55,8 +55,7 @@ static void cas_loop_##T(T *d, const char *src, char *fetch, size_t n, rma_kerne
         T in, old = __atomic_load_n(d + i, __ATOMIC_RELAXED), nv;                             \
         memcpy(&in, src + i * sizeof(T), sizeof(T));                                          \
         do {                                                                                  \
-            nv = old;                                                                         \
-            k(&nv, &in, 1);                                                                   \
+            k(&nv, &old, &in, 1);                                                             \
         } while (!__atomic_compare_exchange_n(d + i, &old, nv, false, __ATOMIC_SEQ_CST,       \
                                               __ATOMIC_RELAXED));                             \
         if (fetch) memcpy(fetch + i * sizeof(T), &old, sizeof(T));                            \
@@ -78,7 +77,7 @@ static void cas_loop_u128(rma_u128 *d, const char *src, char *fetch, size_t n, c
         do {
             nv = old;
             if (op->native == RMA_NATIVE_REPLACE) nv = in;
-            else if (op->native != RMA_NATIVE_NOOP) op->kernel(&nv, &in, 1);   /* no 16-byte instruction */
+            else if (op->native != RMA_NATIVE_NOOP) op->kernel(&nv, &old, &in, 1);   /* no 16-byte instruction */
         } while (!cas16(d + i, &old, nv));
         if (fetch) memcpy(fetch + i * 16, &old, 16);
     }
@@ -92,7 +91,7 @@ static void locked(char *d, const char *src, char *fetch, size_t count, const st
     rma_lock_acquire(lock);
     if (fetch) memcpy(fetch, d, bytes);
     if (op->native == RMA_NATIVE_REPLACE) memcpy(d, src, bytes);
-    else if (op->native != RMA_NATIVE_NOOP) op->kernel(d, src, count);
+    else if (op->native != RMA_NATIVE_NOOP) op->kernel(d, d, src, count);
     rma_lock_release(lock);
 }
 

@@ -231,9 +231,12 @@ void rma_strided_copy(void *dst, const ptrdiff_t *dst_stride, const void *src, c
  *  - otherwise (wider or misaligned elements) under the caller's lock, the
  *    same lock for every access to the same memory (MPI: one per window
  *    and target rank). */
-/* The (type, op) kernel: inout[i] = inout[i] op in[i], i < n. The seam to
- * src/coll's (type, op) kernel table, which the bindings look it up in. */
-typedef void (*rma_kernel_fn)(void *inout, const void *in, size_t n);
+/* The (type, op) kernel: out[i] = a[i] op b[i], i < n (out may be a or b):
+ * the shape of the kernels in src/coll's (type, op) table, which the
+ * bindings look up there (coll_kernel) and pass, so that this engine needs
+ * no collective engine. An accumulate applies it as target = target op
+ * origin (a: the target's element, b: the origin's). */
+typedef void (*rma_kernel_fn)(void *out, const void *a, const void *b, size_t n);
 /* What the CPU can do for (type, op) in one instruction. */
 enum rma_native {
     RMA_NATIVE_NONE,      /* the kernel in a compare-and-swap loop or under the lock */

@@ -24,24 +24,22 @@ static u128 sums[64];                    /* rank 0's: each rank's sum of fetched
 
 #define R0(x) ((__typeof__(&(x)))sm_remote(0, &(x)))
 
+/* Kernels of the shape of src/coll's: out = a op b. */
 #define ADD_KERNEL(T)                                                          \
-static void add_##T(void *inout, const void *in, size_t k)                     \
+static void add_##T(void *out, const void *a, const void *b, size_t k)         \
 {                                                                              \
-    T *a = inout;                                                              \
-    const T *b = in;                                                           \
-    for (size_t i = 0; i < k; i++) a[i] += b[i];                               \
+    for (size_t i = 0; i < k; i++) ((T *)out)[i] = ((const T *)a)[i] + ((const T *)b)[i]; \
 }
 ADD_KERNEL(uint8_t)
 ADD_KERNEL(uint16_t)
 ADD_KERNEL(uint32_t)
 ADD_KERNEL(uint64_t)
 ADD_KERNEL(u128)
-static void add_wide(void *inout, const void *in, size_t k)
+static void add_wide(void *out, const void *a, const void *b, size_t k)
 {
-    struct wide *a = inout;
-    const struct wide *b = in;
     for (size_t i = 0; i < k; i++)
-        for (int j = 0; j < 3; j++) a[i].w[j] += b[i].w[j];
+        for (int j = 0; j < 3; j++)
+            ((struct wide *)out)[i].w[j] = ((const struct wide *)a)[i].w[j] + ((const struct wide *)b)[i].w[j];
 }
 
 /* The sum over every rank of what each fetched: rank 0 adds them up. */
