@@ -216,7 +216,8 @@ sm_status_t rma_sym_open(struct rma_sym *v, size_t bytes, void (*barrier)(void))
 {
     if (v->npes) return sm_fail(SM_ERR_STATE, "the symmetric view is open already");
     sm_core_ensure();
-    struct rma_sym nv = {(unsigned)sm_core.size, barrier, 0, 0, sm_core.globals_lo, sm_core.globals_len};
+    struct rma_sym nv = {.npes = (unsigned)sm_core.size, .barrier = barrier,
+                         .globals_lo = sm_core.globals_lo, .globals_len = sm_core.globals_len};
     if (!heap.opens) {
         uint64_t seq;
         sm_status_t st = carving_begin(&nv, OP_OPEN, bytes, 0, &seq);
