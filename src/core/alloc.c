@@ -7,7 +7,15 @@
  * override) so the slot is attached before the first allocation, whoever
  * makes it. madvise is interposed too: on a shared mapping MADV_DONTNEED only
  * drops page-table entries, so mimalloc's purges become MADV_REMOVE, which
- * really returns the memory. */
+ * really returns the memory.
+ *
+ * The one exception to the core's one-way calls (sm_core.h): the first
+ * malloc may come before libsmartmap's constructor (from another library's
+ * constructor, or ld.so), so it initialises the core itself.
+ *
+ * Under AddressSanitizer (SM_SANITIZE) the sanitizer's allocator must serve
+ * the program, so none of these entry points is defined: the heap is then
+ * not exposed (README, "Sanitizers"). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <mimalloc.h>
@@ -23,9 +31,8 @@
 
 static uintptr_t heap_lo, heap_hi;
 static _Atomic int heap_ready;
-static atomic_flag oom_said = ATOMIC_FLAG_INIT;
 
-void sm_alloc_attach(void *base, size_t len)
+sm_status_t sm_alloc_attach(void *base, size_t len)
 {
     mi_option_set(mi_option_limit_os_alloc, 1);
     mi_option_disable(mi_option_show_errors);
@@ -33,11 +40,15 @@ void sm_alloc_attach(void *base, size_t len)
     heap_hi = heap_lo + len;
     /* Uncommitted, so mimalloc purges what is freed; zero, as a fresh memfd is. */
     if (!mi_manage_os_memory(base, len, false, false, true, -1))
-        sm_fatal("init: the allocator refused the slot heap [%p, +%zu)", base, len);
+        return sm_fail(SM_ERR_NOMEM, "the allocator refused the slot heap [%p, +%zu)", base, len);
     atomic_store_explicit(&heap_ready, 1, memory_order_release);
+    return SM_OK;
 }
 
 void sm_alloc_forked(void) { heap_lo = heap_hi = 0; }
+
+#ifndef SM_SANITIZE
+static atomic_flag oom_said = ATOMIC_FLAG_INIT;
 
 static inline void ready(void)
 {
@@ -134,3 +145,4 @@ SM_API int madvise(void *addr, size_t len, int advice)
         advice = MADV_REMOVE;
     return (int)syscall(SYS_madvise, addr, len, advice);
 }
+#endif /* SM_SANITIZE */

@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "arch.h"
 #include "sm_core.h"
 
 /* Failure reporting: one line naming the routine and the value, then the job
@@ -90,16 +91,6 @@ void rma_iget(int pe, void *dst, const void *src, ptrdiff_t dst_stride, ptrdiff_
     __atomic_exchange(RMA_AT_(pe, p, routine), in_ptr, out_ptr, __ATOMIC_SEQ_CST)
 
 static inline void rma_fence(void) { atomic_thread_fence(memory_order_release); }
-static inline void rma_quiet(void)
-{
-#if defined(__x86_64__)
-    /* A locked add to the stack orders ordinary memory like mfence at a
-     * fraction of its cost (Linux's smp_mb); memcpy's non-temporal stores
-     * already end with sfence (above). */
-    __asm__ __volatile__("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
-#else
-    atomic_thread_fence(memory_order_seq_cst);
-#endif
-}
+static inline void rma_quiet(void) { sm_full_fence(); }   /* arch.h: a locked add on x86 */
 
 #endif

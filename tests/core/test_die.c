@@ -23,7 +23,7 @@ int main(int argc, char **argv)
         if (!strcmp(mode, "hang")) for (;;) pause();
     }
     sm_barrier();   /* the others wait here for a peer that is gone */
-    sm_finalize_done();
+    sm_finalize_done("MPI_Finalize");
     free(buf);
     return 0;
 }
