@@ -1,5 +1,5 @@
-/* arch.h: the CPU's waiting and ordering instructions, in one place: the
- * spin-wait hint and the full barrier that wait.c and the engines use. */
+/* arch.h: what the core and the engines need of the CPU, in one place: the
+ * spin-wait hint, the full barrier, and a call on another stack. */
 #ifndef SM_ARCH_H
 #define SM_ARCH_H
 
@@ -27,5 +27,25 @@ static inline void sm_full_fence(void)
     atomic_thread_fence(memory_order_seq_cst);
 #endif
 }
+
+/* Call fn on the stack that ends at top (16-byte aligned), and come back.
+ * Plain code rather than makecontext/swapcontext, which AddressSanitizer
+ * warns about in every process and handles only in part. Elsewhere the core
+ * falls back to ucontext (init.c). */
+#if defined(__x86_64__)
+#define SM_ARCH_CALL_ON_STACK 1
+static inline void sm_call_on_stack(void (*fn)(void), void *top)
+{
+    __asm__ __volatile__("mov %%rsp, %%rbx\n\t"
+                         "mov %0, %%rsp\n\t"
+                         "call *%1\n\t"
+                         "mov %%rbx, %%rsp"
+                         : "+r"(top), "+r"(fn)
+                         :
+                         : "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
+                           "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+                           "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory", "cc");
+}
+#endif
 
 #endif

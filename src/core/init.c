@@ -22,6 +22,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "sm_core.h"
 #include "sm_alloc.h"
 
@@ -233,14 +234,18 @@ static sm_status_t expose_globals(void)
 
 void sm_on_private_stack(void (*fn)(void))
 {
-    static ucontext_t back, ctx;
     static char stack[64 << 10] __attribute__((aligned(16)));
+#ifdef SM_ARCH_CALL_ON_STACK
+    sm_call_on_stack(fn, stack + sizeof stack);
+#else
+    static ucontext_t back, ctx;
     getcontext(&ctx);
     ctx.uc_stack.ss_sp = stack;
     ctx.uc_stack.ss_size = sizeof stack;
     ctx.uc_link = &back; /* fn's return resumes the caller */
     makecontext(&ctx, fn, 0);
     swapcontext(&back, &ctx);
+#endif
 }
 
 struct stack_move { uintptr_t old_lo, hi, new_lo; sm_status_t st; };

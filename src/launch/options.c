@@ -469,6 +469,7 @@ void parse_options(int argc, char **argv, struct options *o)
         char **copy = xcalloc((size_t)n + 1, sizeof(char *));
         memcpy(copy, seg, sizeof(char *) * (size_t)n);
         parse_context(copy, n, ctx, o, &pages_req);
+        free(copy);                   /* a->argv points at the strings, not at copy */
         start = end + 1;
     }
     free(seg);

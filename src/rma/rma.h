@@ -62,13 +62,16 @@ static inline void *rma_lookup(int pe, const void *addr)
 
 static inline void rma_wake(int pe) { sm_wake(pe); }
 
+/* (No memcpy of 0 bytes: its pointers may be NULL then, which memcpy's are not allowed to be.) */
 static inline __attribute__((always_inline)) void rma_put(int pe, void *dst, const void *src, size_t len, const char *routine)
 {
-    memcpy(rma_xlate(pe, dst, len, routine), src, len);
+    void *d = rma_xlate(pe, dst, len, routine);
+    if (SM_LIKELY(len)) memcpy(d, src, len);
 }
 static inline __attribute__((always_inline)) void rma_get(int pe, void *dst, const void *src, size_t len, const char *routine)
 {
-    memcpy(dst, rma_xlate(pe, src, len, routine), len);
+    const void *s = rma_xlate(pe, src, len, routine);
+    if (SM_LIKELY(len)) memcpy(dst, s, len);
 }
 
 /* Strided: nelems elements of elem bytes; strides in elements (as SHMEM's

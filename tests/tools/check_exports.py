@@ -17,7 +17,8 @@ cc, incdir, mapfile, lib = sys.argv[1:5]
 incdir = os.path.realpath(incdir)
 
 out = subprocess.run(['nm', '-D', '--defined-only', lib], capture_output=True, text=True, check=True).stdout
-exported = {line.split()[-1] for line in out.splitlines() if line.strip()}
+# (AddressSanitizer adds an __odr_asan.NAME beside each exported variable.)
+exported = {line.split()[-1] for line in out.splitlines() if line.strip() and '__odr_asan' not in line}
 
 # Identifiers of the public headers, after preprocessing, from their own lines only.
 with tempfile.NamedTemporaryFile('w', suffix='.c') as src:
