@@ -13,13 +13,6 @@
 
 #include "sm_core.h"
 
-/* The public code for an internal status, after one line saying why. */
-static int report(const char *routine, sm_status_t st)
-{
-    sm_say("%s: %s", routine, sm_fail_reason());
-    return st >= SM_ERR_STATE ? st : SM_ERR_STATE;   /* the internal kinds, as the public API knows them */
-}
-
 /* --- The job --------------------------------------------------------------- */
 
 int sm_rank(void) { sm_core_ensure(); return sm_core.rank; }
@@ -62,15 +55,13 @@ bool sm_exposed(const void *p)
 int sm_put(int rank, void *dst, const void *src, size_t len)
 {
     sm_core_ensure();
-    sm_status_t st = sm_copy(rank, true, dst, (void *)src, len);
-    return SM_LIKELY(st == SM_OK) ? SM_OK : report("sm_put", st);
+    return sm_copy_api("sm_put", rank, true, dst, (void *)src, len);
 }
 
 int sm_get(int rank, void *dst, const void *src, size_t len)
 {
     sm_core_ensure();
-    sm_status_t st = sm_copy(rank, false, (void *)src, dst, len);
-    return SM_LIKELY(st == SM_OK) ? SM_OK : report("sm_get", st);
+    return sm_copy_api("sm_get", rank, false, (void *)src, dst, len);
 }
 
 /* --- Lifecycle clients (sm_job.h: struct sm_client) --------------------------- */
@@ -128,7 +119,7 @@ int sm_finalize_required(const char *finalize_routine)
     pthread_mutex_lock(&clients_lock);
     sm_status_t st = client_register(finalize_routine);
     pthread_mutex_unlock(&clients_lock);
-    return st == SM_OK ? SM_OK : report("sm_finalize_required", st);
+    return st == SM_OK ? SM_OK : sm_public_error("sm_finalize_required", st);
 }
 
 int sm_finalize_done(const char *finalize_routine)
@@ -137,7 +128,7 @@ int sm_finalize_done(const char *finalize_routine)
     pthread_mutex_lock(&clients_lock);
     sm_status_t st = client_deregister(finalize_routine);
     pthread_mutex_unlock(&clients_lock);
-    return st == SM_OK ? SM_OK : report("sm_finalize_done", st);
+    return st == SM_OK ? SM_OK : sm_public_error("sm_finalize_done", st);
 }
 
 /* --- Abort ------------------------------------------------------------------- */

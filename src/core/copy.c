@@ -59,6 +59,13 @@ static inline void count(enum sm_path p, size_t n)
         atomic_fetch_add_explicit(&path_bytes[p], n, memory_order_relaxed);
 }
 
+/* The copy itself, in the direction asked: write is local -> remote. */
+static inline void move(bool write, void *remote, void *local, size_t len)
+{
+    if (write) memcpy(remote, local, len);
+    else memcpy(local, remote, len);
+}
+
 void sm_path_bytes(uint64_t out[SM_PATH_COUNT])
 {
     for (int i = 0; i < SM_PATH_COUNT; i++) out[i] = atomic_load(&path_bytes[i]);
@@ -243,8 +250,7 @@ sm_status_t sm_copy_via(enum sm_path path, int rank, bool write, void *remote, v
         void *g = peer_global(rank, (uintptr_t)remote, len);
         if (!g) return sm_fail(SM_ERR_ACCESS, "address %p (+%zu bytes) of rank %d is not exposed",
                                remote, len, rank);
-        if (write) memcpy(g, local, len);
-        else memcpy(local, g, len);
+        move(write, g, local, len);
         count(SM_PATH_DIRECT, len);
         return SM_OK;
     }
@@ -254,11 +260,16 @@ sm_status_t sm_copy_via(enum sm_path path, int rank, bool write, void *remote, v
 
 /* --- Any path: direct, else kernel, else staged ------------------------------- */
 
-static sm_status_t copy_slow(int rank, bool write, uintptr_t remote, void *local, size_t len)
+/* Not a global (slot) address: the peer's own name for its exposed memory,
+ * else a path through the kernel or the owner. Out of line: the fast path
+ * below then needs no saved registers. */
+static __attribute__((noinline)) sm_status_t copy_slow(int rank, bool write, uintptr_t remote, void *local,
+                                                       size_t len)
 {
-    if (rank == sm_core.rank) { /* our own private memory */
-        if (write) memcpy((void *)remote, local, len);
-        else memcpy(local, (void *)remote, len);
+    void *g = peer_global_lookup(rank, remote, len);
+    if (!g && rank == sm_core.rank) g = (void *)remote;   /* our own private memory */
+    if (g) {
+        move(write, g, local, len);
         count(SM_PATH_DIRECT, len);
         return SM_OK;
     }
@@ -269,7 +280,7 @@ static sm_status_t copy_slow(int rank, bool write, uintptr_t remote, void *local
     return staged_copy(rank, write, remote, local, len);
 }
 
-static sm_status_t bad_args(int rank, bool write, const void *remote, size_t len)
+static __attribute__((noinline, cold)) sm_status_t bad_args(int rank, bool write, const void *remote, size_t len)
 {
     if ((unsigned)rank >= (unsigned)sm_core.size)
         return sm_fail(SM_ERR_ARG, "rank %d out of range [0, %d)", rank, sm_core.size);
@@ -278,18 +289,32 @@ static sm_status_t bad_args(int rank, bool write, const void *remote, size_t len
     return sm_fail(SM_ERR_ARG, "%s is NULL (length %zu)", dst_null ? "dst" : "src", len);
 }
 
-sm_status_t sm_copy(int rank, bool write, void *remote, void *local, size_t len)
+static inline sm_status_t copy(int rank, bool write, void *remote, void *local, size_t len)
 {
     if (SM_UNLIKELY((unsigned)rank >= (unsigned)sm_core.size || len > PTRDIFF_MAX ||
                     (len && (!remote || !local))))
         return bad_args(rank, write, remote, len);
-    if (!len) return SM_OK;
-    void *g = peer_global(rank, (uintptr_t)remote, len);
-    if (SM_LIKELY(g != NULL)) {
-        if (write) memcpy(g, local, len);
-        else memcpy(local, g, len);
+    uintptr_t s = (uintptr_t)remote - (uintptr_t)SM_BASE;
+    if (SM_LIKELY(s < ((uintptr_t)sm_core.size << SM_SLOT_SHIFT))) {   /* a global address */
+        if ((s & (SM_SLOT - 1)) + len > sm_core.slot_bytes)
+            return sm_fail(SM_ERR_ACCESS, "address %p (+%zu bytes) runs past the end of rank %d's slot",
+                           remote, len, (int)(s >> SM_SLOT_SHIFT));
         count(SM_PATH_DIRECT, len);
+        move(write, remote, local, len);
         return SM_OK;
     }
-    return copy_slow(rank, write, (uintptr_t)remote, local, len);
+    return len ? copy_slow(rank, write, (uintptr_t)remote, local, len) : SM_OK;
+}
+
+sm_status_t sm_copy(int rank, bool write, void *remote, void *local, size_t len)
+{
+    return copy(rank, write, remote, local, len);
+}
+
+/* The body of sm_put and sm_get, which tail-call it: no extra call on the
+ * path of a small copy. */
+int sm_copy_api(const char *routine, int rank, bool write, void *remote, void *local, size_t len)
+{
+    sm_status_t st = copy(rank, write, remote, local, len);
+    return SM_LIKELY(st == SM_OK) ? SM_OK : sm_public_error(routine, st);
 }

@@ -1,6 +1,7 @@
 /* log.c: the core's one-line messages on stderr ("smartmap: rank R: ..."),
  * written with one write() and no malloc, so usable during start-up and
- * from inside the allocator. */
+ * from inside the allocator; and how smartmap.h's functions report a
+ * failure. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -35,4 +36,10 @@ _Noreturn void sm_fatal(const char *fmt, ...)
     vsay(fmt, ap);
     va_end(ap);
     _exit(1);
+}
+
+int sm_public_error(const char *routine, sm_status_t st)
+{
+    sm_say("%s: %s", routine, sm_fail_reason());
+    return st >= SM_ERR_STATE ? st : SM_ERR_STATE;   /* the internal kinds, as smartmap.h knows them */
 }

@@ -151,6 +151,9 @@ sm_status_t sm_copy_start_service(void);
  * pointer, length), SM_ERR_ACCESS (not mapped so in rank), SM_ERR_STATE
  * (rank unreachable), with the reason recorded. */
 sm_status_t sm_copy(int rank, bool write, void *remote, void *local, size_t len);
+/* sm_put/sm_get's body: sm_copy's result as smartmap.h's code, with one
+ * line naming routine on failure. */
+int sm_copy_api(const char *routine, int rank, bool write, void *remote, void *local, size_t len);
 /* Copy on one given path (no fallback); SM_ERR_ACCESS if the path cannot
  * reach it. */
 sm_status_t sm_copy_via(enum sm_path path, int rank, bool write, void *remote, void *local, size_t len);
@@ -162,6 +165,9 @@ void sm_stats_report(void);
  * leave nothing to return to. */
 void sm_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void sm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A smartmap.h function's failure: one line "routine: reason" (sm_fail's),
+ * and st as a public code (the internal kinds become SM_ERR_STATE). */
+int sm_public_error(const char *routine, sm_status_t st);
 
 /* maps.c. Call fn for each mapping of the process, in address order, until
  * it returns false. */

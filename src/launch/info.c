@@ -4,6 +4,7 @@
  * README's Environment section holds, and before a job starts the values the
  * ranks will read are checked, so that a bad one stops nothing but smrun. */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +20,19 @@ static const char *reader_title[] = {
     [SM_READ_SMCC]  = "Read by the compiler wrappers smcc and smc++",
 };
 
-/* text, wrapped at 78 columns, each line indented by 4. */
-static void print_wrapped(const char *text)
+/* text, wrapped at 78 columns: the first line from column at (where the
+ * cursor is), the others indented to it. */
+static void print_wrapped(const char *text, int at)
 {
-    const int width = 78 - 4;
-    while (*text) {
+    const int width = 78 - at;
+    for (bool first = true; *text; first = false) {
         int n = (int)strlen(text);
         if (n > width) {
             n = width;
             while (n > 0 && text[n] != ' ') n--;
             if (n == 0) n = width;
         }
-        printf("    %.*s\n", n, text);
+        printf("%*s%.*s\n", first ? 0 : at, "", n, text);
         text += n;
         while (*text == ' ') text++;
     }
@@ -58,7 +60,8 @@ static void print_text(void)
                 snprintf(note, sizeof note, "from the environment; values %s", values);
             const char *shown = now && *now ? now : s->dflt;
             printf("%s%s%s  (%s)\n", s->name, *shown ? "=" : "", shown, note);
-            print_wrapped(s->meaning);
+            printf("    ");
+            print_wrapped(s->meaning, 4);
         }
     }
 }
@@ -88,7 +91,10 @@ void print_smrun_settings(void)
 {
     for (int i = 0; i < SM_SET_COUNT; i++)
         if (sm_settings[i].reader == SM_READ_SMRUN)
-            printf("  %-22s %s\n", sm_settings[i].name, sm_settings[i].meaning);
+        {
+            printf("  %-22s ", sm_settings[i].name);
+            print_wrapped(sm_settings[i].meaning, 25);
+        }
 }
 
 /* One VAR=VALUE the ranks will see: a library setting must parse; smrun's
