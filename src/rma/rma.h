@@ -36,6 +36,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "arch.h"
 #include "sm_core.h"
 #include "sm_status.h"
 
@@ -185,17 +186,7 @@ static inline __attribute__((always_inline)) bool rma_sym_get_small(const struct
 }
 
 static inline void rma_fence(void) { atomic_thread_fence(memory_order_release); }
-static inline void rma_quiet(void)
-{
-#if defined(__x86_64__)
-    /* A locked add to the stack orders ordinary memory like mfence at a
-     * fraction of its cost (Linux's smp_mb); memcpy's non-temporal stores
-     * already end with sfence (above). */
-    __asm__ __volatile__("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
-#else
-    atomic_thread_fence(memory_order_seq_cst);
-#endif
-}
+static inline void rma_quiet(void) { sm_full_fence(); }   /* arch.h: a locked add on x86 */
 
 /* --- Strided transfers --------------------------------------------------------
  * levels+1 counts: count[0] contiguous bytes, then count[i] blocks at byte

@@ -1,7 +1,6 @@
 /* setup.c: OpenSHMEM library setup, exit and queries, error reports, and the
  * symmetric heap routines (shmem_malloc and friends) over the one-sided
  * engine's symmetric heap. */
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,28 +69,17 @@ static void env_report(void)
 }
 
 /* SHMEM_SYMMETRIC_SIZE: "a non-negative integer, optionally followed by K,
- * M, G or T" (binary units; a fraction and a trailing B or iB are accepted,
- * as smrun's sizes). */
+ * M, G or T" (binary units; the core's sizes: 1.5G and 4096KiB too). */
 #define SYMMETRIC_SIZE "SHMEM_SYMMETRIC_SIZE"
 static size_t symmetric_size(void)
 {
     const char *s = getenv(SYMMETRIC_SIZE);
+    uint64_t v;
     if (!s || !*s) return sm_core.heap_bytes;
-    char *end;
-    double v = strtod(s, &end);
-    const char *units = "KMGT", *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
-    if (u) {
-        for (long i = 0; i <= u - units; i++) v *= 1024;
-        end++;
-        if (*end == 'i' || *end == 'I') end++;
-        if (*end == 'B' || *end == 'b') end++;
-    } else if (*end == 'B' || *end == 'b') {
-        end++;
-    }
-    if (end == s || *end || !isdigit((unsigned char)*s) || !(v <= (double)SM_SYM_MAX))
+    if (!sm_parse_size(s, &v) || v > SM_SYM_MAX)
         shmem_fail("shmem_init: " SYMMETRIC_SIZE " '%s' is not a size up to %llu GiB (bytes, or with K, M, G, T)",
                    s, (unsigned long long)(SM_SYM_MAX >> 30));
-    return (size_t)v + ((double)(size_t)v < v);   /* whole bytes, rounded up */
+    return v;
 }
 
 /* The collective calls of the symmetric heap meet in the world's barrier,
@@ -138,7 +126,7 @@ void shmem_finalize(void)
     shmem_barrier_all();
     rma_sym_close(&shmem_sym);
     shmem_state = SHMEM_FINALIZED;
-    sm_finalize_done();
+    sm_finalize_done("shmem_finalize");
 }
 
 void shmem_global_exit(int status) { global_exit(status); }
