@@ -1,6 +1,8 @@
 /* amo.c: atomics typed at run time (rma.h): accumulate with fetch, element
  * by element atomically (a CPU instruction, a compare-and-swap loop around
  * the (type, op) kernel, or the caller's lock), and compare-and-swap. */
+#include <stdalign.h>
+
 #include "rma.h"
 
 typedef unsigned __int128 rma_u128;
@@ -83,15 +85,30 @@ static void cas_loop_u128(rma_u128 *d, const char *src, char *fetch, size_t n, c
     }
 }
 
-/* --- Under the caller's lock ------------------------------------------------------- */
+/* --- Under the caller's lock ------------------------------------------------------
+ * The kernel runs on aligned copies of the elements: their type may need
+ * more alignment than the target or the origin has (a misaligned element
+ * is why this path was taken). */
+#define RMA_BOUNCE 4096
 static void locked(char *d, const char *src, char *fetch, size_t count, const struct rma_acc_op *op,
                    struct rma_lock *lock)
 {
-    size_t bytes = count * op->width;
+    size_t w = op->width, bytes = count * w;
     rma_lock_acquire(lock);
     if (fetch) memcpy(fetch, d, bytes);
-    if (op->native == RMA_NATIVE_REPLACE) memcpy(d, src, bytes);
-    else if (op->native != RMA_NATIVE_NOOP) op->kernel(d, d, src, count);
+    if (op->native == RMA_NATIVE_REPLACE) {
+        memcpy(d, src, bytes);
+    } else if (op->native != RMA_NATIVE_NOOP && w > RMA_BOUNCE) {
+        op->kernel(d, d, src, count);   /* (elements this large are the caller's to align) */
+    } else if (op->native != RMA_NATIVE_NOOP) {
+        alignas(64) char a[RMA_BOUNCE], b[RMA_BOUNCE];
+        for (size_t i = 0, per = RMA_BOUNCE / w; i < count; i += per) {
+            size_t k = count - i < per ? count - i : per;
+            memcpy(a, d + i * w, k * w), memcpy(b, src + i * w, k * w);
+            op->kernel(a, a, b, k);
+            memcpy(d + i * w, a, k * w);
+        }
+    }
     rma_lock_release(lock);
 }
 
