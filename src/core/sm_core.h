@@ -29,7 +29,7 @@
 /* Engine areas: fixed places in every rank's control region that an engine
  * may lay out as it likes (rings, flags, locks). Zero when the job starts. */
 enum sm_area {
-    SM_AREA_P2P, SM_AREA_COLL, SM_AREA_RMA, SM_AREA_SHMEM, SM_AREA_MPI,
+    SM_AREA_P2P, SM_AREA_COLL, SM_AREA_RMA, SM_AREA_SHMEM,
     SM_AREA_COUNT
 };
 #define SM_AREA_OFF  (1ULL << 20)
