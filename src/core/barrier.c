@@ -73,9 +73,8 @@ void sm_barrier_run(const struct sm_group *g, uint64_t off, bool flat)
 }
 
 /* The job barrier: every rank, cells in the control blocks. */
-void sm_barrier(void)
+void sm_job_barrier(void)
 {
-    sm_core_ensure();
     struct sm_group job = { sm_core.size, sm_core.rank, 0, 1, NULL };
     sm_barrier_run(&job, offsetof(struct sm_rank_ctrl, bar), false);
 }

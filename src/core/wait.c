@@ -1,6 +1,6 @@
 /* Waiting and waking (DESIGN.md §6): spin with pause, then yield, then sleep
  * on a futex in shared memory with a bounded timeout. Wakers make a system
- * call only when someone sleeps. */
+ * call only when someone sleeps. Also the wait for a peer's published layout. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>
@@ -11,27 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "sm_core.h"
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-/* A full barrier. On x86 a locked add to the stack orders like mfence at a
- * fraction of the cost, as Linux's smp_mb() does. */
-static inline void full_fence(void)
-{
-#if defined(__x86_64__)
-    __asm__ __volatile__("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
-#else
-    atomic_thread_fence(memory_order_seq_cst);
-#endif
-}
 
 /* The sleeper handshake is a Dekker pair: a waker stores the condition and
  * then reads the sleeper count, a sleeper counts itself and then reads the
@@ -41,21 +22,21 @@ static inline void full_fence(void)
  * full barrier on every CPU that runs a registered process, i.e. on every
  * waker of the job, and the waker's barrier becomes a compiler barrier.
  * Without membarrier (old kernel, seccomp) wakers fence. */
-static bool wake_unfenced;      /* this process is registered: wakers need no fence */
+bool sm_wake_unfenced;          /* this process is registered: wakers need no fence */
 static bool sleep_membarrier;   /* sleepers can force the barrier on the wakers */
 
 void sm_wait_init(void)
 {
     long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     sleep_membarrier = q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED);
-    wake_unfenced = sleep_membarrier &&
+    sm_wake_unfenced = sleep_membarrier &&
                     syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
 }
 
 static inline void waker_fence(void)
 {
-    if (SM_LIKELY(wake_unfenced)) atomic_signal_fence(memory_order_seq_cst);
-    else full_fence();
+    if (SM_LIKELY(sm_wake_unfenced)) atomic_signal_fence(memory_order_seq_cst);
+    else sm_full_fence();
 }
 
 /* After counting itself as a sleeper: false if a wake may be missed, and
@@ -104,7 +85,7 @@ uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old)
     uint32_t v;
     for (int i = spin_iters(); i > 0; i--) {
         if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
-        cpu_relax();
+        sm_cpu_relax();
     }
     for (int i = yield_iters(); i > 0; i--) {
         if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
@@ -134,7 +115,7 @@ void sm_wait(bool (*cond)(void *), void *arg)
 {
     for (int i = spin_iters(); i > 0; i--) {
         if (cond(arg)) return;
-        cpu_relax();
+        sm_cpu_relax();
     }
     for (int i = yield_iters(); i > 0; i--) {
         if (cond(arg)) return;
@@ -163,4 +144,11 @@ void sm_wake(int rank)
         atomic_fetch_add(&c->doorbell, 1);
         futex_wake((volatile uint32_t *)&c->doorbell);
     }
+}
+
+void sm_wait_ready(int rank)
+{
+    struct sm_rank_ctrl *c = sm_ctrl_of(rank);
+    while (!atomic_load_explicit(&c->ready, memory_order_acquire))
+        sm_wait_word((volatile uint32_t *)&c->ready, 0);
 }

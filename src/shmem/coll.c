@@ -12,7 +12,14 @@ struct shmem_team_s shmem_team_world_s, shmem_team_shared_s;
 /* An engine status: nothing, or the job ends with the routine and the reason. */
 static inline void done(sm_status_t st, const char *routine)
 {
-    if (SM_UNLIKELY(st)) rma_fail("%s: %s", routine, sm_fail_reason());
+    if (SM_UNLIKELY(st)) shmem_fail_status(routine, st);
+}
+
+/* A collective's buffer must be symmetric (the engine could reach any
+ * memory, the specification asks for this): checked as puts are. */
+static inline void symmetric(const void *p, size_t len, const char *routine)
+{
+    if (len) shmem_xlate(sm_core.rank, p, len, routine);
 }
 
 void shmem_teams_init(void)
@@ -25,9 +32,9 @@ void shmem_teams_init(void)
 struct shmem_team_s *shmem_team_check(shmem_team_t team, const char *routine)
 {
     shmem_require_init(routine);
-    if (!team) rma_fail("%s: team is SHMEM_TEAM_INVALID", routine);
-    if (team->destroyed) rma_fail("%s: team %p was destroyed", routine, (void *)team);
-    if (team->g.m.me < 0) rma_fail("%s: PE %d is not a member of team %p", routine, sm_core.rank, (void *)team);
+    if (!team) shmem_fail("%s: team is SHMEM_TEAM_INVALID", routine);
+    if (team->destroyed) shmem_fail("%s: team %p was destroyed", routine, (void *)team);
+    if (team->g.m.me < 0) shmem_fail("%s: PE %d is not a member of team %p", routine, sm_core.rank, (void *)team);
     return team;
 }
 
@@ -63,7 +70,7 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 {
     if (!src_team || !dest_team) return -1;
     if (src_team->destroyed || dest_team->destroyed)
-        rma_fail("shmem_team_translate_pe: team %p was destroyed",
+        shmem_fail("shmem_team_translate_pe: team %p was destroyed",
                  (void *)(src_team->destroyed ? src_team : dest_team));
     if (src_pe < 0 || src_pe >= src_team->g.m.size) return -1;
     return coll_group_index(&dest_team->g, shmem_team_pe(src_team, src_pe));
@@ -72,7 +79,7 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
     struct shmem_team_s *t = shmem_team_check(team, "shmem_team_ptr");
-    return pe < 0 || pe >= t->g.m.size ? NULL : rma_lookup(shmem_team_pe(t, pe), dest);
+    return pe < 0 || pe >= t->g.m.size ? NULL : shmem_lookup(shmem_team_pe(t, pe), dest, "shmem_team_ptr");
 }
 
 /* Collective over parent: the new team's members are parent PEs start +
@@ -90,7 +97,7 @@ static int split(struct shmem_team_s *p, int start, int stride, int size, shmem_
     *new_team = SHMEM_TEAM_INVALID;
     if (m.me < 0) return 0;
     struct shmem_team_s *n = malloc(sizeof *n);
-    if (!n) rma_fail("%s: out of memory", routine);
+    if (!n) shmem_fail("%s: out of memory", routine);
     *n = t;
     *new_team = n;
     return 0;
@@ -99,7 +106,7 @@ static int split(struct shmem_team_s *p, int start, int stride, int size, shmem_
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                              const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team)
 {
-    if (!new_team) rma_fail("shmem_team_split_strided: new_team is NULL");
+    if (!new_team) shmem_fail("shmem_team_split_strided: new_team is NULL");
     /* The specification: an invalid parent gives an invalid team and nonzero. */
     if (!parent_team) { *new_team = SHMEM_TEAM_INVALID; return -1; }
     struct shmem_team_s *p = shmem_team_check(parent_team, "shmem_team_split_strided");
@@ -121,7 +128,7 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         const shmem_team_config_t *xaxis_config, long xaxis_mask, shmem_team_t *xaxis_team,
                         const shmem_team_config_t *yaxis_config, long yaxis_mask, shmem_team_t *yaxis_team)
 {
-    if (!xaxis_team || !yaxis_team) rma_fail("shmem_team_split_2d: a new team pointer is NULL");
+    if (!xaxis_team || !yaxis_team) shmem_fail("shmem_team_split_2d: a new team pointer is NULL");
     if (!parent_team) { *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID; return -1; }
     struct shmem_team_s *p = shmem_team_check(parent_team, "shmem_team_split_2d");
     if (xrange < 1) {
@@ -144,7 +151,7 @@ void shmem_team_destroy(shmem_team_t team)
     if (!team) return;   /* the specification: no operation for SHMEM_TEAM_INVALID */
     struct shmem_team_s *t = shmem_team_check(team, "shmem_team_destroy");
     if (t == SHMEM_TEAM_WORLD || t == SHMEM_TEAM_SHARED)
-        rma_fail("shmem_team_destroy: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed");
+        shmem_fail("shmem_team_destroy: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed");
     t->destroyed = 1;   /* kept, not freed: later use is reported, not undefined */
     coll_group_destroy(&t->g);   /* the number may serve a new team */
 }
@@ -156,12 +163,12 @@ static struct shmem_team_s aset(int start, int logstride, int size, const char *
     shmem_require_init(routine);
     if (start < 0 || logstride < 0 || logstride > 9 || size < 1 || size > sm_core.size ||
         (long)start + ((long)(size - 1) << logstride) >= sm_core.size)
-        rma_fail("%s: active set PE_start %d, logPE_stride %d, PE_size %d does not fit %d PEs",
+        shmem_fail("%s: active set PE_start %d, logPE_stride %d, PE_size %d does not fit %d PEs",
                  routine, start, logstride, size, sm_core.size);
     struct shmem_team_s t = { 0 };
     coll_group_aset(&t.g, start, logstride, size);
     if (t.g.m.me < 0)
-        rma_fail("%s: PE %d is not in the active set PE_start %d, logPE_stride %d, PE_size %d",
+        shmem_fail("%s: PE %d is not in the active set PE_start %d, logPE_stride %d, PE_size %d",
                  routine, sm_core.rank, start, logstride, size);
     return t;
 }
@@ -184,8 +191,8 @@ void (shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 static size_t cbytes(size_t nelems, size_t elem, const char *routine)
 {
     size_t n;
-    if ((ptrdiff_t)nelems < 0) rma_fail("%s: nelems %td is negative", routine, (ptrdiff_t)nelems);
-    if (__builtin_mul_overflow(nelems, elem, &n)) rma_fail("%s: %zu elements overflow", routine, nelems);
+    if ((ptrdiff_t)nelems < 0) shmem_fail("%s: nelems %td is negative", routine, (ptrdiff_t)nelems);
+    if (__builtin_mul_overflow(nelems, elem, &n)) shmem_fail("%s: %zu elements overflow", routine, nelems);
     return n;
 }
 
@@ -194,7 +201,9 @@ static void bcast(struct shmem_team_s *t, void *dest, const void *src, size_t le
                   bool to_root, const char *routine)
 {
     if (root < 0 || root >= t->g.m.size)
-        rma_fail("%s: PE_root %d out of range (team of %d PEs)", routine, root, t->g.m.size);
+        shmem_fail("%s: PE_root %d out of range (team of %d PEs)", routine, root, t->g.m.size);
+    symmetric(dest, len, routine);
+    if (t->g.m.me == root) symmetric(src, len, routine);
     done(coll_bcast(&t->g, to_root || t->g.m.me != root ? dest : NULL, src, len, root), routine);
 }
 
@@ -202,13 +211,15 @@ static void bcast(struct shmem_team_s *t, void *dest, const void *src, size_t le
 static void collect(struct shmem_team_s *t, void *dest, const void *src, size_t len, bool fixed,
                     const char *routine)
 {
+    symmetric(src, len, routine);
+    if (fixed) symmetric(dest, len * (size_t)t->g.m.size, routine);
     done(fixed ? coll_allgather(&t->g, dest, src, len) : coll_collect(&t->g, dest, src, len), routine);
 }
 
 static void alltoalls(struct shmem_team_s *t, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                       size_t elem, size_t nelems, const char *routine)
 {
-    if ((ptrdiff_t)nelems < 0) rma_fail("%s: nelems %td is negative", routine, (ptrdiff_t)nelems);
+    if ((ptrdiff_t)nelems < 0) shmem_fail("%s: nelems %td is negative", routine, (ptrdiff_t)nelems);
     done(coll_alltoalls(&t->g, dest, src, dst, sst, elem, nelems), routine);
 }
 
@@ -295,7 +306,10 @@ DEF_ASET_SIZE(64)
 static void reduce(struct shmem_team_s *t, void *dest, const void *source, size_t n, enum coll_dtype type,
                    enum coll_redop op, const char *routine)
 {
-    if ((ptrdiff_t)n < 0) rma_fail("%s: nreduce %td is negative", routine, (ptrdiff_t)n);
+    if ((ptrdiff_t)n < 0) shmem_fail("%s: nreduce %td is negative", routine, (ptrdiff_t)n);
+    size_t len = n * coll_dtype_size(type);
+    symmetric(source, len, routine);
+    symmetric(dest, len, routine);
     done(coll_reduce(&t->g, dest, source, n, type, op, COLL_ALL), routine);
 }
 
@@ -316,7 +330,7 @@ void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_sta
 { \
     (void)pWrk, (void)pSync; \
     struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_" #N "_" #OP "_to_all"); \
-    if (nreduce < 0) rma_fail("shmem_" #N "_" #OP "_to_all: nreduce %d is negative", nreduce); \
+    if (nreduce < 0) shmem_fail("shmem_" #N "_" #OP "_to_all: nreduce %d is negative", nreduce); \
     reduce(&t, dest, source, (size_t)nreduce, COLL_DTYPE_OF(T), REDOP_##OP, "shmem_" #N "_" #OP "_to_all"); \
 }
 #define DEF_TOALL_BIT(N, T) DEF_TOALL(N, T, and) DEF_TOALL(N, T, or) DEF_TOALL(N, T, xor)
