@@ -46,6 +46,15 @@ enum coll_redop {
     COLL_MINLOC, COLL_MAXLOC,
     COLL_REDOP_COUNT
 };
+/* The pair types: {value, int} as C lays them out (padding included); the
+ * MPI binding's pair datatypes have these layouts. */
+struct coll_float_int { float v; int i; };
+struct coll_double_int { double v; int i; };
+struct coll_long_int { long v; int i; };
+struct coll_2int { int v; int i; };
+struct coll_short_int { short v; int i; };
+struct coll_ldouble_int { long double v; int i; };
+
 /* The integer type of that size and signedness. */
 static inline enum coll_dtype coll_int_dtype(size_t size, bool is_signed)
 {

@@ -7,14 +7,6 @@
 
 #include "coll.h"
 
-/* The pair types: {value, int} as C lays them out (with padding). */
-struct coll_float_int { float v; int i; };
-struct coll_double_int { double v; int i; };
-struct coll_long_int { long v; int i; };
-struct coll_2int { int v; int i; };
-struct coll_short_int { short v; int i; };
-struct coll_ldouble_int { long double v; int i; };
-
 /* x and y are a[i] and b[i]. Operand order is kept in every variant, so a
  * result does not depend on which operand the output overlays. */
 #define KERNEL(NAME, T, EXPR)                                                                  \

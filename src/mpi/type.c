@@ -11,13 +11,6 @@
 #include "sm_core.h"
 #include "smpi.h"
 
-struct float_int { float v; int i; };
-struct double_int { double v; int i; };
-struct long_int { long v; int i; };
-struct int_int { int v; int i; };
-struct short_int { short v; int i; };
-struct ldouble_int { long double v; int i; };
-
 struct smpi_type smpi_types[SMPI_TYPE_PREDEF_COUNT];
 /* One or two blocks per predefined type; the pair types may have a hole. */
 static struct p2p_blk predef_blk[SMPI_TYPE_PREDEF_COUNT][2];
@@ -59,10 +52,11 @@ __attribute__((constructor)) static void types_init(void)
     P(MPI_C_BOOL, _Bool); P(MPI_C_FLOAT_COMPLEX, float _Complex);
     P(MPI_C_DOUBLE_COMPLEX, double _Complex); P(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex);
     P(MPI_AINT, MPI_Aint); P(MPI_OFFSET, MPI_Offset); P(MPI_COUNT, MPI_Count); P(MPI_PACKED, char);
-    PAIR(MPI_FLOAT_INT, struct float_int, float); PAIR(MPI_DOUBLE_INT, struct double_int, double);
-    PAIR(MPI_LONG_INT, struct long_int, long); PAIR(MPI_2INT, struct int_int, int);
-    PAIR(MPI_SHORT_INT, struct short_int, short);
-    PAIR(MPI_LONG_DOUBLE_INT, struct ldouble_int, long double);
+    /* the reduction kernels' layouts (coll.h) */
+    PAIR(MPI_FLOAT_INT, struct coll_float_int, float); PAIR(MPI_DOUBLE_INT, struct coll_double_int, double);
+    PAIR(MPI_LONG_INT, struct coll_long_int, long); PAIR(MPI_2INT, struct coll_2int, int);
+    PAIR(MPI_SHORT_INT, struct coll_short_int, short);
+    PAIR(MPI_LONG_DOUBLE_INT, struct coll_ldouble_int, long double);
 }
 
 void smpi_type_ref(struct smpi_type *t)
