@@ -5,16 +5,18 @@
  * still used where no in-place algorithm exists yet.
  *
  * In-place protocol. Every member of a group has, in its SM_AREA_COLL, the
- * group's state at the place the group's number gives: barrier cells and a
- * record (seed 000's coll_info). A member publishes its buffers' addresses
- * and lengths in its record and then stamps it with the group's sequence
- * number (the count of collectives begun on the group, the same in every
- * member); peers wait for that stamp, read the record, copy straight
- * between user buffers, and count themselves in the owner's `done`; the
- * owner returns when everyone who touches its buffers has. So back-to-back
- * collectives on a group never mix (a record is rewritten only after every
- * reader is done with it), and collectives on different groups (a
- * communicator and its dup, MPI and SHMEM, teams) never share state. */
+ * group's state at the place the group's number gives: barrier cells, two
+ * records (seed 000's coll_info) and a progress word. A member publishes its
+ * buffers' addresses and lengths (or, when small, the data itself) in a
+ * record and stamps it with the group's sequence number (the count of
+ * collectives begun on the group, the same in every member); peers wait for
+ * that stamp, read the record, copy straight between user buffers, and set
+ * their progress word when done; the owner waits for its readers' progress
+ * before it returns (unless its data travelled in the record) and before it
+ * writes that record again. So back-to-back collectives on a group never
+ * mix, and collectives on different groups (a communicator and its dup,
+ * MPI and SHMEM, teams) never share state. Nonblocking collectives will
+ * want more records per group, the same way. */
 #ifndef COLL_H
 #define COLL_H
 

@@ -12,18 +12,17 @@
  * slow peers still read the last. A small contribution travels in the
  * record itself (data), so that the member returns without waiting for its
  * readers: it waits for them only before it writes the record again. */
-#define COLL_INLINE 144
+#define COLL_INLINE 160
 struct coll_rec {
     alignas(SM_CACHELINE) _Atomic uint32_t stamp;  /* the sequence number it is published for */
     uint32_t sig;               /* which collective: kind, root, type, op (checked by readers) */
-    uint32_t flags;
     uint64_t len;               /* bytes this member contributes (or expects) */
     uint64_t src, dst;          /* its buffers (see pub() in inplace.c), src perhaps data below */
-    /* the first 16 bytes share the stamp's line; aligned for any element
+    /* the first 32 bytes share the stamp's line; aligned for any element
      * (long double), as the kernels read it in place */
     alignas(16) unsigned char data[COLL_INLINE];
 };
-_Static_assert(offsetof(struct coll_rec, data) == 48 && sizeof(struct coll_rec) == 192,
+_Static_assert(offsetof(struct coll_rec, data) == 32 && sizeof(struct coll_rec) == 192,
                "a small contribution starts in the stamp's line; a record is three lines");
 
 /* A group's state in one member's area. Readers do not tell the owner

@@ -118,7 +118,7 @@ void coll_wait_finished(struct coll_group *g, uint32_t seq, int only)
  * An active set has no sequence and one record: every member publishes,
  * then a barrier makes all records current (and another ends the call). */
 static void begin(struct run *r, struct coll_group *g, uint32_t sig, bool publish, uint64_t len, const void *src,
-                  size_t span, uint64_t dst, uint32_t flags)
+                  size_t span, uint64_t dst)
 {
     *r = (struct run){ g, 0, sig, g->m.size, g->m.me, publish || aset(g), false };
     if (!aset(g)) {
@@ -130,7 +130,7 @@ static void begin(struct run *r, struct coll_group *g, uint32_t sig, bool publis
     if (!aset(g)) coll_wait_finished(g, g->last_pub[r->seq & 1], -1);
     r->lazy = span <= COLL_INLINE && !aset(g);
     if (r->lazy && span) memcpy(m->data, src, span);
-    m->sig = sig, m->len = len, m->dst = dst, m->flags = flags;
+    m->sig = sig, m->len = len, m->dst = dst;
     m->src = r->lazy ? (uint64_t)(uintptr_t)m->data : pub(src, span);   /* the record is exposed memory */
     if (aset(g)) {
         sm_barrier_run(&g->m, barrier_off(g), true);
@@ -280,13 +280,13 @@ sm_status_t coll_bcast(struct coll_group *g, void *dst, const void *src, size_t 
     struct run r;
     uint32_t sig = SIG(K_BCAST, root, 0, 0);
     if (g->m.me == root) {
-        begin(&r, g, sig, true, len, src, len, 0, 0);
+        begin(&r, g, sig, true, len, src, len, 0);
         if (shared && !aset(g)) bcast_share(&r, src, len);
         if (root_copies) memmove(dst, src, len);
         return finish(&r, SM_OK, -1);
     }
     /* A reader publishes (its dst) only to share a large copy. */
-    begin(&r, g, sig, shared, len, NULL, 0, shared ? pub(dst, len) : 0, 0);
+    begin(&r, g, sig, shared, len, NULL, 0, shared ? pub(dst, len) : 0);
     if (shared) sm_wake(sm_group_rank(&g->m, root));
     struct coll_rec *p = await(&r, root);
     sm_status_t st = check(&r, root, p, len, true);
@@ -306,7 +306,7 @@ static sm_status_t gather_all(struct coll_group *g, void *dst, const void *src, 
         return SM_OK;
     }
     struct run r;
-    begin(&r, g, SIG(fixed ? K_ALLGATHER : K_COLLECT, COLL_ALL, 0, 0), true, len, src, len, 0, 0);
+    begin(&r, g, SIG(fixed ? K_ALLGATHER : K_COLLECT, COLL_ALL, 0, 0), true, len, src, len, 0);
     /* Every record checked before any data moves: a mismatch is everyone's. */
     sm_status_t st = SM_OK;
     size_t o = 0;
@@ -377,7 +377,7 @@ sm_status_t coll_alltoalls(struct coll_group *g, void *dst, const void *src, ptr
     struct run r;
     sm_status_t st = SM_OK;
     if (n > 1) {
-        begin(&r, g, SIG(K_ALLTOALL, COLL_ALL, 0, 0), true, len, src, span, 0, 0);
+        begin(&r, g, SIG(K_ALLTOALL, COLL_ALL, 0, 0), true, len, src, span, 0);
         for (int i = 0; i < n; i++)          /* all checked first, as in gather_all */
             if (!st && i != me) st = check(&r, i, await(&r, i), len, true);
     }
@@ -478,7 +478,8 @@ sm_status_t coll_reduce(struct coll_group *g, void *dst, const void *src, size_t
      * reads its slice of every source and writes it into the dsts. */
     bool reads = !rooted || sliced || at_root, shares = !rooted || sliced || !at_root;
     struct run r;
-    begin(&r, g, SIG(K_REDUCE, root, t, op), true, len, src, shares ? len : 0, at_root ? pub(dst, len) : 0, 0);
+    begin(&r, g, SIG(K_REDUCE, root, t, op), true, len, src, shares ? len : 0,
+          sliced && at_root ? pub(dst, len) : 0);
     struct coll_rec *recs[n];
     sm_status_t st = SM_OK;
     for (int i = 0; i < n && reads; i++) {
