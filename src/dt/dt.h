@@ -50,7 +50,7 @@ static inline ptrdiff_t dt_extent(const struct dt_type *t) { return t->ub - t->l
 /* Are count elements one contiguous run of count * size bytes from true_lb? */
 static inline bool dt_is_contig(const struct dt_type *t, size_t count)
 {
-    return t->contig || (t->nblk == 1 && count <= 1);
+    return t->contig || count == 0 || (t->nblk == 1 && count == 1);
 }
 /* The bytes that count elements' data span, relative to the buffer: [*lo, *hi). */
 static inline void dt_span(const struct dt_type *t, size_t count, ptrdiff_t *lo, ptrdiff_t *hi)

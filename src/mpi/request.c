@@ -1,30 +1,10 @@
-/* Requests as objects: made from the p2p engine's requests (which a peer
- * may still write after the program freed them), holding the communicator
- * and datatype they were started with; and a request complete from the
- * start, for the nonblocking calls that finish at once (MPI_Comm_idup).
- * Starting and completing them is pt2pt.c's. */
+/* Requests complete from the start, for the nonblocking calls that finish
+ * at once (MPI_Comm_idup, MPI_Ibsend) and for MPI_PROC_NULL. Making and
+ * releasing requests is inline in smpi.h (every message does); starting and
+ * completing them is pt2pt.c's. */
 #include <string.h>
 
 #include "smpi.h"
-
-struct smpi_request *smpi_request_new(struct smpi_comm *c, int kind, void *buf, int count, struct smpi_type *t,
-                                      int peer, int tag, enum p2p_mode mode)
-{
-    struct smpi_request *q = (struct smpi_request *)p2p_req_alloc();
-    if (!q) return NULL;
-    q->kind = kind, q->comm = c, q->ubuf = buf, q->ucount = count, q->utype = t;
-    q->peer = peer, q->tag = tag, q->mode = mode;
-    smpi_comm_ref(c);                    /* both may be freed by the program while q lives */
-    smpi_type_ref(t);
-    return q;
-}
-
-void smpi_request_release(struct smpi_request *q)
-{
-    smpi_comm_unref(q->comm);
-    smpi_type_unref(q->utype);
-    p2p_req_free(&q->p);                 /* an active one completes, then goes */
-}
 
 void smpi_request_complete(struct smpi_request *q)
 {

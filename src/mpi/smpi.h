@@ -188,12 +188,28 @@ struct smpi_info *smpi_info(MPI_Info h);
 #define SMPI_CHECK_INFO(c, h, R) do { if ((h) != MPI_INFO_NULL && !smpi_info(h)) \
     return smpi_error(c, MPI_ERR_INFO, R, "info %p is not an info object", (void *)(h)); } while (0)
 
-/* Requests (request.c): a new one holding references to c and t, or NULL
- * when out of memory; released (the engine frees an active one when it
- * completes); made complete with an empty status. */
-struct smpi_request *smpi_request_new(struct smpi_comm *c, int kind, void *buf, int count, struct smpi_type *t,
-                                      int peer, int tag, enum p2p_mode mode);
-void smpi_request_release(struct smpi_request *q);
+/* Requests: a new one holding references to c and t (both may be freed
+ * by the program while it lives), or NULL when out of memory; released (the
+ * engine frees an active one when it completes). Inline: every message
+ * makes and releases one. */
+static inline struct smpi_request *smpi_request_new(struct smpi_comm *c, int kind, void *buf, int count,
+                                                    struct smpi_type *t, int peer, int tag, enum p2p_mode mode)
+{
+    struct smpi_request *q = (struct smpi_request *)p2p_req_alloc();
+    if (!q) return NULL;
+    q->kind = kind, q->comm = c, q->ubuf = buf, q->ucount = count, q->utype = t;
+    q->peer = peer, q->tag = tag, q->mode = mode;
+    smpi_comm_ref(c);
+    smpi_type_ref(t);
+    return q;
+}
+static inline void smpi_request_release(struct smpi_request *q)
+{
+    smpi_comm_unref(q->comm);
+    smpi_type_unref(q->utype);
+    p2p_req_free(&q->p);
+}
+/* (request.c) Complete q at once, with an empty status. */
 void smpi_request_complete(struct smpi_request *q);
 /* A request that is already complete (empty status), or NULL when out of
  * memory: the nonblocking calls that finish at once (MPI_Comm_idup) return it. */

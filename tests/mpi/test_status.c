@@ -1,6 +1,6 @@
 /* Status fields: MPI_SOURCE, MPI_TAG and MPI_ERROR of a wildcard receive,
  * MPI_Get_count on partial elements, and MPI_ERR_IN_STATUS from the calls
- * completing many requests (split from the former test_api.c). */
+ * completing many requests. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
