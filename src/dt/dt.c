@@ -158,7 +158,7 @@ static sm_status_t build_end(struct build *b, const ptrdiff_t *bounds, struct dt
         ptrdiff_t ext = b->ub - b->lb, pad = ext % (ptrdiff_t)b->align;
         t->lb = b->lb, t->ub = b->ub + (pad ? (ptrdiff_t)b->align - pad : 0);
     }
-    memcpy((struct dt_run *)dt_runs(t), b->run, sizeof *b->run * (size_t)b->nrun);
+    if (b->nrun) memcpy((struct dt_run *)dt_runs(t), b->run, sizeof *b->run * (size_t)b->nrun);
     struct dt_blk *blk = (struct dt_blk *)dt_blocks(t);
     size_t at = 0;
     for (int k = 0; k < b->nblk; k++) {

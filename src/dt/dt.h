@@ -104,6 +104,15 @@ void dt_unref(const struct dt_type *t);
  * both buffers' elements. Any offset: copies can go in chunks. */
 void dt_copy(void *dst, const struct dt_type *dtype, const void *src, const struct dt_type *stype, size_t off,
              size_t len);
+/* Pack count elements of t at in into plain bytes at out, and back. */
+static inline void dt_pack(void *out, const void *in, const struct dt_type *t, size_t count)
+{
+    dt_copy(out, NULL, in, t, 0, count * t->size);
+}
+static inline void dt_unpack(void *out, const struct dt_type *t, size_t count, const void *in)
+{
+    dt_copy(out, t, in, NULL, 0, count * t->size);
+}
 /* Basic elements in the first bytes of a stream of t, or -1 when bytes
  * end inside one (MPI_Get_elements' MPI_UNDEFINED). */
 int64_t dt_elements(const struct dt_type *t, size_t bytes);

@@ -90,12 +90,12 @@ MPI_Count smpi_type_elements(const struct smpi_type *t, MPI_Count bytes)
 
 void smpi_pack(const void *in, int count, const struct smpi_type *t, void *out)
 {
-    dt_copy(out, NULL, in, t->dt, 0, (size_t)count * t->dt->size);
+    dt_pack(out, in, t->dt, (size_t)count);
 }
 
 void smpi_unpack(const void *in, int count, const struct smpi_type *t, void *out)
 {
-    dt_copy(out, t->dt, in, NULL, 0, (size_t)count * t->dt->size);
+    dt_unpack(out, t->dt, (size_t)count, in);
 }
 
 void *smpi_contig_buf(void *buf, int count, const struct smpi_type *t, bool pack, void **tmp)

@@ -49,7 +49,7 @@ static void in_status(void)
         OK(MPI_Irecv(&b, 1, MPI_INT, from, 2, c, &r[1]));
         OK(MPI_Send(two, 1, MPI_INT, to, 1, c));
         OK(MPI_Send(two, 2, MPI_INT, to, 2, c));          /* one int too many */
-        int rc, flag = 0, outc = 0, idx[2];
+        int rc = -1, flag = 0, outc = 0, idx[2];
         if (call == 0) rc = MPI_Waitall(2, r, st);
         else if (call == 1) while (!flag) rc = MPI_Testall(2, r, &flag, st);
         else {
