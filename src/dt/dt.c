@@ -299,23 +299,43 @@ static inline size_t cursor_next(struct cursor *c, size_t max, char **at)
     return n;
 }
 
-void dt_copy(void *dst, const struct dt_type *dtype, const void *src, const struct dt_type *stype, size_t off,
-             size_t len)
+/* Walk the pieces that bytes [off, off + len) of two streams break into
+ * (the longest runs consecutive in both) and hand each to fn. */
+static inline void walk(void *dst, const struct dt_type *dtype, const void *src, const struct dt_type *stype,
+                        size_t off, size_t len, void (*fn)(void *, const void *, size_t, void *), void *ctx)
 {
     if (!len) return;
     struct cursor d, s;
     cursor_at(&d, dst, dtype, off);
     cursor_at(&s, (char *)src, stype, off);
-    if (!d.t && !s.t) { memcpy(d.base + off, s.base + off, len); return; }
+    if (!d.t && !s.t) { fn(d.base + off, s.base + off, len, ctx); return; }
     char *dp = NULL, *sp = NULL;
     size_t dn = 0, sn = 0;
     while (len) {
         if (!dn) dn = cursor_next(&d, len, &dp);
         if (!sn) sn = cursor_next(&s, len, &sp);
         size_t k = dn < sn ? dn : sn;
-        memcpy(dp, sp, k);
+        fn(dp, sp, k, ctx);
         dp += k, sp += k, dn -= k, sn -= k, len -= k;
     }
+}
+
+static inline void copy_piece(void *dst, const void *src, size_t n, void *ctx)
+{
+    (void)ctx;
+    memcpy(dst, src, n);
+}
+
+void dt_copy(void *dst, const struct dt_type *dtype, const void *src, const struct dt_type *stype, size_t off,
+             size_t len)
+{
+    walk(dst, dtype, src, stype, off, len, copy_piece, NULL);
+}
+
+void dt_apply(void *dst, const struct dt_type *dtype, const void *src, const struct dt_type *stype, size_t off,
+              size_t len, void (*fn)(void *dst, const void *src, size_t n, void *ctx), void *ctx)
+{
+    walk(dst, dtype, src, stype, off, len, fn, ctx);
 }
 
 int64_t dt_elements(const struct dt_type *t, size_t bytes)

@@ -104,6 +104,13 @@ void dt_unref(const struct dt_type *t);
  * both buffers' elements. Any offset: copies can go in chunks. */
 void dt_copy(void *dst, const struct dt_type *dtype, const void *src, const struct dt_type *stype, size_t off,
              size_t len);
+/* The same walk, handing each pair of pieces (n bytes at dst and src) to
+ * fn instead of copying: accumulate-like operations. With both types made
+ * of one basic type whose elements have no hole (not a pair type with
+ * padding inside) and off, len multiples of its size, every piece holds
+ * whole basic elements. */
+void dt_apply(void *dst, const struct dt_type *dtype, const void *src, const struct dt_type *stype, size_t off,
+              size_t len, void (*fn)(void *dst, const void *src, size_t n, void *ctx), void *ctx);
 /* Pack count elements of t at in into plain bytes at out, and back. */
 static inline void dt_pack(void *out, const void *in, const struct dt_type *t, size_t count)
 {

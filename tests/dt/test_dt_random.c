@@ -194,6 +194,18 @@ static bool span(const struct ref *r, size_t count, ptrdiff_t *lo, ptrdiff_t *hi
     return unique;
 }
 
+static void add_bytes(void *dst, const void *src, size_t n, void *ctx)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; i++) ((unsigned char *)dst)[i] += ((const unsigned char *)src)[i];
+}
+
+static void whole_elements(void *dst, const void *src, size_t n, void *ctx)
+{
+    (void)dst, (void)src;
+    CHECK(n % *(size_t *)ctx == 0, "a piece of %zu bytes splits %zu-byte elements", n, *(size_t *)ctx);
+}
+
 /* Copy count_s elements of s into count_d of d (as many bytes as both hold)
  * in random chunks, in random order; compare with the reference copy. */
 static void check_copy(const struct ty *d, size_t count_d, const struct ty *s, size_t count_s, int n)
@@ -231,6 +243,15 @@ static void check_copy(const struct ty *d, size_t count_d, const struct ty *s, s
     for (size_t i = 0; i < dbytes; i++)
         CHECK(dst[i] == want[i], "copy %d: %zu x %zu bytes into %zu x %zu bytes, %zu chunks: byte %td of the destination",
               n, count_s, s->r.size, count_d, d->r.size, nc - 1, (ptrdiff_t)i - 16 + dlo);
+    /* dt_apply walks the same pieces: add the source into what the copy left */
+    for (size_t k = 0; k < len; k++) wbase[ref_addr(&d->r, k)] += sbase[ref_addr(&s->r, k)];
+    for (size_t i = 0; i + 1 < nc; i++)
+        dt_apply(dbase, d->t, sbase, s->t, cut[order[i]], cut[order[i] + 1] - cut[order[i]], add_bytes, NULL);
+    for (size_t i = 0; i < dbytes; i++) CHECK(dst[i] == want[i], "apply %d: byte %td", n, (ptrdiff_t)i - 16 + dlo);
+    /* one basic type on both sides, without a hole (not {short, int}): every
+     * piece holds whole elements */
+    size_t whole = d->t->basic == s->t->basic && d->t->basic != DT_MIXED && d->t->basic != 6 ? d->r.elem[0] : 0;
+    if (whole) dt_apply(dbase, d->t, sbase, s->t, 0, len, whole_elements, &whole);
     free(dst), free(want), free(src);
 }
 
