@@ -141,10 +141,11 @@ static int finish1(MPI_Request *h, MPI_Status *st, const char *R)
     return err;
 }
 
-/* The engine could not make progress (SM_ERR_NOMEM keeping a message aside). */
-static int progress_error(sm_status_t st, const char *R)
+/* The engine could not make progress (SM_ERR_NOMEM keeping a message
+ * aside), raised on c (NULL: MPI_COMM_WORLD, for the calls on many requests). */
+static int progress_error(struct smpi_comm *c, sm_status_t st, const char *R)
 {
-    return smpi_error(NULL, smpi_class_of(st), R, "%s", sm_fail_reason());
+    return smpi_error(c, smpi_class_of(st), R, "%s", sm_fail_reason());
 }
 
 /* Inactive: the null request, or a persistent request not started. */
@@ -197,7 +198,7 @@ static int irecv(void *buf, int count, MPI_Datatype type, int source, int tag, M
 static int wait1(MPI_Request *h, MPI_Status *st, const char *R)
 {
     sm_status_t s = p2p_wait(&(*h)->p);
-    if (SM_UNLIKELY(s) && !p2p_done(&(*h)->p)) return progress_error(s, R);
+    if (SM_UNLIKELY(s) && !p2p_done(&(*h)->p)) return progress_error((*h)->comm, s, R);
     return finish1(h, st, R);
 }
 
@@ -363,7 +364,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     sm_status_t st = p2p_test(&(*request)->p);
     *flag = st != SM_INPROGRESS && p2p_done(&(*request)->p);
     if (*flag) return finish1(request, status, R);
-    return st == SM_INPROGRESS ? MPI_SUCCESS : progress_error(st, R);
+    return st == SM_INPROGRESS ? MPI_SUCCESS : progress_error((*request)->comm, st, R);
 }
 #pragma weak MPI_Test = PMPI_Test
 
@@ -444,7 +445,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
     struct arr a = { count, reqs, 0 };
     p2p_progress();
     sm_status_t st = p2p_wait_until(all_done, &a);
-    return st ? progress_error(st, R) : finish_all(count, reqs, sts, R);
+    return st ? progress_error(NULL, st, R) : finish_all(count, reqs, sts, R);
 }
 #pragma weak MPI_Waitall = PMPI_Waitall
 
@@ -458,7 +459,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
     struct arr a = { count, reqs, 0 };
     sm_status_t st = p2p_progress();
     *flag = all_done(&a);
-    return *flag ? finish_all(count, reqs, sts, R) : st ? progress_error(st, R) : MPI_SUCCESS;
+    return *flag ? finish_all(count, reqs, sts, R) : st ? progress_error(NULL, st, R) : MPI_SUCCESS;
 }
 #pragma weak MPI_Testall = PMPI_Testall
 
@@ -470,7 +471,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
     if (!index) return smpi_error(NULL, MPI_ERR_ARG, R, "index is NULL");
     struct arr a = { count, reqs, 0 };
     sm_status_t ps = block ? p2p_wait_until(any_done, &a) : p2p_progress();
-    if (ps && block) return progress_error(ps, R);
+    if (ps && block) return progress_error(NULL, ps, R);
     *index = MPI_UNDEFINED;
     if (flag) *flag = 0;
     bool active = false;
@@ -483,7 +484,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
         return finish1(&reqs[i], st, R);
     }
     if (!active) { if (flag) *flag = 1; status_empty(st, MPI_ANY_SOURCE); }
-    return ps && active ? progress_error(ps, R) : MPI_SUCCESS;
+    return ps && active ? progress_error(NULL, ps, R) : MPI_SUCCESS;
 }
 
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
@@ -508,7 +509,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int idx[], MPI_Sta
     if (!outcount || (count && !idx)) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
     struct arr a = { count, reqs, 0 };
     sm_status_t ps = block ? p2p_wait_until(any_done, &a) : p2p_progress();
-    if (ps && block) return progress_error(ps, R);
+    if (ps && block) return progress_error(NULL, ps, R);
     int n = 0;
     bool active = false;
     struct failure f = { .index = -1 };
@@ -522,7 +523,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int idx[], MPI_Sta
         n++;
     }
     *outcount = active ? n : MPI_UNDEFINED;
-    if (!n && active && ps) return progress_error(ps, R);
+    if (!n && active && ps) return progress_error(NULL, ps, R);
     return many_error(&f, sts, R);
 }
 
@@ -560,7 +561,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     sm_status_t st = p2p_test(&request->p);
     *flag = p2p_done(&request->p);
     if (*flag) status_of(request, status);
-    return *flag || st == SM_INPROGRESS ? MPI_SUCCESS : progress_error(st, R);
+    return *flag || st == SM_INPROGRESS ? MPI_SUCCESS : progress_error(request->comm, st, R);
 }
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 
@@ -667,7 +668,7 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag, bool matched, MP
         sm_status_t st = p2p_wait_until(probe_cond, &p);
         if (st && !p.err) p.err = st;
     }
-    if (p.err && !p.found) return progress_error(p.err, R);
+    if (p.err && !p.found) return progress_error(c, p.err, R);
     if (flag) *flag = p.found;
     if (msg) *msg = p.found ? (MPI_Message)p.m : MPI_MESSAGE_NULL;
     if (p.found) status_probe(status, &p.st);

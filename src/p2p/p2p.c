@@ -95,8 +95,9 @@ static struct {
     int      drain_from;        /* fairness: next sender to drain first */
     int      any_from;          /* fairness: next sender to look at for ANY_SOURCE */
     struct p2p_req *freelist;
-    sm_status_t stuck;          /* a message could not be kept aside (SM_ERR_NOMEM): its
-                                 * ring stops there until a later drain manages */
+    uint8_t *stuck;             /* per sender: a message of its could not be kept aside
+                                 * (no memory); its ring stops there until a drain manages */
+    int      nstuck;            /* senders stuck */
     char    *bounce;            /* BOUNCE_BYTES, allocated on first use */
     struct p2p_stats stats;
 } P;
@@ -156,8 +157,9 @@ sm_status_t p2p_init(size_t req_size)
     P.head = calloc((size_t)n, sizeof *P.head);
     P.tail = calloc((size_t)n, sizeof *P.tail);
     P.head_seen = calloc((size_t)n, sizeof *P.head_seen);
-    if (!P.unexp || !P.pending || !P.head || !P.tail || !P.head_seen) {
-        free(P.unexp), free(P.pending), free(P.head), free(P.tail), free(P.head_seen);
+    P.stuck = calloc((size_t)n, sizeof *P.stuck);
+    if (!P.unexp || !P.pending || !P.head || !P.tail || !P.head_seen || !P.stuck) {
+        free(P.unexp), free(P.pending), free(P.head), free(P.tail), free(P.head_seen), free(P.stuck);
         return sm_fail(SM_ERR_NOMEM, "no memory for the point-to-point queues of %d ranks", n);
     }
     P.stats.ring_bytes = P.cap;
@@ -423,11 +425,7 @@ static enum arrival arrive(const struct desc *d, int world, struct p2p_req *cand
     }
     size_t eager = d->flags & D_EAGER ? d->len : 0;
     struct p2p_msg *m = malloc(sizeof *m + eager);
-    if (!m) {
-        P.stuck = sm_fail(SM_ERR_NOMEM, "no memory to keep aside a message of %llu bytes from rank %d "
-                          "that no receive matches yet", (unsigned long long)d->len, world);
-        return NOT_KEPT;
-    }
+    if (!m) return NOT_KEPT;
     memcpy(m->data, desc_data(d), eager);
     m->next = NULL, m->world = world, m->d = *d;
     struct msgq *q = &P.unexp[world];
@@ -440,7 +438,8 @@ static enum arrival arrive(const struct desc *d, int world, struct p2p_req *cand
 /* Drain sender s's ring: to its end with to_end or when s waits for room,
  * else while receives are posted or until cand (see arrive) takes a
  * message. A message that cannot be kept aside stays in the ring, and the
- * ones behind it too (their order matters). True if cand took one. */
+ * ones behind it too (their order matters): s is stuck until a drain gets
+ * past it. True if cand took one. */
 static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
 {
     int me = sm_core.rank;
@@ -452,9 +451,13 @@ static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
     while (a != TAKEN && (to_end || cand || P.posted.head)) {
         struct desc *d = rec_at(me, s, h);
         if (atomic_load_explicit(&d->seq, memory_order_acquire) != rec_seq(h)) break;
-        if ((a = arrive(d, s, cand)) == NOT_KEPT) break;
+        if ((a = arrive(d, s, cand)) == NOT_KEPT) {
+            if (!P.stuck[s]) P.stuck[s] = 1, P.nstuck++;
+            break;
+        }
         h += rec_size(d->flags, d->len);
     }
+    if (SM_UNLIKELY(P.stuck[s]) && h != h0) P.stuck[s] = 0, P.nstuck--;   /* got past it */
     if (h != h0) {
         P.head[s] = h;
         atomic_store_explicit(&c->head, h, memory_order_release);
@@ -476,6 +479,28 @@ static void drain(bool all)
         drain_ring(s, all, NULL);
         if (P.head[s] != h0) P.drain_from = next_rank(s, n);
     }
+}
+
+/* --- Messages nobody can keep aside -----------------------------------------
+ * A sender is stuck when a message of its matched no receive and there was
+ * no memory to keep it aside: it stays in the ring, and those behind it. A
+ * wait fails (SM_ERR_NOMEM) only when what it waits for may be behind one:
+ * a receive from that sender, or from any; the others go on. */
+static sm_status_t stuck_error(int s)          /* s: a stuck sender, or -1 for the first */
+{
+    if (s < 0)
+        for (s = 0; !P.stuck[s]; s++) ;
+    return sm_fail(SM_ERR_NOMEM, "no memory to keep aside a message from rank %d that no receive matches yet "
+                   "(and those behind it)", s);
+}
+static inline bool blocked(const struct p2p_req *r)
+{
+    if (SM_LIKELY(!P.nstuck) || r->kind != P2P_RECV) return false;
+    return r->src == P2P_ANY_SOURCE || P.stuck[r->comm->world[r->src]];
+}
+static sm_status_t blocked_error(const struct p2p_req *r)
+{
+    return stuck_error(r->src == P2P_ANY_SOURCE ? -1 : r->comm->world[r->src]);
 }
 
 /* --- Sending -------------------------------------------------------------- */
@@ -679,14 +704,17 @@ sm_status_t p2p_mrecv(struct p2p_req *r, void *buf, size_t len, struct p2p_msg *
     return SM_OK;
 }
 
-static sm_status_t progress(bool all);
+static void progress(bool all);
 sm_status_t p2p_iprobe(int src, int tag, const struct p2p_comm *c, bool take, bool *found, struct p2p_status *st,
                        struct p2p_msg **msg)
 {
-    sm_status_t ps = progress(true);
+    progress(true);
     struct p2p_msg *m = find_unexpected(src, tag, c, take);
     *found = m != NULL;
-    if (!m) return ps;
+    if (!m) {
+        int w = src == P2P_ANY_SOURCE ? -1 : c->world[src];
+        return P.nstuck && (w < 0 || P.stuck[w]) ? stuck_error(w) : SM_OK;
+    }
     *st = (struct p2p_status){ .source = m->d.src, .tag = m->d.tag, .len = m->d.len };
     if (msg) *msg = m;
     return SM_OK;
@@ -723,54 +751,58 @@ static void reap_detached(void)
     }
 }
 
-/* One pass; SM_ERR_NOMEM if a message could not be kept aside this time. */
-static sm_status_t progress(bool all)
+static void progress(bool all)
 {
-    P.stuck = SM_OK;
     drain(all);
     if (P.npending) drain_pending();
     if (P.detached.head) reap_detached();
-    return P.stuck;
 }
-sm_status_t p2p_progress(void) { return progress(false); }
+
+sm_status_t p2p_progress(void)
+{
+    progress(false);
+    return SM_LIKELY(!P.nstuck) ? SM_OK : stuck_error(-1);
+}
 
 sm_status_t p2p_test(struct p2p_req *r)
 {
     if (p2p_done(r)) return r->st.err;
-    sm_status_t st = progress(false);
+    progress(false);
     if (p2p_done(r)) return r->st.err;
-    return st ? st : SM_INPROGRESS;
+    return blocked(r) ? blocked_error(r) : SM_INPROGRESS;
 }
 
-struct until { bool (*cond)(void *); void *arg; bool met; sm_status_t st; };
+/* A condition of any kind cannot tell what it waits for: it stops at any stuck sender. */
+struct until { bool (*cond)(void *); void *arg; bool met; };
 static bool progress_until(void *a)
 {
     struct until *u = a;
-    u->st = progress(false);
+    progress(false);
     u->met = u->cond(u->arg);     /* once: a condition may take what it found (a matched probe) */
-    return u->met || u->st;
+    return u->met || P.nstuck;
 }
 
 sm_status_t p2p_wait_until(bool (*cond)(void *), void *arg)
 {
     if (cond(arg)) return SM_OK;
-    struct until u = { cond, arg, false, SM_OK };
+    struct until u = { cond, arg, false };
     sm_wait(progress_until, &u);
-    return u.met ? SM_OK : u.st;
+    return u.met ? SM_OK : stuck_error(-1);
 }
 
-static bool req_done(void *r) { return p2p_done(r); }
-static bool send_done(void *a)
+/* A large send's sender, waiting anyway, helps with the copy. */
+static bool ready(void *a)
 {
     struct p2p_req *r = a;
-    coop_help(r);
-    return p2p_done(r);
+    progress(false);
+    if (r->kind == P2P_SEND && !(r->flags & D_EAGER)) coop_help(r);
+    return p2p_done(r) || blocked(r);
 }
 
 sm_status_t p2p_wait(struct p2p_req *r)
 {
     sm_status_t st = p2p_test(r);
     if (st != SM_INPROGRESS) return st;
-    st = p2p_wait_until(r->kind == P2P_SEND && !(r->flags & D_EAGER) ? send_done : req_done, r);
-    return p2p_done(r) ? r->st.err : st;
+    sm_wait(ready, r);
+    return p2p_done(r) ? r->st.err : blocked_error(r);
 }

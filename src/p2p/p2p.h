@@ -99,21 +99,25 @@ static inline bool p2p_done(const struct p2p_req *r)
 {
     return atomic_load_explicit(&r->done, memory_order_acquire) != 0;
 }
-/* Make progress once. For p2p_test and p2p_wait, once r is complete: its
- * result (r->st.err); before: SM_INPROGRESS (test), or the error that stops
- * progress (e.g. SM_ERR_NOMEM: a message nobody asked for yet cannot be
- * kept aside, and those behind it wait), with r still active. */
+/* Make progress once. A sender is stuck when a message of its that no
+ * receive matches yet cannot be kept aside (no memory): it stays in the
+ * ring, with those behind it, until memory frees or a receive takes it.
+ * p2p_progress: SM_ERR_NOMEM while any sender is stuck. p2p_test and
+ * p2p_wait, once r is complete: its result (r->st.err); before:
+ * SM_INPROGRESS (test), or SM_ERR_NOMEM when r is a receive whose message
+ * may be behind a stuck one (from that sender, or from any), r still active. */
 sm_status_t p2p_progress(void);
 sm_status_t p2p_test(struct p2p_req *r);
 sm_status_t p2p_wait(struct p2p_req *r);
-/* Progress until cond(arg) is true (SM_OK), sleeping politely, or until
- * progress fails. */
+/* Progress until cond(arg) is true (SM_OK), sleeping politely; SM_ERR_NOMEM
+ * if a sender is stuck first (the condition cannot say what it waits for). */
 sm_status_t p2p_wait_until(bool (*cond)(void *), void *arg);
 /* Cancel a receive that has not matched yet: SM_OK (it completes with
  * st.cancelled), or SM_ERR_STATE when it matched already (it completes as usual). */
 sm_status_t p2p_cancel(struct p2p_req *r);
 
-/* Probe for a matching message: *found and its status. With take, the
+/* Probe for a matching message: *found and its status (SM_ERR_NOMEM when
+ * not found and a sender it could come from is stuck). With take, the
  * message is removed from matching and returned (MPI_Mprobe); p2p_mrecv
  * then receives it. */
 sm_status_t p2p_iprobe(int src, int tag, const struct p2p_comm *c, bool take, bool *found, struct p2p_status *st,
