@@ -82,12 +82,20 @@ struct sm_mem_info {
 };
 SM_API void sm_mem_info(struct sm_mem_info *info);
 
-/* --- Job lifecycle, for the engines built on the substrate ---------------
- * Between sm_finalize_required("MPI_Finalize") and sm_finalize_done(), a
- * rank that exits is reported by smrun as a failure ("exited without calling
- * MPI_Finalize") and ends the job. */
-SM_API void sm_finalize_required(const char *finalize_routine);
-SM_API void sm_finalize_done(void);
+/* --- Job lifecycle, for the libraries built on the substrate -------------
+ * Each library in a rank (MPI, OpenSHMEM, ARMCI: several may live in one
+ * program) calls sm_finalize_required("MPI_Finalize") when it is
+ * initialised and sm_finalize_done("MPI_Finalize") when it is finalised, in
+ * any order with the others. A rank that exits while any is still required
+ * is reported by smrun as a failure naming the routines it did not call
+ * ("exited without calling MPI_Finalize and shmem_finalize") and ends the
+ * job. Up to 4 at a time, names up to 27 characters. SM_ERR_ARG: a NULL,
+ * empty or too long name; SM_ERR_STATE: required twice, done without being
+ * required, or 4 required already.
+ * (Since 0.1: both return a code, and sm_finalize_done names the routine;
+ * before, one flag served all libraries, so the first finalize cleared it.) */
+SM_API int sm_finalize_required(const char *finalize_routine);
+SM_API int sm_finalize_done(const char *finalize_routine);
 /* End the job: smrun prints "rank R (pid P) <note>", kills every rank and
  * exits with code. */
 SM_API _Noreturn void sm_abort(int code, const char *note);

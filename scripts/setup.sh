@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install what is missing on Debian 12 (apt-get, as root or through sudo),
 # then configure and build smartmap into build/ (build/bin: smrun, smcc).
+# Arguments go to CMake (scripts/test.sh: -DSMARTMAP_WERROR=ON).
 set -eu
 cd "$(dirname "$0")/.."
 need=
@@ -17,5 +18,5 @@ if [ -n "$need" ]; then
 fi
 # apt's matplotlib serves Debian's python3; another python3 first on PATH gets it from pip
 python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install -q matplotlib
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 cmake --build build

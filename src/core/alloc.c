@@ -7,8 +7,20 @@
  * override) so the slot is attached before the first allocation, whoever
  * makes it. madvise is interposed too: on a shared mapping MADV_DONTNEED only
  * drops page-table entries, so mimalloc's purges become MADV_REMOVE, which
- * really returns the memory. */
+ * really returns the memory.
+ *
+ * The one exception to the core's one-way calls (sm_core.h): the first
+ * malloc may come before libsmartmap's constructor (from another library's
+ * constructor, or ld.so), so it initialises the core itself.
+ *
+ * Under AddressSanitizer (SM_SANITIZE), whose runtime comes first, the
+ * sanitizer's allocator serves the program and libc (so the program's heap
+ * is not exposed); libsmartmap's own calls still come here (they bind inside
+ * the library), so the engines' blocks stay in the slot, where peers can
+ * reach them. A block of the sanitizer's that reaches free or realloc here
+ * (a binding's strdup) goes back to it. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <mimalloc.h>
 #include <stdbool.h>
@@ -21,23 +33,27 @@
 #include "sm_alloc.h"
 #include "sm_core.h"
 
-static uintptr_t heap_lo, heap_hi;
+static uintptr_t heap_lo, heap_hi;   /* where purges return memory (not after fork) */
+static uintptr_t arena_lo, arena_len; /* mimalloc's arena (also after fork) */
 static _Atomic int heap_ready;
-static atomic_flag oom_said = ATOMIC_FLAG_INIT;
 
-void sm_alloc_attach(void *base, size_t len)
+sm_status_t sm_alloc_attach(void *base, size_t len)
 {
     mi_option_set(mi_option_limit_os_alloc, 1);
     mi_option_disable(mi_option_show_errors);
-    heap_lo = (uintptr_t)base;
+    heap_lo = arena_lo = (uintptr_t)base;
     heap_hi = heap_lo + len;
+    arena_len = len;
     /* Uncommitted, so mimalloc purges what is freed; zero, as a fresh memfd is. */
     if (!mi_manage_os_memory(base, len, false, false, true, -1))
-        sm_fatal("init: the allocator refused the slot heap [%p, +%zu)", base, len);
+        return sm_fail(SM_ERR_NOMEM, "the allocator refused the slot heap [%p, +%zu)", base, len);
     atomic_store_explicit(&heap_ready, 1, memory_order_release);
+    return SM_OK;
 }
 
 void sm_alloc_forked(void) { heap_lo = heap_hi = 0; }
+
+static atomic_flag oom_said = ATOMIC_FLAG_INIT;
 
 static inline void ready(void)
 {
@@ -59,8 +75,37 @@ static void *oom(const char *routine, size_t n)
         return SM_LIKELY(p_ != NULL) ? p_ : oom(routine, n);   \
     } while (0)
 
+#ifdef SM_SANITIZE
+/* Not from our arena: the sanitizer's. */
+static bool foreign(const void *p)
+{
+    return p && (uintptr_t)p - arena_lo >= arena_len;
+}
+/* The sanitizer's routine name (first in the global scope); NULL if that is ours. */
+static void *theirs(const char *name, void *ours)
+{
+    void *f = dlsym(RTLD_DEFAULT, name);
+    return f == ours ? NULL : f;
+}
+#define FOREIGN(p, name, ours, call)                                 \
+    do {                                                             \
+        static __typeof__(ours) *f_;                                 \
+        if (SM_UNLIKELY(foreign(p))) {                               \
+            if (!f_) f_ = (__typeof__(ours) *)theirs(name, (void *)ours); \
+            if (f_) return call;                                     \
+        }                                                            \
+    } while (0)
+#else
+#define FOREIGN(p, name, ours, call) do {} while (0)
+#endif
+
 SM_API void *malloc(size_t n) { ready(); CHECKED("malloc", n, mi_malloc(n)); }
-SM_API void free(void *p) { ready(); mi_free(p); }
+SM_API void free(void *p)
+{
+    ready();
+    FOREIGN(p, "free", free, f_(p));
+    mi_free(p);
+}
 SM_API void cfree(void *p) { free(p); }
 SM_API void *calloc(size_t k, size_t n)
 {
@@ -72,6 +117,7 @@ SM_API void *calloc(size_t k, size_t n)
 SM_API void *realloc(void *p, size_t n)
 {
     ready();
+    FOREIGN(p, "realloc", realloc, f_(p, n));
     if (p && n == 0) { mi_free(p); return NULL; } /* glibc's behaviour */
     CHECKED("realloc", n, mi_realloc(p, n));
 }
@@ -116,7 +162,12 @@ SM_API int posix_memalign(void **out, size_t a, size_t n)
     *out = p;
     return 0;
 }
-SM_API size_t malloc_usable_size(void *p) { ready(); return p ? mi_usable_size(p) : 0; }
+SM_API size_t malloc_usable_size(void *p)
+{
+    ready();
+    FOREIGN(p, "malloc_usable_size", malloc_usable_size, f_(p));
+    return p ? mi_usable_size(p) : 0;
+}
 
 /* glibc's internal names, which some libraries call directly. */
 SM_API void *__libc_malloc(size_t n) { return malloc(n); }

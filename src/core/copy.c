@@ -1,7 +1,8 @@
-/* Translation (sm_global, sm_remote, sm_exposed) and the copy engine:
- * direct load/store where memory is exposed, else single copy through the
- * kernel (process_vm_readv/writev), else staged through the slot by the
- * owner's service thread. Counts the bytes each path carried. */
+/* The copy engine: direct load/store where memory is exposed, else single
+ * copy through the kernel (process_vm_readv/writev), else staged through the
+ * slot by the owner's service thread. Counts the bytes each path carried.
+ * Returns sm_status_t and records why (sm_fail); prints nothing: the public
+ * sm_put/sm_get (api.c) and the engines report. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -15,28 +16,7 @@
 
 #include "sm_core.h"
 
-/* --- Translation ----------------------------------------------------------- */
-
-void *sm_global(const void *p)
-{
-    sm_core_ensure();
-    uint64_t off = sm_local_offset((uintptr_t)p);
-    return off == UINT64_MAX ? NULL : (void *)(sm_slot_base(sm_core.rank) + off);
-}
-
-void *sm_remote(int rank, const void *p)
-{
-    sm_core_ensure();
-    if ((unsigned)rank >= (unsigned)sm_core.size) return NULL;
-    uint64_t off = sm_local_offset((uintptr_t)p);
-    return off == UINT64_MAX ? NULL : (void *)(sm_slot_base(rank) + off);
-}
-
-bool sm_exposed(const void *p)
-{
-    sm_core_ensure();
-    return sm_local_offset((uintptr_t)p) != UINT64_MAX;
-}
+/* --- Translation of a peer's address ------------------------------------- */
 
 /* [a, a+len) named in rank's own address space (not a slot address), as a
  * global address, or NULL if rank's memory there is not exposed (or not wholly). */
@@ -72,21 +52,18 @@ static inline void *peer_global(int rank, uintptr_t a, size_t len)
 /* --- Statistics --------------------------------------------------------------- */
 
 static _Atomic uint64_t path_bytes[SM_PATH_COUNT];
-static int stats_mode = -1; /* -1 unknown, 0 off, 1 on */
-
-static bool stats_on(void)
-{
-    if (SM_UNLIKELY(stats_mode < 0)) {
-        const char *s = getenv("SMARTMAP_STATS");
-        stats_mode = s && *s && strcmp(s, "0") != 0;
-    }
-    return stats_mode;
-}
 
 static inline void count(enum sm_path p, size_t n)
 {
-    if (SM_UNLIKELY(stats_mode != 0) && stats_on())
+    if (SM_UNLIKELY(sm_setting(SM_SET_STATS)))
         atomic_fetch_add_explicit(&path_bytes[p], n, memory_order_relaxed);
+}
+
+/* The copy itself, in the direction asked: write is local -> remote. */
+static inline void move(bool write, void *remote, void *local, size_t len)
+{
+    if (write) memcpy(remote, local, len);
+    else memcpy(local, remote, len);
 }
 
 void sm_path_bytes(uint64_t out[SM_PATH_COUNT])
@@ -96,31 +73,31 @@ void sm_path_bytes(uint64_t out[SM_PATH_COUNT])
 
 void sm_stats_report(void)
 {
-    if (!stats_on()) return;
+    if (!sm_setting(SM_SET_STATS)) return;
     sm_say("sm_put/sm_get bytes: direct %llu, kernel %llu, staged %llu",
            (unsigned long long)path_bytes[SM_PATH_DIRECT],
            (unsigned long long)path_bytes[SM_PATH_KERNEL],
            (unsigned long long)path_bytes[SM_PATH_STAGED]);
 }
 
+static sm_status_t access_error(int rank, bool write, uintptr_t remote, size_t len)
+{
+    return sm_fail(SM_ERR_ACCESS, "address %p (+%zu bytes) is not mapped %s in rank %d", (void *)remote,
+                   len, write ? "writable" : "readable", rank);
+}
+
 /* --- Kernel path ------------------------------------------------------------- */
 
-/* 0 unknown, 1 usable, 2 denied (seccomp, ptrace rules) or not wanted. */
-static _Atomic int kernel_path;
+/* Set once the kernel said no (seccomp, ptrace rules): not asked again. */
+static _Atomic bool kernel_denied;
 
 static bool kernel_allowed(void)
 {
-    int k = atomic_load_explicit(&kernel_path, memory_order_relaxed);
-    if (SM_UNLIKELY(k == 0)) {
-        const char *f = getenv("SMARTMAP_FALLBACK");
-        k = f && strcmp(f, "staged") == 0 ? 2 : 1;
-        atomic_store(&kernel_path, k);
-    }
-    return k == 1;
+    return sm_setting(SM_SET_FALLBACK) == 0 && !atomic_load_explicit(&kernel_denied, memory_order_relaxed);
 }
 
-/* Returns 0, an errno for a real failure, or -1 if the kernel said no. */
-static int kernel_copy(int rank, bool write, uintptr_t remote, void *local, size_t len)
+/* SM_ERR_UNSUPPORTED if the kernel refuses this process the call. */
+static sm_status_t kernel_copy(int rank, bool write, uintptr_t remote, void *local, size_t len)
 {
     pid_t pid = sm_ctrl_of(rank)->job.pid;
     while (len) {
@@ -130,45 +107,41 @@ static int kernel_copy(int rank, bool write, uintptr_t remote, void *local, size
         if (n < 0) {
             if (errno == EINTR) continue;
             if (errno == EPERM || errno == ENOSYS || errno == EACCES) {
-                atomic_store(&kernel_path, 2);
-                return -1;
+                atomic_store(&kernel_denied, true);
+                return sm_fail(SM_ERR_UNSUPPORTED, "process_vm_%sv: %s", write ? "write" : "read",
+                               strerrordesc_np(errno));
             }
-            return errno;
+            if (errno == EFAULT) return access_error(rank, write, remote, len);
+            return sm_fail(SM_ERR_STATE, "rank %d unreachable: %s", rank, strerrordesc_np(errno));
         }
-        if (n == 0) return EFAULT;
+        if (n == 0) return access_error(rank, write, remote, len);
         count(SM_PATH_KERNEL, (size_t)n);
         local = (char *)local + n;
         remote += (uintptr_t)n;
         len -= (size_t)n;
     }
-    return 0;
+    return SM_OK;
 }
 
 /* --- Staged path ------------------------------------------------------------- */
 
 /* Is [a, a+len) mapped in this process with the access we need? */
+struct range_check { uintptr_t at, end; bool need_write, ok; };
+
+static bool check_mapping(const struct sm_mapping *m, void *arg)
+{
+    struct range_check *c = arg;
+    if (m->hi <= c->at) return true;
+    if (m->lo > c->at || m->perm[0] != 'r' || (c->need_write && m->perm[1] != 'w')) return false;
+    c->at = m->hi;
+    c->ok = c->at >= c->end;
+    return !c->ok;
+}
+
 static bool range_accessible(uintptr_t a, size_t len, bool need_write)
 {
-    static char maps[1 << 18];
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    size_t n = 0;
-    ssize_t r;
-    while (n < sizeof maps - 1 && (r = read(fd, maps + n, sizeof maps - 1 - n)) > 0) n += (size_t)r;
-    close(fd);
-    maps[n] = 0;
-    uintptr_t at = a, end = a + len;
-    for (char *line = maps; line && *line && at < end;) {
-        unsigned long lo, hi;
-        char perm[5];
-        if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perm) == 3 && lo <= at && at < hi) {
-            if (perm[0] != 'r' || (need_write && perm[1] != 'w')) return false;
-            at = hi;
-        }
-        line = strchr(line, '\n');
-        if (line) line++;
-    }
-    return at >= end;
+    struct range_check c = { a, a + len, need_write, len == 0 };
+    return sm_maps_each(check_mapping, &c) == SM_OK && c.ok;
 }
 
 static void *service_main(void *arg)
@@ -182,11 +155,11 @@ static void *service_main(void *arg)
         uintptr_t local = (uintptr_t)s->local;
         size_t len = (size_t)s->len;
         if (!range_accessible(local, len, write)) {
-            s->result = EFAULT;
+            s->result = SM_ERR_ACCESS;
         } else {
             if (write) memcpy((void *)local, (void *)(uintptr_t)s->global, len);
             else memcpy((void *)(uintptr_t)s->global, (void *)local, len);
-            s->result = 0;
+            s->result = SM_OK;
         }
         atomic_store_explicit(&s->done, req, memory_order_release);
         sm_wake_word((volatile uint32_t *)&s->done);
@@ -194,7 +167,7 @@ static void *service_main(void *arg)
     return NULL;
 }
 
-void sm_copy_start_service(void)
+sm_status_t sm_copy_start_service(void)
 {
     struct sm_svc *s = &sm_ctrl_of(sm_core.rank)->svc;
     pthread_attr_t attr;
@@ -209,20 +182,19 @@ void sm_copy_start_service(void)
     int rc = pthread_create(&t, &attr, service_main, (void *)seen);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
-    if (rc != 0) {
-        sm_say("init: cannot start the copy service thread: %s; peers cannot reach this rank's "
-               "private memory without process_vm_writev", strerrordesc_np(rc));
-        return;
-    }
+    if (rc != 0)
+        return sm_fail(SM_ERR_NOMEM, "cannot start the copy service thread: %s", strerrordesc_np(rc));
     pthread_setname_np(t, "smartmap-svc");
     atomic_store_explicit(&s->running, 1, memory_order_release);
+    return SM_OK;
 }
 
 /* One request to rank's service thread; global is exposed memory of ours. */
-static int staged_request(int rank, enum sm_svc_op op, uintptr_t remote, uintptr_t global, size_t len)
+static sm_status_t staged_request(int rank, enum sm_svc_op op, uintptr_t remote, uintptr_t global, size_t len)
 {
     struct sm_svc *s = &sm_ctrl_of(rank)->svc;
-    if (!atomic_load_explicit(&s->running, memory_order_acquire)) return ENOTSUP;
+    if (!atomic_load_explicit(&s->running, memory_order_acquire))
+        return sm_fail(SM_ERR_STATE, "rank %d unreachable: it has no copy service thread", rank);
     uint32_t expect = 0;
     while (!atomic_compare_exchange_weak(&s->lock, &expect, 1)) {
         sm_wait_word((volatile uint32_t *)&s->lock, expect);
@@ -237,122 +209,112 @@ static int staged_request(int rank, enum sm_svc_op op, uintptr_t remote, uintptr
     sm_wake_word((volatile uint32_t *)&s->req);
     while (atomic_load_explicit(&s->done, memory_order_acquire) != req)
         sm_wait_word((volatile uint32_t *)&s->done, atomic_load(&s->done));
-    int result = s->result;
+    sm_status_t result = s->result;
     atomic_store_explicit(&s->lock, 0, memory_order_release);
     sm_wake_word((volatile uint32_t *)&s->lock);
-    return result;
+    return result == SM_OK ? SM_OK : access_error(rank, op == SM_SVC_WRITE, remote, len);
 }
 
 static pthread_mutex_t stage_lock = PTHREAD_MUTEX_INITIALIZER; /* our one bounce buffer */
 
-static int staged_copy(int rank, bool write, uintptr_t remote, void *local, size_t len)
+static sm_status_t staged_copy(int rank, bool write, uintptr_t remote, void *local, size_t len)
 {
     enum sm_svc_op op = write ? SM_SVC_WRITE : SM_SVC_READ;
     uint64_t off = sm_local_offset((uintptr_t)local);
     if (off != UINT64_MAX && off + len <= sm_core.slot_bytes) { /* one copy, by the owner */
-        int rc = staged_request(rank, op, remote, sm_slot_base(sm_core.rank) + off, len);
-        if (rc == 0) count(SM_PATH_STAGED, len);
-        return rc;
+        sm_status_t st = staged_request(rank, op, remote, sm_slot_base(sm_core.rank) + off, len);
+        if (st == SM_OK) count(SM_PATH_STAGED, len);
+        return st;
     }
     char *stage = (char *)sm_slot_base(sm_core.rank) + SM_STAGE_OFF;
-    int rc = 0;
+    sm_status_t st = SM_OK;
     pthread_mutex_lock(&stage_lock);
-    for (size_t done = 0; done < len && rc == 0;) {
+    for (size_t done = 0; done < len && st == SM_OK;) {
         size_t n = len - done < SM_STAGE_SIZE ? len - done : SM_STAGE_SIZE;
         if (write) memcpy(stage, (char *)local + done, n);
-        rc = staged_request(rank, op, remote + done, (uintptr_t)stage, n);
-        if (rc == 0 && !write) memcpy((char *)local + done, stage, n);
-        if (rc == 0) count(SM_PATH_STAGED, n);
+        st = staged_request(rank, op, remote + done, (uintptr_t)stage, n);
+        if (st == SM_OK && !write) memcpy((char *)local + done, stage, n);
+        if (st == SM_OK) count(SM_PATH_STAGED, n);
         done += n;
     }
     pthread_mutex_unlock(&stage_lock);
-    return rc;
+    return st;
 }
 
 /* --- A chosen path, for engines that compare transports ---------------------- */
 
-int sm_copy_via(enum sm_path path, int rank, bool write, void *remote, void *local, size_t len)
+sm_status_t sm_copy_via(enum sm_path path, int rank, bool write, void *remote, void *local, size_t len)
 {
-    sm_core_ensure();
     if (!len) return SM_OK;
     if (path == SM_PATH_DIRECT) {
         void *g = peer_global(rank, (uintptr_t)remote, len);
-        if (!g) return SM_ERR_ACCESS;
-        if (write) memcpy(g, local, len);
-        else memcpy(local, g, len);
+        if (!g) return sm_fail(SM_ERR_ACCESS, "address %p (+%zu bytes) of rank %d is not exposed",
+                               remote, len, rank);
+        move(write, g, local, len);
         count(SM_PATH_DIRECT, len);
         return SM_OK;
     }
-    int rc = path == SM_PATH_KERNEL ? kernel_copy(rank, write, (uintptr_t)remote, local, len)
-                                    : staged_copy(rank, write, (uintptr_t)remote, local, len);
-    return rc == 0 ? SM_OK : rc == EFAULT ? SM_ERR_ACCESS : SM_ERR_STATE;
+    return path == SM_PATH_KERNEL ? kernel_copy(rank, write, (uintptr_t)remote, local, len)
+                                  : staged_copy(rank, write, (uintptr_t)remote, local, len);
 }
 
-/* --- sm_put / sm_get --------------------------------------------------------- */
+/* --- Any path: direct, else kernel, else staged ------------------------------- */
 
-static int copy_slow(const char *routine, int rank, bool write, uintptr_t remote, void *local,
-                     size_t len)
+/* Not a global (slot) address: the peer's own name for its exposed memory,
+ * else a path through the kernel or the owner. Out of line: the fast path
+ * below then needs no saved registers. */
+static __attribute__((noinline)) sm_status_t copy_slow(int rank, bool write, uintptr_t remote, void *local,
+                                                       size_t len)
 {
-    if (rank == sm_core.rank) { /* our own private memory */
-        if (write) memcpy((void *)remote, local, len);
-        else memcpy(local, (void *)remote, len);
+    void *g = peer_global_lookup(rank, remote, len);
+    if (!g && rank == sm_core.rank) g = (void *)remote;   /* our own private memory */
+    if (g) {
+        move(write, g, local, len);
         count(SM_PATH_DIRECT, len);
         return SM_OK;
     }
-    int rc = -1;
-    if (kernel_allowed()) rc = kernel_copy(rank, write, remote, local, len);
-    if (rc < 0) rc = staged_copy(rank, write, remote, local, len);
-    if (rc == 0) return SM_OK;
-    if (rc == EFAULT) {
-        sm_say("%s: address %p (+%zu bytes) is not mapped %s in rank %d", routine,
-               (void *)remote, len, write ? "writable" : "readable", rank);
-        return SM_ERR_ACCESS;
+    if (kernel_allowed()) {
+        sm_status_t st = kernel_copy(rank, write, remote, local, len);
+        if (st != SM_ERR_UNSUPPORTED) return st;
     }
-    sm_say("%s: rank %d unreachable: %s", routine, rank, strerrordesc_np(rc));
-    return SM_ERR_STATE;
+    return staged_copy(rank, write, remote, local, len);
 }
 
-static inline int check_args(const char *routine, int rank, const void *dst, const void *src, size_t len)
+static __attribute__((noinline, cold)) sm_status_t bad_args(int rank, bool write, const void *remote, size_t len)
 {
-    if (SM_UNLIKELY((unsigned)rank >= (unsigned)sm_core.size)) {
-        sm_say("%s: rank %d out of range [0, %d)", routine, rank, sm_core.size);
-        return SM_ERR_ARG;
-    }
-    if (SM_UNLIKELY(len && (!dst || !src))) {
-        sm_say("%s: %s is NULL (length %zu)", routine, dst ? "src" : "dst", len);
-        return SM_ERR_ARG;
-    }
-    if (SM_UNLIKELY(len > PTRDIFF_MAX)) {
-        sm_say("%s: length %zu too large", routine, len);
-        return SM_ERR_ARG;
-    }
-    return SM_OK;
+    if ((unsigned)rank >= (unsigned)sm_core.size)
+        return sm_fail(SM_ERR_ARG, "rank %d out of range [0, %d)", rank, sm_core.size);
+    if (len > PTRDIFF_MAX) return sm_fail(SM_ERR_ARG, "length %zu too large", len);
+    bool dst_null = write ? !remote : remote != NULL;   /* put: dst is remote; get: dst is local */
+    return sm_fail(SM_ERR_ARG, "%s is NULL (length %zu)", dst_null ? "dst" : "src", len);
 }
 
-int sm_put(int rank, void *dst, const void *src, size_t len)
+static inline sm_status_t copy(int rank, bool write, void *remote, void *local, size_t len)
 {
-    sm_core_ensure();
-    int rc = check_args("sm_put", rank, dst, src, len);
-    if (rc || !len) return rc;
-    void *g = peer_global(rank, (uintptr_t)dst, len);
-    if (SM_LIKELY(g != NULL)) {
-        memcpy(g, src, len);
+    if (SM_UNLIKELY((unsigned)rank >= (unsigned)sm_core.size || len > PTRDIFF_MAX ||
+                    (len && (!remote || !local))))
+        return bad_args(rank, write, remote, len);
+    uintptr_t s = (uintptr_t)remote - (uintptr_t)SM_BASE;
+    if (SM_LIKELY(s < ((uintptr_t)sm_core.size << SM_SLOT_SHIFT))) {   /* a global address */
+        if ((s & (SM_SLOT - 1)) + len > sm_core.slot_bytes)
+            return sm_fail(SM_ERR_ACCESS, "address %p (+%zu bytes) runs past the end of rank %d's slot",
+                           remote, len, (int)(s >> SM_SLOT_SHIFT));
         count(SM_PATH_DIRECT, len);
+        move(write, remote, local, len);
         return SM_OK;
     }
-    return copy_slow("sm_put", rank, true, (uintptr_t)dst, (void *)src, len);
+    return len ? copy_slow(rank, write, (uintptr_t)remote, local, len) : SM_OK;
 }
 
-int sm_get(int rank, void *dst, const void *src, size_t len)
+sm_status_t sm_copy(int rank, bool write, void *remote, void *local, size_t len)
 {
-    sm_core_ensure();
-    int rc = check_args("sm_get", rank, dst, src, len);
-    if (rc || !len) return rc;
-    void *g = peer_global(rank, (uintptr_t)src, len);
-    if (SM_LIKELY(g != NULL)) {
-        memcpy(dst, g, len);
-        count(SM_PATH_DIRECT, len);
-        return SM_OK;
-    }
-    return copy_slow("sm_get", rank, false, (uintptr_t)src, dst, len);
+    return copy(rank, write, remote, local, len);
+}
+
+/* The body of sm_put and sm_get, which tail-call it: no extra call on the
+ * path of a small copy. */
+int sm_copy_api(const char *routine, int rank, bool write, void *remote, void *local, size_t len)
+{
+    sm_status_t st = copy(rank, write, remote, local, len);
+    return SM_LIKELY(st == SM_OK) ? SM_OK : sm_public_error(routine, st);
 }

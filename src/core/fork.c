@@ -20,9 +20,11 @@ static pid_t fork_result;
 static int fork_errno;
 static int fork_pipe[2];
 
-/* Replace [lo, lo+len) by private anonymous memory with the same contents,
- * copying only the pages that hold something. */
-static bool privatize(uintptr_t lo, size_t len)
+/* Replace [lo, lo+len), the memfd's bytes from off, by private anonymous
+ * memory with the same contents, copying only the pages that hold
+ * something. Read from the memfd, not copied from [lo, lo+len): a checked
+ * memcpy would report the sanitizer's redzones in the globals and stack. */
+static bool privatize(uintptr_t lo, size_t len, uint64_t off)
 {
     if (!len) return true;
     char *tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -32,19 +34,23 @@ static bool privatize(uintptr_t lo, size_t len)
     for (size_t first = 0; first < npg; first += sizeof vec) {
         size_t n = npg - first < sizeof vec ? npg - first : sizeof vec;
         if (mincore((void *)(lo + first * pg), n * pg, vec) != 0) memset(vec, 1, n);
-        for (size_t i = 0; i < n; i++)
-            if (vec[i] & 1) memcpy(tmp + (first + i) * pg, (void *)(lo + (first + i) * pg), pg);
+        for (size_t i = 0; i < n; i++) {
+            size_t at = (first + i) * pg;
+            if ((vec[i] & 1) && pread(sm_core.own_fd, tmp + at, pg, (off_t)(off + at)) != (ssize_t)pg)
+                return false;
+        }
     }
     return mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)lo) == (void *)lo;
 }
 
 static void child_detach(void)
 {
-    bool ok = privatize(sm_core.globals_lo, sm_core.globals_len) &&
-              privatize(sm_core.stack_lo, sm_core.stack_len);
+    bool ok = privatize(sm_core.globals_lo, sm_core.globals_len, SM_GLOBALS_OFF) &&
+              privatize(sm_core.stack_lo, sm_core.stack_len, SM_STACK_OFF);
     uintptr_t heap = sm_slot_base(sm_core.rank) + SM_HEAP_OFF;
     ok = ok && mmap((void *)heap, sm_core.heap_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
                     sm_core.own_fd, (off_t)SM_HEAP_OFF) == (void *)heap;
+    /* The child cannot run on: its stack is still its parent's. */
     if (!ok) sm_fatal("fork: the child cannot copy the rank's memory: %s", strerrordesc_np(errno));
     sm_alloc_forked();
     sm_wait_init();     /* membarrier registration is not inherited */

@@ -2,9 +2,10 @@
 #ifndef SM_ALLOC_H
 #define SM_ALLOC_H
 #include <stddef.h>
+#include "sm_status.h"
 /* Hand [base, base+len) to the allocator; from now on every allocation of
  * every thread comes from there, and nothing from elsewhere. */
-void sm_alloc_attach(void *base, size_t len);
+sm_status_t sm_alloc_attach(void *base, size_t len);
 /* In a forked child, whose heap is a private copy-on-write view. */
 void sm_alloc_forked(void);
 #endif

@@ -1,5 +1,12 @@
 /* The core's contract with the engines above it (p2p, coll, rma, shmem, mpi):
- * rank control blocks, engine areas, and the process-wide core state. */
+ * rank control blocks, engine areas, the process-wide core state, and the
+ * core's internal routines.
+ *
+ * Inside the core, calls flow one way: api.c and fork.c (entry points) ->
+ * init.c (bootstrap) -> alloc.c, copy.c -> wait.c -> maps.c, log.c,
+ * settings.c, status.c, state.c. The one exception is the lazy-init upcall:
+ * the first malloc (alloc.c), which may come before the constructor, calls
+ * sm_core_init(). tests/tools/check_core_deps.py keeps it so. */
 #ifndef SM_CORE_H
 #define SM_CORE_H
 
@@ -12,6 +19,8 @@
 
 #include "smartmap.h"
 #include "sm_job.h"
+#include "sm_settings.h"
+#include "sm_status.h"
 
 #define SM_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define SM_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -70,8 +79,12 @@ struct sm_core {
     uint64_t sym_bytes;           /* symmetric heap at SM_SYM_OFF, same in every rank */
     uintptr_t globals_lo, globals_len;
     uintptr_t stack_lo, stack_len;
+    uint64_t setting[SM_SET_COUNT]; /* the SMARTMAP_* settings, read once by init */
 };
 extern struct sm_core sm_core;
+
+/* A setting's value (sm_settings.h): read at start-up, never changes. */
+static inline uint64_t sm_setting(enum sm_setting_id id) { return sm_core.setting[id]; }
 
 static inline uintptr_t sm_slot_base(int rank)
 {
@@ -109,29 +122,61 @@ static inline uint64_t sm_local_offset(uintptr_t a)
     return UINT64_MAX;
 }
 
-/* Initialise the core once; called by the constructor and by the first malloc. */
+/* init.c. Initialise the core once: called by the constructor, and first
+ * by the first malloc if that comes earlier (the lazy-init upcall). */
 void sm_core_init(void);
-/* The cheap check for entry points: a plain load once initialised. */
+/* The cheap check for entry points (api.c, fork.c, the bindings): a plain
+ * load once initialised. */
 static inline void sm_core_ensure(void)
 {
     if (SM_UNLIKELY(!__atomic_load_n(&sm_core.initialized, __ATOMIC_ACQUIRE))) sm_core_init();
 }
-/* Choose how wakers and sleepers fence (wait.c); once per process, before
+/* Run fn on a private stack in libsmartmap's own (never exposed) memory;
+ * callers serialise (init runs once; fork holds its lock). */
+void sm_on_private_stack(void (*fn)(void));
+
+/* wait.c. Choose how wakers and sleepers fence; once per process, before
  * its first wake. */
 void sm_wait_init(void);
 /* Wait until a peer has published its layout (sm_rank_ctrl.ready). */
 void sm_wait_ready(int rank);
-/* Start the staged-copy service thread (after init, outside malloc). */
-void sm_copy_start_service(void);
-/* Run fn on a private stack in libsmartmap's own (never exposed) memory;
- * callers serialise (init runs once; fork holds its lock). */
-void sm_on_private_stack(void (*fn)(void));
-/* Copy on one given path (no fallback): write copies local -> remote (an
- * address in rank's space). SM_ERR_ACCESS if the path cannot reach it. */
-int sm_copy_via(enum sm_path path, int rank, bool write, void *remote, void *local, size_t len);
-/* Print one line "smartmap: <routine>: <message>" on stderr, without malloc. */
+/* The job-wide barrier (sm_barrier without the initialisation check). */
+void sm_job_barrier(void);
+
+/* copy.c. Start the staged-copy service thread (after init, outside malloc). */
+sm_status_t sm_copy_start_service(void);
+/* Copy len bytes between the caller's local buffer and rank's remote
+ * address (as rank names it): write copies local -> remote. Directly where
+ * exposed, else through the kernel or staged. SM_ERR_ARG (bad rank,
+ * pointer, length), SM_ERR_ACCESS (not mapped so in rank), SM_ERR_STATE
+ * (rank unreachable), with the reason recorded. */
+sm_status_t sm_copy(int rank, bool write, void *remote, void *local, size_t len);
+/* sm_put/sm_get's body: sm_copy's result as smartmap.h's code, with one
+ * line naming routine on failure. */
+int sm_copy_api(const char *routine, int rank, bool write, void *remote, void *local, size_t len);
+/* Copy on one given path (no fallback); SM_ERR_ACCESS if the path cannot
+ * reach it. */
+sm_status_t sm_copy_via(enum sm_path path, int rank, bool write, void *remote, void *local, size_t len);
+/* With SMARTMAP_STATS: print the bytes each path carried. */
+void sm_stats_report(void);
+
+/* log.c. Print one line "smartmap: [rank R: ]<message>" on stderr, without
+ * malloc. sm_fatal then ends the process: only for start-up failures that
+ * leave nothing to return to. */
 void sm_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void sm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void sm_stats_report(void);
+/* A smartmap.h function's failure: one line "routine: reason" (sm_fail's),
+ * and st as a public code (the internal kinds become SM_ERR_STATE). */
+int sm_public_error(const char *routine, sm_status_t st);
+
+/* maps.c. Call fn for each mapping of the process, in address order, until
+ * it returns false. */
+struct sm_mapping {
+    uintptr_t   lo, hi;
+    char        perm[5];    /* "rw-p" */
+    const char *path;       /* "" if anonymous; valid during the call only */
+};
+typedef bool (*sm_mapping_fn)(const struct sm_mapping *m, void *arg);
+sm_status_t sm_maps_each(sm_mapping_fn fn, void *arg);
 
 #endif

@@ -7,10 +7,12 @@
 
 /* Slots: rank r's memfd is mapped by every rank (and by smrun) at
  * SM_BASE + r * SM_SLOT. Offsets inside a slot are the memfd's offsets. */
-/* 1 TiB up to 17 TiB: above non-PIE executables and their brk heap, below
- * the legacy mmap base (0x155555554000, 21.3 TiB, used under `ulimit -s
- * unlimited`), PIE executables (0x5555...) and the top-down mmap area. */
-#define SM_BASE        0x10000000000ULL
+/* 32 TiB up to 48 TiB: in AddressSanitizer's high memory (above its shadow,
+ * which ends at 0x10007fff7fff, and below its allocator at 0x600000000000),
+ * above the legacy mmap base (0x155555554000, 21.3 TiB, used under `ulimit
+ * -s unlimited`, growing up: 10 TiB of room), below PIE executables
+ * (0x5555...) and the top-down mmap area under the stack. */
+#define SM_BASE        0x200000000000ULL
 #define SM_SLOT_SHIFT  36                 /* 64 GiB of address space per rank */
 #define SM_SLOT        (1ULL << SM_SLOT_SHIFT)
 #define SM_NMAX        256                /* ranks per job */
@@ -32,24 +34,37 @@
 /* Every memfd is SM_SYM_OFF + symmetric bytes long; the hole between the end
  * of the heap and SM_SYM_OFF is never touched, so it costs no memory. */
 
-/* Environment set by smrun for each rank. SMARTMAP_PID guards against a
- * process the rank started (fork/exec) believing it is the rank. */
-#define SM_ENV_RANK  "SMARTMAP_RANK"   /* 0..size-1 */
-#define SM_ENV_SIZE  "SMARTMAP_SIZE"   /* number of ranks */
-#define SM_ENV_PID   "SMARTMAP_PID"    /* pid of the rank process itself */
-#define SM_ENV_FD0   "SMARTMAP_FD0"    /* memfds of ranks 0..size-1 are fds FD0..FD0+size-1 */
-#define SM_ENV_PAGES "SMARTMAP_PAGES"  /* "4k" or "2m" */
-#define SM_ENV_HEAP  "SMARTMAP_HEAP_BYTES" /* malloc heap per rank, a multiple of SM_HEAP_ALIGN */
-#define SM_ENV_SYM   "SHMEM_SYMMETRIC_SIZE" /* OpenSHMEM's variable: symmetric heap per rank */
+/* Environment set by smrun for each rank (sm_settings.h has the whole
+ * table of SMARTMAP_* settings). */
+#define SM_ENV_RANK     "SMARTMAP_RANK"       /* 0..size-1 */
+#define SM_ENV_SIZE     "SMARTMAP_SIZE"       /* number of ranks */
+#define SM_ENV_PID      "SMARTMAP_PID"        /* pid of the rank process itself */
+#define SM_ENV_FD0      "SMARTMAP_FD0"        /* memfds of ranks 0..size-1 are fds FD0..FD0+size-1 */
+#define SM_ENV_PAGES    "SMARTMAP_PAGES"      /* "4k" or "2m" */
+#define SM_ENV_HEAP     "SMARTMAP_HEAP_BYTES" /* malloc heap per rank, a multiple of SM_HEAP_ALIGN */
+#define SM_ENV_LAUNCHER "SMARTMAP_LAUNCHER"   /* "smrun VERSION" */
+#define SM_ENV_JOB      "SMARTMAP_JOB"        /* a mark unique to the job (smrun's guardian) */
+#define SM_ENV_SYM      "SHMEM_SYMMETRIC_SIZE" /* OpenSHMEM's variable: symmetric heap per rank */
 
 /* The first bytes of every slot: written by the rank, read by peers and by
  * smrun (which maps the first page of every memfd). Layout is ABI between
  * smrun and the library; engines get their own areas further in. */
-#define SM_CTRL_MAGIC 0x534d415254504d31ULL /* "SMARTPM1" */
+#define SM_CTRL_MAGIC 0x534d415254504d32ULL /* "SMARTPM2" */
 
 enum sm_ctrl_flag {
-    SM_CTRL_NEEDS_FINALIZE = 1u << 0,  /* an engine is initialised: exiting now is a failure */
-    SM_CTRL_NOTE           = 1u << 1,  /* exit_note holds how the rank ended (e.g. an abort) */
+    SM_CTRL_NOTE = 1u << 0,  /* exit_note holds how the rank ended (e.g. an abort) */
+};
+
+/* Clients of the job's lifecycle (MPI, OpenSHMEM, ARMCI ...): each registers
+ * when it is initialised, naming its finalize routine, and deregisters when
+ * finalised, in any order. A rank that exits while one is registered has
+ * failed, and smrun names the routines it did not call. */
+#define SM_CLIENT_MAX  4
+#define SM_CLIENT_NAME 28
+enum sm_client_state { SM_CLIENT_FREE, SM_CLIENT_CLAIMED, SM_CLIENT_REGISTERED };
+struct sm_client {
+    _Atomic uint32_t state;           /* enum sm_client_state */
+    char finalize[SM_CLIENT_NAME];    /* "MPI_Finalize", "shmem_finalize" */
 };
 
 struct sm_ctrl {
@@ -58,7 +73,7 @@ struct sm_ctrl {
     int32_t  pid;
     _Atomic uint32_t flags;         /* enum sm_ctrl_flag */
     int32_t  exit_code;             /* with SM_CTRL_NOTE: the code the rank asked for */
-    char     finalize_name[32];     /* with NEEDS_FINALIZE: e.g. "MPI_Finalize" */
+    struct sm_client client[SM_CLIENT_MAX];
     char     exit_note[128];        /* with SM_CTRL_NOTE: printed by smrun */
 };
 

@@ -4,7 +4,8 @@
 
 #include "sm_status.h"
 
-static __thread char reason[256];
+/* initial-exec: no __tls_get_addr (which may allocate) during start-up. */
+static __thread char reason[256] __attribute__((tls_model("initial-exec")));
 
 sm_status_t sm_fail(sm_status_t st, const char *fmt, ...)
 {

@@ -1,6 +1,7 @@
 /* Waiting and waking (DESIGN.md §6): spin with pause, then yield, then sleep
  * on a futex in shared memory with a bounded timeout. Wakers make a system
- * call only when someone sleeps. Also the job-wide barrier. */
+ * call only when someone sleeps. Also the job-wide barrier, and the wait for
+ * a peer's published layout. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>
@@ -11,27 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "sm_core.h"
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-/* A full barrier. On x86 a locked add to the stack orders like mfence at a
- * fraction of the cost, as Linux's smp_mb() does. */
-static inline void full_fence(void)
-{
-#if defined(__x86_64__)
-    __asm__ __volatile__("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
-#else
-    atomic_thread_fence(memory_order_seq_cst);
-#endif
-}
 
 /* The sleeper handshake is a Dekker pair: a waker stores the condition and
  * then reads the sleeper count, a sleeper counts itself and then reads the
@@ -55,7 +37,7 @@ void sm_wait_init(void)
 static inline void waker_fence(void)
 {
     if (SM_LIKELY(wake_unfenced)) atomic_signal_fence(memory_order_seq_cst);
-    else full_fence();
+    else sm_full_fence();
 }
 
 /* After counting itself as a sleeper: false if a wake may be missed, and
@@ -98,7 +80,7 @@ uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old)
     uint32_t v;
     for (int i = spin_iters(); i > 0; i--) {
         if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
-        cpu_relax();
+        sm_cpu_relax();
     }
     for (int i = yield_iters(); i > 0; i--) {
         if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
@@ -128,7 +110,7 @@ void sm_wait(bool (*cond)(void *), void *arg)
 {
     for (int i = spin_iters(); i > 0; i--) {
         if (cond(arg)) return;
-        cpu_relax();
+        sm_cpu_relax();
     }
     for (int i = yield_iters(); i > 0; i--) {
         if (cond(arg)) return;
@@ -160,9 +142,8 @@ void sm_wake(int rank)
 }
 
 /* Central counter with a generation number, in rank 0's control block. */
-void sm_barrier(void)
+void sm_job_barrier(void)
 {
-    sm_core_ensure();
     if (sm_core.size == 1) return;
     struct sm_rank_ctrl *c0 = sm_ctrl_of(0);
     uint32_t gen = atomic_load_explicit(&c0->bar_gen, memory_order_acquire);
@@ -174,4 +155,11 @@ void sm_barrier(void)
         while (atomic_load_explicit(&c0->bar_gen, memory_order_acquire) == gen)
             sm_wait_word((volatile uint32_t *)&c0->bar_gen, gen);
     }
+}
+
+void sm_wait_ready(int rank)
+{
+    struct sm_rank_ctrl *c = sm_ctrl_of(rank);
+    while (!atomic_load_explicit(&c->ready, memory_order_acquire))
+        sm_wait_word((volatile uint32_t *)&c->ready, 0);
 }

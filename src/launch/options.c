@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sm_settings.h"
 #include "smrun.h"
 
 /* ---- small helpers shared by the smrun files ---------------------------- */
@@ -125,38 +126,6 @@ static int parse_count(const char *opt, const char *s)
     if (v > SM_NMAX)
         usage_error("%s: %s ranks are more than a job can have (%d)", opt, s, SM_NMAX);
     return (int)v;
-}
-
-/* SIZE: a decimal number with an optional binary unit K, M, G, T (or P),
- * optionally followed by B or iB: 512M, 1.5G, 4096KiB, 1073741824. */
-static bool parse_size(const char *s, uint64_t *out)
-{
-    const char *p = s;
-    long double v = 0;
-    int digits = 0;
-    while (isdigit((unsigned char)*p)) { v = v * 10 + (*p++ - '0'); digits++; }
-    if (*p == '.') {
-        p++;
-        long double scale = 0.1L;
-        while (isdigit((unsigned char)*p)) { v += scale * (*p++ - '0'); scale /= 10; digits++; }
-    }
-    if (!digits) return false;
-    long double mult = 1;
-    const char *units = "KMGTP";
-    const char *u = *p ? strchr(units, toupper((unsigned char)*p)) : NULL;
-    if (u) {
-        for (long i = 0; i <= u - units; i++) mult *= 1024;
-        p++;
-        if (*p == 'i' || *p == 'I') {
-            p++;
-            if (*p != 'B' && *p != 'b') return false;
-        }
-    }
-    if (*p == 'B' || *p == 'b') p++;
-    if (*p) return false;
-    v *= mult;
-    *out = v >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ceill(v);
-    return true;
 }
 
 static double parse_timeout(const char *s)
@@ -315,20 +284,16 @@ static void print_help(void)
 "  -v, --verbose           say what smrun does\n"
 "  -h, --help              this text\n"
 "  -V, --version           smrun's version\n"
+"  --info                  the SMARTMAP_* settings the ranks read from the\n"
+"                          environment: each one's value now, default, meaning\n"
+"                          (--info=markdown: as a Markdown table)\n"
 "Long options may also be given with one dash (-np, -tag-output ...).\n"
 "--oversubscribe and --allow-run-as-root are accepted for mpirun's sake and\n"
 "do nothing: more ranks than CPUs are always allowed.\n"
 "\n"
-"Each rank gets smrun's environment plus:\n"
-"  SMARTMAP_RANK           the rank, 0..SIZE-1\n"
-"  SMARTMAP_SIZE           the number of ranks\n"
-"  SMARTMAP_PID            the pid of the rank process itself\n"
-"  SMARTMAP_FD0            fds FD0..FD0+SIZE-1 are the memfds of ranks 0..SIZE-1\n"
-"  SMARTMAP_PAGES          4k or 2m\n"
-"  SMARTMAP_HEAP_BYTES     the heap size (--mem-per-rank, rounded)\n"
-"  SMARTMAP_LAUNCHER       \"smrun " SMRUN_VERSION "\"\n"
-"  SMARTMAP_JOB            a mark unique to the job, inherited by whatever the\n"
-"                          ranks start: how smrun finds the job's processes\n"
+"Each rank gets smrun's environment plus:\n", SM_NMAX, lo, hi);
+    print_smrun_settings();
+    printf(
 "Ranks run with address space randomisation off, in a process group of their\n"
 "own. Rank 0 reads smrun's stdin, the others /dev/null. Output is forwarded\n"
 "line by line, so lines of different ranks never mix.\n"
@@ -355,13 +320,12 @@ static void print_help(void)
 "  smrun -n 4 ./ring\n"
 "  smrun -np 8 --mem-per-rank 2G --tag-output ./solver input.dat\n"
 "  smrun -n 1 ./master : -n 7 ./worker\n"
-"  smrun -n 2 --preload -x OMP_NUM_THREADS=1 ./prog\n",
-        SM_NMAX, lo, hi);
+"  smrun -n 2 --preload -x OMP_NUM_THREADS=1 ./prog\n");
 }
 
 /* ---- the command line --------------------------------------------------- */
 
-enum { OPT_MEM = 256, OPT_PAGES, OPT_TAG, OPT_TIMEOUT, OPT_BIND, OPT_PRELOAD, OPT_NOOP };
+enum { OPT_MEM = 256, OPT_PAGES, OPT_TAG, OPT_TIMEOUT, OPT_BIND, OPT_PRELOAD, OPT_INFO, OPT_NOOP };
 
 static const struct option longopts[] = {
     { "np",           required_argument, NULL, 'n' },
@@ -375,6 +339,7 @@ static const struct option longopts[] = {
     { "verbose",      no_argument,       NULL, 'v' },
     { "help",         no_argument,       NULL, 'h' },
     { "version",      no_argument,       NULL, 'V' },
+    { "info",         optional_argument, NULL, OPT_INFO },
     /* Open MPI options that mean nothing here; accepted so scripts run. */
     { "oversubscribe",      no_argument, NULL, OPT_NOOP },
     { "allow-run-as-root",  no_argument, NULL, OPT_NOOP },
@@ -440,7 +405,7 @@ static void parse_context(char **seg, int n, int ctx, struct options *o, const c
             else add_env(&a->env, &a->nenv, optarg);
             break;
         case OPT_MEM:
-            if (!parse_size(optarg, &o->heap_bytes))
+            if (!sm_parse_size(optarg, &o->heap_bytes))
                 usage_error("--mem-per-rank: '%s' is not a size (e.g. 512M, 2G, 1.5GiB)", optarg);
             o->mem_given = true;
             mem_arg = optarg;
@@ -462,6 +427,7 @@ static void parse_context(char **seg, int n, int ctx, struct options *o, const c
         case 'v': o->verbose++; break;
         case 'h': print_help(); exit(0);
         case 'V': printf("smrun (smartmap) %s\n", SMRUN_VERSION); exit(0);
+        case OPT_INFO: print_settings_info(optarg); exit(0);
         case ':':
             usage_error("%s: needs a value", seg[optind - 1]);
         default:
@@ -503,6 +469,7 @@ void parse_options(int argc, char **argv, struct options *o)
         char **copy = xcalloc((size_t)n + 1, sizeof(char *));
         memcpy(copy, seg, sizeof(char *) * (size_t)n);
         parse_context(copy, n, ctx, o, &pages_req);
+        free(copy);                   /* a->argv points at the strings, not at copy */
         start = end + 1;
     }
     free(seg);
@@ -550,7 +517,7 @@ void parse_options(int argc, char **argv, struct options *o)
     const char *sym = getenv(SM_ENV_SYM);
     o->sym_bytes = o->heap_bytes;
     if (sym && *sym) {
-        if (!parse_size(sym, &o->sym_bytes) || o->sym_bytes > SM_SYM_MAX) {
+        if (!sm_parse_size(sym, &o->sym_bytes) || o->sym_bytes > SM_SYM_MAX) {
             char a[32];
             format_bytes(SM_SYM_MAX, a, sizeof a);
             usage_error("SHMEM_SYMMETRIC_SIZE: '%s' is not a size up to %s", sym, a);
@@ -559,4 +526,5 @@ void parse_options(int argc, char **argv, struct options *o)
     }
     o->pages = check_pages(pages_req);
     if (o->preload) o->preload_lib = find_preload_lib();
+    check_settings(o);
 }

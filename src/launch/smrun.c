@@ -341,8 +341,8 @@ static _Noreturn void child(int r, int sp_out[2], int sp_err[2])
     setenv(SM_ENV_PAGES, opt.pages, 1);
     snprintf(num, sizeof num, "%llu", (unsigned long long)opt.heap_bytes);
     setenv(SM_ENV_HEAP, num, 1);
-    setenv("SMARTMAP_LAUNCHER", "smrun " SMRUN_VERSION, 1);
-    setenv(SMRUN_ENV_JOB, job_token, 1);
+    setenv(SM_ENV_LAUNCHER, "smrun " SMRUN_VERSION, 1);
+    setenv(SM_ENV_JOB, job_token, 1);
     if (opt.preload) {
         const char *old = getenv("LD_PRELOAD");
         if (old && *old) {
@@ -537,7 +537,7 @@ static _Noreturn void guardian(int rd)
     char c;
     while (read(rd, &c, 1) < 0 && errno == EINTR) ;
     char needle[sizeof job_token + 32];
-    int nlen = snprintf(needle, sizeof needle, "%c%s=%s%c", 0, SMRUN_ENV_JOB, job_token, 0);
+    int nlen = snprintf(needle, sizeof needle, "%c%s=%s%c", 0, SM_ENV_JOB, job_token, 0);
     for (int i = 0; i < 200; i++) {               /* at most ~4 s of stragglers */
         if (sweep_once(pgid, needle, (size_t)nlen) == 0) break;
         struct timespec ts = { 0, 20 * 1000000 };
@@ -601,6 +601,23 @@ static void stranded(void)
     }
 }
 
+/* "exited without calling MPI_Finalize and shmem_finalize": the lifecycle
+ * clients (sm_job.h) still registered when the rank exited; false if none. */
+static bool missing_finalize(const struct sm_ctrl *c, char *how, size_t len)
+{
+    char names[SM_CLIENT_MAX][SM_CLIENT_NAME + 1];
+    int n = 0;
+    for (int i = 0; i < SM_CLIENT_MAX; i++)
+        if (atomic_load(&((struct sm_ctrl *)c)->client[i].state) == SM_CLIENT_REGISTERED)
+            ctrl_string(c->client[i].finalize, SM_CLIENT_NAME, names[n++]);
+    if (!n) return false;
+    size_t o = (size_t)snprintf(how, len, "exited without calling");
+    for (int i = 0; i < n && o < len; i++)
+        o += (size_t)snprintf(how + o, len - o, "%s%s", i == 0 ? " " : i == n - 1 ? " and " : ", ",
+                              names[i][0] ? names[i] : "finalize");
+    return true;
+}
+
 /* Rank r has exited: if that is a failure and the first, it ends the job. */
 static void rank_exited(int r)
 {
@@ -624,10 +641,7 @@ static void rank_exited(int r)
     } else if (WEXITSTATUS(st) != 0) {
         snprintf(how, sizeof how, "exited with code %d", WEXITSTATUS(st));
         code = WEXITSTATUS(st);
-    } else if (flags & SM_CTRL_NEEDS_FINALIZE) {
-        char name[sizeof c->finalize_name + 1];
-        ctrl_string(c->finalize_name, sizeof c->finalize_name, name);
-        snprintf(how, sizeof how, "exited without calling %s", name[0] ? name : "finalize");
+    } else if (valid && missing_finalize(c, how, sizeof how)) {
         code = 1;
     } else {
         if (opt.verbose) msg("rank %d (pid %d) exited with code 0", r, (int)k->pid);

@@ -17,10 +17,6 @@
 #define SMRUN_BIN_TO_LIB "../lib"  /* libdir relative to bindir, set by CMake */
 #endif
 
-/* Set in every rank: a mark unique to the job, which whatever a rank starts
- * inherits; how smrun's guardian finds the job's processes if smrun is killed. */
-#define SMRUN_ENV_JOB "SMARTMAP_JOB"
-
 /* Exit codes of smrun itself (a failed rank's own code is passed through). */
 enum {
     SMRUN_EXIT_INTERNAL = 1,    /* the job could not be started or run */
@@ -55,6 +51,11 @@ struct options {
     char      **genv;            /* -x of the first context: every rank */
     int         ngenv;
 };
+
+/* info.c: the SMARTMAP_* settings (the core's table) */
+void print_settings_info(const char *format);
+void print_smrun_settings(void);
+void check_settings(const struct options *o);
 
 /* options.c */
 void parse_options(int argc, char **argv, struct options *o);

@@ -55,7 +55,7 @@ int PMPI_Finalize(void)
     p2p_finalize();                        /* every send has reached its ring */
     coll_barrier(&smpi_comm_world.co);     /* nobody still needs our memory */
     smpi_state = 2;
-    sm_finalize_done();
+    sm_finalize_done("MPI_Finalize");
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Finalize = PMPI_Finalize

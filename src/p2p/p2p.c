@@ -140,18 +140,10 @@ sm_status_t p2p_init(size_t req_size)
     if (P.cap > (1u << 20)) P.cap = 1u << 20;
     P.ring_bytes = P.cap + maxrec;
     P.eager_max = maxrec - DESC_DATA;
-    const char *e = getenv("SMARTMAP_EAGER_MAX");     /* lower the eager limit (tests, tuning) */
-    if (e && *e) {
-        char *end;
-        long v = strtol(e, &end, 10);
-        if (*end || v < 0) sm_say("SMARTMAP_EAGER_MAX: '%s' is not a byte count; ignored", e);
-        else if ((size_t)v < P.eager_max) P.eager_max = (size_t)v;
-    }
-    const char *t = getenv("SMARTMAP_TRANSPORT");
-    if (!t || !*t || !strcmp(t, "smartmap")) p2p_transport = P2P_SMARTMAP;
-    else if (!strcmp(t, "cma")) p2p_transport = P2P_CMA;
-    else if (!strcmp(t, "copy")) p2p_transport = P2P_COPY;
-    else return sm_fail(SM_ERR_ARG, "SMARTMAP_TRANSPORT: '%s' is not one of smartmap, cma, copy", t);
+    /* SMARTMAP_EAGER_MAX lowers the limit; SMARTMAP_TRANSPORT's values are
+     * smartmap|cma|copy, in the order of enum p2p_transport (sm_settings.h). */
+    if (sm_setting(SM_SET_EAGER_MAX) < P.eager_max) P.eager_max = (size_t)sm_setting(SM_SET_EAGER_MAX);
+    p2p_transport = (enum p2p_transport)sm_setting(SM_SET_TRANSPORT);
     P.unexp = calloc((size_t)n, sizeof *P.unexp);
     P.pending = calloc((size_t)n, sizeof *P.pending);
     P.head = calloc((size_t)n, sizeof *P.head);

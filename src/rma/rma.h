@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "arch.h"
 #include "sm_core.h"
 
 /* Failure reporting: one line naming the routine and the value, then the job
@@ -61,13 +62,16 @@ static inline void *rma_lookup(int pe, const void *addr)
 
 static inline void rma_wake(int pe) { sm_wake(pe); }
 
+/* (No memcpy of 0 bytes: its pointers may be NULL then, which memcpy's are not allowed to be.) */
 static inline __attribute__((always_inline)) void rma_put(int pe, void *dst, const void *src, size_t len, const char *routine)
 {
-    memcpy(rma_xlate(pe, dst, len, routine), src, len);
+    void *d = rma_xlate(pe, dst, len, routine);
+    if (SM_LIKELY(len)) memcpy(d, src, len);
 }
 static inline __attribute__((always_inline)) void rma_get(int pe, void *dst, const void *src, size_t len, const char *routine)
 {
-    memcpy(dst, rma_xlate(pe, src, len, routine), len);
+    const void *s = rma_xlate(pe, src, len, routine);
+    if (SM_LIKELY(len)) memcpy(dst, s, len);
 }
 
 /* Strided: nelems elements of elem bytes; strides in elements (as SHMEM's
@@ -90,16 +94,6 @@ void rma_iget(int pe, void *dst, const void *src, ptrdiff_t dst_stride, ptrdiff_
     __atomic_exchange(RMA_AT_(pe, p, routine), in_ptr, out_ptr, __ATOMIC_SEQ_CST)
 
 static inline void rma_fence(void) { atomic_thread_fence(memory_order_release); }
-static inline void rma_quiet(void)
-{
-#if defined(__x86_64__)
-    /* A locked add to the stack orders ordinary memory like mfence at a
-     * fraction of its cost (Linux's smp_mb); memcpy's non-temporal stores
-     * already end with sfence (above). */
-    __asm__ __volatile__("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
-#else
-    atomic_thread_fence(memory_order_seq_cst);
-#endif
-}
+static inline void rma_quiet(void) { sm_full_fence(); }   /* arch.h: a locked add on x86 */
 
 #endif

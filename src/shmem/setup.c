@@ -76,7 +76,7 @@ void shmem_finalize(void)
     if (!shmem_initialized) return;
     shmem_barrier_all();
     shmem_initialized = 0;
-    sm_finalize_done();
+    sm_finalize_done("shmem_finalize");
 }
 
 void shmem_global_exit(int status) { global_exit(status); }

@@ -1,7 +1,9 @@
 /* lt_ctrl.c: a rank that writes its control block itself, through its own
  * memfd (fd FD0+rank, offset 0: the ABI of sm_job.h), the way libsmartmap
- * does, to test how smrun reads it: exit without finalize, abort notes, and
- * blocks it must not trust (wrong magic, wrong pid). */
+ * does, to test how smrun reads it: exit without finalize (one lifecycle
+ * client, MPI; or two, MPI and SHMEM), abort notes, and blocks it must not
+ * trust (wrong magic, wrong pid). */
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include "lt_common.h"
@@ -16,19 +18,25 @@ static struct sm_ctrl *map_ctrl(void)
     return p;
 }
 
-static void publish(struct sm_ctrl *c, uint64_t magic, int pid, uint32_t flags)
+/* Lifecycle client i requires routine (NULL: finalized). */
+static void client(struct sm_ctrl *c, int i, const char *routine)
+{
+    if (routine) snprintf(c->client[i].finalize, sizeof c->client[i].finalize, "%s", routine);
+    atomic_store(&c->client[i].state, routine ? SM_CLIENT_REGISTERED : SM_CLIENT_FREE);
+}
+
+static void publish(struct sm_ctrl *c, uint64_t magic, int pid)
 {
     c->rank = lt_rank;
     c->pid = pid;
-    snprintf(c->finalize_name, sizeof c->finalize_name, "MPI_Finalize");
-    atomic_store(&c->flags, flags);
+    client(c, 0, "MPI_Finalize");
     c->magic = magic;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: lt_ctrl nofinalize|finalize|note|badmagic|badpid RANK [CODE NOTE]\n");
+        fprintf(stderr, "usage: lt_ctrl nofinalize|finalize|mpi_only|neither|note|badmagic|badpid RANK [CODE NOTE]\n");
         return 99;
     }
     lt_init();
@@ -37,14 +45,19 @@ int main(int argc, char **argv)
     struct sm_ctrl *c = map_ctrl();
     uint64_t magic = strcmp(mode, "badmagic") == 0 ? SM_CTRL_MAGIC ^ 1 : SM_CTRL_MAGIC;
     int pid = strcmp(mode, "badpid") == 0 ? (int)getpid() + 1 : (int)getpid();
-    publish(c, magic, pid, SM_CTRL_NEEDS_FINALIZE);
+    publish(c, magic, pid);
+    /* MPI and SHMEM in one program: two clients; slot 2, not 1, for SHMEM,
+     * as a client finalised before another registers leaves a hole. */
+    bool two = strcmp(mode, "mpi_only") == 0 || strcmp(mode, "neither") == 0;
+    if (two) client(c, 2, "shmem_finalize");
     lt_wait_all();
 
     if (strcmp(mode, "finalize") == 0) {           /* everyone finalizes: success */
-        atomic_fetch_and(&c->flags, ~(uint32_t)SM_CTRL_NEEDS_FINALIZE);
+        client(c, 0, NULL);
         printf("rank %d: finalized\n", lt_rank);
         return 0;
     }
+    if (strcmp(mode, "mpi_only") == 0) client(c, 0, NULL);
     if (who >= 0 && lt_rank != who) lt_sleep_forever();   /* who < 0: every rank */
     if (strcmp(mode, "note") == 0 && argc >= 5) {
         int code = atoi(argv[3]);
@@ -54,7 +67,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "rank %d: aborting\n", lt_rank);
         _exit(code);
     }
-    /* nofinalize, badmagic, badpid: exit 0 with NEEDS_FINALIZE set. */
+    /* nofinalize, mpi_only, neither, badmagic, badpid: exit 0 with a client registered. */
     printf("rank %d: leaving without finalize\n", lt_rank);
     return 0;
 }

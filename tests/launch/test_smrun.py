@@ -689,6 +689,15 @@ class TestFailure(SmrunTest):
         m = self.assert_one_cause(res, r"smrun: rank 1 \(pid (\d+)\) exited without calling MPI_Finalize", 1)
         self.assertEqual(int(m.group(1)), self.pid_of(1))
 
+    def test_exit_without_one_of_two_finalizes(self):
+        # MPI and SHMEM in one rank: each is a client of its own; the report
+        # names the finalize routines still owed, whichever were called.
+        res = self.run_smrun(["-n", "3", LT_CTRL, "mpi_only", "1"])
+        self.assert_one_cause(res, r"smrun: rank 1 \(pid \d+\) exited without calling shmem_finalize", 1)
+        res = self.run_smrun(["-n", "3", LT_CTRL, "neither", "2"])
+        self.assert_one_cause(res, r"smrun: rank 2 \(pid \d+\) exited without calling MPI_Finalize "
+                              r"and shmem_finalize", 1)
+
     def test_abort_note(self):
         res = self.run_smrun(["-n", "3", LT_CTRL, "note", "2", "7", "called MPI_Abort(MPI_COMM_WORLD, 7)"])
         m = self.assert_one_cause(res, r"smrun: rank 2 \(pid (\d+)\) called MPI_Abort\(MPI_COMM_WORLD, 7\)", 7)

@@ -206,7 +206,7 @@ static void nonblocking(void)
 {
     /* Waitany / Waitsome / Testall over receives from everyone */
     int *in = calloc((size_t)n, sizeof(int)), out = me;
-    MPI_Request *r = malloc(sizeof(MPI_Request) * (size_t)n * 2);
+    MPI_Request *r = malloc(sizeof(MPI_Request) * (size_t)(n * 2 + 1));   /* r[2] below, also when n is 1 */
     for (int p = 0; p < n; p++) OK(MPI_Irecv(&in[p], 1, MPI_INT, p, 5, MPI_COMM_WORLD, &r[p]));
     for (int p = 0; p < n; p++) OK(MPI_Isend(&out, 1, MPI_INT, p, 5, MPI_COMM_WORLD, &r[n + p]));
     int done = 0;

@@ -5,8 +5,7 @@
  *                         (SM_ERR_TRUNCATE for the receiver only), and no
  *                         memory to keep unexpected messages aside
  *                         (SM_ERR_NOMEM from progress, the messages kept in
- *                         the ring until memory frees, then received in order)
- *   test_errors transport p2p_init with SMARTMAP_TRANSPORT=bogus: SM_ERR_ARG */
+ *                         the ring until memory frees, then received in order) */
 #include <stdlib.h>
 
 #include "p2ptest.h"
@@ -85,16 +84,8 @@ static void no_memory(void)
     sm_barrier();
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
-    if (argc > 1 && !strcmp(argv[1], "transport")) {
-        sm_core_ensure();
-        sm_status_t st = p2p_init(0);
-        CHECK(st == SM_ERR_ARG && strstr(sm_fail_reason(), "SMARTMAP_TRANSPORT: 'bogus'"), "p2p_init: %s: %s",
-              sm_status_name(st), sm_fail_reason());
-        printf("test_errors: bad transport refused: %s\n", sm_fail_reason());
-        return 0;
-    }
     p2ptest_init();
     int to = (me + 1) % np, from = (me + np - 1) % np;
     unreadable(to, from);

@@ -1,0 +1,51 @@
+/* arch.h: what the core and the engines need of the CPU, in one place: the
+ * spin-wait hint, the full barrier, and a call on another stack. */
+#ifndef SM_ARCH_H
+#define SM_ARCH_H
+
+#include <stdatomic.h>
+
+/* In a spin-wait loop: let the sibling hyperthread run, save power. */
+static inline void sm_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* A full barrier: no later load passes an earlier store. On x86 a locked add
+ * to the stack orders ordinary memory like mfence at a fraction of its cost,
+ * as Linux's smp_mb() does (it does not order non-temporal stores: memcpy
+ * ends those with sfence itself). */
+static inline void sm_full_fence(void)
+{
+#if defined(__x86_64__)
+    __asm__ __volatile__("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
+/* Call fn on the stack that ends at top (16-byte aligned), and come back.
+ * Plain code rather than makecontext/swapcontext, which AddressSanitizer
+ * warns about in every process and handles only in part. Elsewhere the core
+ * falls back to ucontext (init.c). */
+#if defined(__x86_64__)
+#define SM_ARCH_CALL_ON_STACK 1
+static inline void sm_call_on_stack(void (*fn)(void), void *top)
+{
+    __asm__ __volatile__("mov %%rsp, %%rbx\n\t"
+                         "mov %0, %%rsp\n\t"
+                         "call *%1\n\t"
+                         "mov %%rbx, %%rsp"
+                         : "+r"(top), "+r"(fn)
+                         :
+                         : "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
+                           "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+                           "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory", "cc");
+}
+#endif
+
+#endif

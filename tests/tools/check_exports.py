@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""check_exports.py: libsmartmap.so exports its public API and nothing else.
+Every name in its dynamic symbol table must be declared by a public header
+(include/*.h, preprocessed: the generated shmem_/pshmem_ names count) or be
+listed by name in the version script (glibc's names it interposes); every
+name listed there must be exported; and the internal names the layers share
+(sm_core, sm_fail, p2p_init ...) must not be.
+
+Usage: check_exports.py CC INCLUDE_DIR VERSION_SCRIPT libsmartmap.so"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+cc, incdir, mapfile, lib = sys.argv[1:5]
+incdir = os.path.realpath(incdir)
+
+out = subprocess.run(['nm', '-D', '--defined-only', lib], capture_output=True, text=True, check=True).stdout
+# (AddressSanitizer adds an __odr_asan.NAME beside each exported variable.)
+exported = {line.split()[-1] for line in out.splitlines() if line.strip() and '__odr_asan' not in line}
+
+# Identifiers of the public headers, after preprocessing, from their own lines only.
+with tempfile.NamedTemporaryFile('w', suffix='.c') as src:
+    src.write(''.join(f'#include <{h}>\n' for h in ('smartmap.h', 'mpi.h', 'shmem.h', 'pshmem.h')))
+    src.flush()
+    pre = subprocess.run([cc, '-E', '-I', incdir, src.name], capture_output=True, text=True, check=True).stdout
+declared, ours = set(), False
+for line in pre.splitlines():
+    m = re.match(r'# \d+ "([^"]+)"', line)
+    if m:
+        ours = os.path.realpath(m.group(1)).startswith(incdir + os.sep)
+    elif ours:
+        declared.update(re.findall(r'[A-Za-z_]\w*', line))
+
+text = re.sub(r'/\*.*?\*/', '', open(mapfile).read(), flags=re.S)
+listed = set(re.findall(r'([A-Za-z_]\w*)\s*;', text.split('global:', 1)[1].split('local:', 1)[0]))
+
+bad = []
+for name in sorted(exported - declared - listed):
+    bad.append(f'{name} is exported but declared by no public header and not listed in {mapfile}')
+for name in sorted(listed - exported):
+    bad.append(f'{name} is listed in {mapfile} but not exported')
+for name in ('sm_core', 'sm_core_init', 'sm_fail', 'sm_say', 'sm_copy', 'sm_settings', 'p2p_init', 'coll_barrier'):
+    if name in exported:
+        bad.append(f'{name} (internal) is exported')
+for b in bad:
+    print('check_exports: ' + b)
+print(f'check_exports: {len(exported)} names exported, {len(bad)} problems')
+sys.exit(1 if bad or not exported else 0)
