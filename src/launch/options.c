@@ -271,8 +271,6 @@ static void print_help(void)
 "  --mem-per-rank SIZE     heap of each rank: 512M, 2G, 1.5GiB, 1073741824 ...\n"
 "                          (binary units; rounded up to 64 MiB; %s..%s;\n"
 "                          default: 90%% of physical memory shared by the ranks)\n"
-"                          SHMEM_SYMMETRIC_SIZE sets the symmetric heap apart\n"
-"                          (default: the same as --mem-per-rank)\n"
 "  --pages 4k|2m           page size for the ranks' shared memory (default 4k;\n"
 "                          2m needs transparent huge pages for shmem)\n"
 "  --bind-to core|none     pin rank i to the i-th CPU smrun may run on, wrapping\n"
@@ -511,18 +509,6 @@ void parse_options(int argc, char **argv, struct options *o)
         if (share < SM_HEAP_MIN) share = SM_HEAP_MIN;
         if (share > SM_HEAP_MAX) share = SM_HEAP_MAX;
         o->heap_bytes = share;
-    }
-    /* The symmetric heap (SHMEM): OpenSHMEM's SHMEM_SYMMETRIC_SIZE, else the
-     * same share as the heap. Both are address space until touched. */
-    const char *sym = getenv(SM_ENV_SYM);
-    o->sym_bytes = o->heap_bytes;
-    if (sym && *sym) {
-        if (!sm_parse_size(sym, &o->sym_bytes) || o->sym_bytes > SM_SYM_MAX) {
-            char a[32];
-            format_bytes(SM_SYM_MAX, a, sizeof a);
-            usage_error("SHMEM_SYMMETRIC_SIZE: '%s' is not a size up to %s", sym, a);
-        }
-        o->sym_bytes = (o->sym_bytes + SM_HEAP_ALIGN - 1) / SM_HEAP_ALIGN * SM_HEAP_ALIGN;
     }
     o->pages = check_pages(pages_req);
     if (o->preload) o->preload_lib = find_preload_lib();

@@ -39,7 +39,6 @@ struct options {
     int         napps;
     int         nranks;          /* over all contexts */
     uint64_t    heap_bytes;      /* per rank, a multiple of SM_HEAP_ALIGN */
-    uint64_t    sym_bytes;       /* symmetric heap per rank, a multiple of SM_HEAP_ALIGN */
     bool        mem_given;
     const char *pages;           /* "4k" or "2m" after the THP check */
     bool        tag_output;
