@@ -143,7 +143,7 @@ static int finish1(MPI_Request *h, MPI_Status *st, const char *R)
 
 /* The engine could not make progress (SM_ERR_NOMEM keeping a message
  * aside), raised on c (NULL: MPI_COMM_WORLD, for the calls on many requests). */
-static int progress_error(struct smpi_comm *c, sm_status_t st, const char *R)
+static __attribute__((noinline, cold)) int progress_error(struct smpi_comm *c, sm_status_t st, const char *R)
 {
     return smpi_error(c, smpi_class_of(st), R, "%s", sm_fail_reason());
 }
@@ -153,18 +153,23 @@ static inline bool inactive(MPI_Request r) { return !r || (r->persistent && !r->
 
 /* --- Send and receive ------------------------------------------------------------ */
 
+/* A request that could not be made or started: the engine's reason. */
+static __attribute__((noinline, cold)) int req_failed(struct smpi_comm *c, struct smpi_request *q, sm_status_t st,
+                                                      const char *R)
+{
+    if (q) smpi_request_release(q);
+    return smpi_error(c, smpi_class_of(st), R, "%s", sm_fail_reason());
+}
+
 /* A new request on checked arguments, started unless persistent. */
-static int req_open(struct smpi_comm *c, int kind, void *buf, int count, struct smpi_type *t, int peer, int tag,
-                    enum p2p_mode mode, bool persistent, MPI_Request *request, const char *R)
+static inline int req_open(struct smpi_comm *c, int kind, void *buf, int count, struct smpi_type *t, int peer,
+                           int tag, enum p2p_mode mode, bool persistent, MPI_Request *request, const char *R)
 {
     struct smpi_request *q = smpi_request_new(c, kind, buf, count, t, peer, tag, mode);
-    if (!q) return smpi_error(c, MPI_ERR_NO_MEM, R, "%s", sm_fail_reason());
+    if (SM_UNLIKELY(!q)) return req_failed(c, NULL, SM_ERR_NOMEM, R);
     q->persistent = persistent;
     sm_status_t st = persistent ? SM_OK : req_start(q);
-    if (SM_UNLIKELY(st)) {
-        smpi_request_release(q);
-        return smpi_error(c, smpi_class_of(st), R, "%s", sm_fail_reason());
-    }
+    if (SM_UNLIKELY(st)) return req_failed(c, q, st, R);
     *request = q;
     return MPI_SUCCESS;
 }
@@ -195,7 +200,7 @@ static int irecv(void *buf, int count, MPI_Datatype type, int source, int tag, M
     return req_open(c, SMPI_REQ_RECV, buf, count, t, source, tag, P2P_STANDARD, persistent, request, R);
 }
 
-static int wait1(MPI_Request *h, MPI_Status *st, const char *R)
+static inline int wait1(MPI_Request *h, MPI_Status *st, const char *R)
 {
     sm_status_t s = p2p_wait(&(*h)->p);
     if (SM_UNLIKELY(s) && !p2p_done(&(*h)->p)) return progress_error((*h)->comm, s, R);

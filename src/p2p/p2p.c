@@ -74,6 +74,9 @@ struct reqq { struct p2p_req *head, *tail; };
 
 enum p2p_transport p2p_transport = P2P_SMARTMAP;
 
+/* Slow and error paths, out of the small message's way. */
+#define COLD __attribute__((noinline, cold))
+
 /* Large messages that cannot be read directly (through the kernel or the
  * staged path) reach a typed receive buffer through this, a chunk at a time. */
 #define BOUNCE_BYTES (64u << 10)
@@ -333,7 +336,7 @@ static bool coop_recv(struct p2p_req *r, const struct desc *d, size_t n, const c
 
 /* A large message's data into r: straight from the sender's memory where
  * it is readable, else through the kernel or the staged path. */
-static sm_status_t copy_large(struct p2p_req *r, const struct desc *d, size_t n, int world)
+static __attribute__((noinline)) sm_status_t copy_large(struct p2p_req *r, const struct desc *d, size_t n, int world)
 {
     if (d->flags & D_LAYOUT) {          /* typemap to typemap, straight from the sender */
         const struct dt_type *stype = (const struct dt_type *)d->addr;
@@ -478,7 +481,7 @@ static void drain(bool all)
  * no memory to keep it aside: it stays in the ring, and those behind it. A
  * wait fails (SM_ERR_NOMEM) only when what it waits for may be behind one:
  * a receive from that sender, or from any; the others go on. */
-static sm_status_t stuck_error(int s)          /* s: a stuck sender, or -1 for the first */
+static COLD sm_status_t stuck_error(int s)          /* s: a stuck sender, or -1 for the first */
 {
     if (s < 0)
         for (s = 0; !P.stuck[s]; s++) ;
@@ -490,7 +493,7 @@ static inline bool blocked(const struct p2p_req *r)
     if (SM_LIKELY(!P.nstuck) || r->kind != P2P_RECV) return false;
     return r->src == P2P_ANY_SOURCE || P.stuck[r->comm->world[r->src]];
 }
-static sm_status_t blocked_error(const struct p2p_req *r)
+static COLD sm_status_t blocked_error(const struct p2p_req *r)
 {
     return stuck_error(r->src == P2P_ANY_SOURCE ? -1 : r->comm->world[r->src]);
 }
@@ -536,7 +539,7 @@ static void post(struct p2p_req *r)
 }
 
 /* What a previous start of r left (a persistent request restarts). */
-static void drop(struct p2p_req *r)
+static COLD void drop(struct p2p_req *r)
 {
     dt_unref(r->type);
     free(r->tmp);
@@ -548,7 +551,7 @@ static void drop(struct p2p_req *r)
  * into the ring when posted; a large message goes typemap to typemap
  * where the receiver can read the buffer and the typemap directly, else it
  * is packed once into a private copy (the copy transport's first copy). */
-static sm_status_t send_typed(struct p2p_req *r, const struct dt_type *type)
+static COLD sm_status_t send_typed(struct p2p_req *r, const struct dt_type *type)
 {
     bool eager = r->flags & D_EAGER;
     if (type && (eager || (p2p_transport == P2P_SMARTMAP && sm_global(type) && global_span(r->buf, type, r->len)))) {
