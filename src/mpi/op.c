@@ -67,7 +67,7 @@ static void apply_user(const void *in, void *inout, size_t n, const void *ctx)
     int len = (int)n;
     /* in and inout hold whole extents from the lower bound on; the function
      * wants the buffer addresses the datatype is relative to */
-    ptrdiff_t lb = smpi_type(t)->lb;
+    ptrdiff_t lb = smpi_type(t)->dt->lb;
     op->fn((char *)in - lb, (char *)inout - lb, &len, &t);
 }
 
@@ -78,7 +78,7 @@ int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct
         if (op->magic != SMPI_MAGIC_OP) return smpi_error(c, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
         /* Applied in rank order, so non-commutative operations are fine too.
          * The function sees elements in the datatype's own layout, an extent apart. */
-        if (smpi_extent(t) <= 0 && t->size)
+        if (smpi_extent(t) <= 0 && t->dt->size)
             return smpi_error(c, MPI_ERR_TYPE, R, "user operations need a positive extent, not %ld",
                               (long)smpi_extent(t));
         op->type = h;
@@ -90,11 +90,11 @@ int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct
         return smpi_error(c, MPI_ERR_OP, R, "invalid operation %s", smpi_hstr((const void *)op, "MPI_OP_NULL"));
     if (o > OPNUM(MPI_MAXLOC))
         return smpi_error(c, MPI_ERR_OP, R, "%s is for one-sided accumulate only", op_name[o]);
-    if (t->basic < 1) return smpi_error(c, MPI_ERR_TYPE, R, "reductions need a predefined element type");
+    if (t->dt->basic < 1) return smpi_error(c, MPI_ERR_TYPE, R, "reductions need a predefined element type");
     enum coll_dtype ct = COLL_INT8;
-    int k = category(t->basic, &ct);
+    int k = category(t->dt->basic, &ct);
     if (!(allowed[k] & B(redop[o])))
-        return smpi_error(c, MPI_ERR_OP, R, "%s is not defined on %s", op_name[o], smpi_types[t->basic].name);
+        return smpi_error(c, MPI_ERR_OP, R, "%s is not defined on %s", op_name[o], smpi_types[t->dt->basic].name);
     *out = (struct smpi_red){ .predefined = true, .type = ct, .op = redop[o] };
     coll_fn_predefined(&out->fn, ct, redop[o]);
     return MPI_SUCCESS;
