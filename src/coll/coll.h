@@ -105,8 +105,10 @@ struct coll_group {
     struct sm_group m;
     int       num;              /* the group's number; -1 if the caller is not a member */
     uint32_t  seq;              /* the last collective begun (the records' stamps) */
-    uint32_t  last_pub[2];      /* when this member last wrote each of its two records */
+    uint32_t  last_pub[2];      /* when this member last wrote each of its two records ... */
+    int       last_readers[2];  /* ... and who read it then (COLL_ALL: every member) */
     uint32_t *seen;             /* per member: the last collective it is known to have finished */
+    void     *bounce;           /* copies of this member's medium contributions (two, in turn) */
     int       aset;             /* active sets: where the barrier lives (first member's area) */
 };
 

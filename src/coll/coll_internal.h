@@ -13,6 +13,10 @@
  * record itself (data), so that the member returns without waiting for its
  * readers: it waits for them only before it writes the record again. */
 #define COLL_INLINE 160
+/* Up to this many bytes, a contribution is copied to the member's bounce
+ * buffer (coll_group.bounce, in its exposed heap) and travels from there,
+ * as from the record: the member returns without waiting for its readers. */
+#define COLL_BOUNCE 8192
 struct coll_rec {
     alignas(SM_CACHELINE) _Atomic uint32_t stamp;  /* the sequence number it is published for */
     uint32_t sig;               /* which collective: kind, root, type, op (checked by readers) */

@@ -45,6 +45,7 @@ static sm_status_t set_group(struct coll_group *g, const struct sm_group *m, int
     for (int i = 0; i < m->size && g->seen; i++) g->seen[i] = base - 1;   /* nothing of this group to finish */
     g->num = num;
     g->seq = g->last_pub[0] = g->last_pub[1] = base - 1;
+    g->last_readers[0] = g->last_readers[1] = m->me;   /* nobody */
     uint64_t *w = &coll_area_of(sm_core.rank)->used[num / 64];
     __atomic_store_n(w, *w | 1ULL << (num % 64), __ATOMIC_RELAXED);   /* only this rank writes its set */
     return SM_OK;
@@ -131,7 +132,8 @@ void coll_group_destroy(struct coll_group *g)
     if (g->num < 0) return;
     coll_wait_finished(g, g->seq, -1);
     free(g->seen);
-    g->seen = NULL;
+    free(g->bounce);
+    g->seen = NULL, g->bounce = NULL;
     uint64_t *w = &coll_area_of(sm_core.rank)->used[g->num / 64];
     __atomic_store_n(w, *w & ~(1ULL << (g->num % 64)), __ATOMIC_RELEASE);
     g->num = -1;

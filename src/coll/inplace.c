@@ -71,6 +71,7 @@ struct run {
     struct coll_group *g;
     uint32_t seq, sig;
     int n, me;
+    int readers;                /* who reads this member's record and buffers: COLL_ALL, or one member */
     bool published;             /* peers may use this member's buffers ... */
     bool lazy;                  /* ... or only its record, where its contribution travels */
 };
@@ -94,7 +95,9 @@ static uint64_t barrier_off(const struct coll_group *g)
 }
 
 /* Has member i finished collective seq? What this member saw tells it
- * often (i published a later record); else i's progress word does. */
+ * often (i published a later record); else i's progress word does.
+ * coll_wait_finished: every member (only < 0), or just one (this member:
+ * none). */
 static void wait_finished(struct coll_group *g, int i, uint32_t seq)
 {
     if ((int32_t)(g->seen[i] - seq) >= 0) return;
@@ -110,46 +113,72 @@ void coll_wait_finished(struct coll_group *g, uint32_t seq, int only)
         if (i != g->m.me && (only < 0 || i == only)) wait_finished(g, i, seq);
 }
 
+/* The sequence number of g's next collective. */
+static inline uint32_t next_seq(const struct coll_group *g) { return g->seq + 1 ? g->seq + 1 : 1; }
+
+/* Where a contribution of span bytes to collective seq travels when its
+ * member does not wait for its readers: the record, the bounce buffer
+ * (allocated on first use), or nowhere (NULL: peers read it in place). */
+static void *carrier(struct coll_group *g, uint32_t seq, size_t span)
+{
+    if (aset(g) || span > COLL_BOUNCE) return NULL;
+    if (span <= COLL_INLINE) return rec_of(g, g->m.me, seq)->data;
+    if (!g->bounce) {
+        void *b = malloc(2 * COLL_BOUNCE);
+        if (!b || pub(b, 2 * COLL_BOUNCE) & COLL_PRIVATE) {   /* peers could not read it */
+            free(b);
+            return NULL;
+        }
+        g->bounce = b;
+    }
+    return (char *)g->bounce + (seq & 1) * COLL_BOUNCE;
+}
+
 /* Start a collective: a new sequence number; publish this member's record
  * (if peers are to read it) and stamp it. The record is the one this member
- * wrote two collectives ago: its readers then must have finished with it.
- * The contribution (span bytes at src) goes into the record itself when it
- * fits: then this member returns without waiting for its readers at all.
- * An active set has no sequence and one record: every member publishes,
- * then a barrier makes all records current (and another ends the call). */
+ * wrote two collectives ago (and the bounce buffer half): its readers then
+ * must have finished with it. The contribution (span bytes at src) travels
+ * in the record or the bounce buffer when it fits: then this member returns
+ * without waiting for its readers at all. readers: who will read them (every
+ * member, COLL_ALL, or one). An active set has no sequence and one record:
+ * every member publishes, then a barrier makes all records current (and
+ * another ends the call). */
 static void begin(struct run *r, struct coll_group *g, uint32_t sig, bool publish, uint64_t len, const void *src,
-                  size_t span, uint64_t dst)
+                  size_t span, uint64_t dst, int readers)
 {
-    *r = (struct run){ g, 0, sig, g->m.size, g->m.me, publish || aset(g), false };
-    if (!aset(g)) {
-        if (++g->seq == 0) g->seq = 1;       /* 0: a record never written */
-        r->seq = g->seq;
-    }
+    *r = (struct run){ g, 0, sig, g->m.size, g->m.me, readers, publish || aset(g), false };
+    if (!aset(g)) r->seq = g->seq = next_seq(g);   /* never 0: a record never written */
     if (!publish && !aset(g)) return;
     struct coll_rec *m = rec_of(g, g->m.me, r->seq);
-    if (!aset(g)) coll_wait_finished(g, g->last_pub[r->seq & 1], -1);
-    r->lazy = span <= COLL_INLINE && !aset(g);
-    if (r->lazy && span) memcpy(m->data, src, span);
+    int k = r->seq & 1;
+    if (!aset(g)) coll_wait_finished(g, g->last_pub[k], g->last_readers[k]);
+    void *copy = carrier(g, r->seq, span);
+    r->lazy = copy != NULL;
+    if (copy && span) memcpy(copy, src, span);
     m->sig = sig, m->len = len, m->dst = dst;
-    m->src = r->lazy ? (uint64_t)(uintptr_t)m->data : pub(src, span);   /* the record is exposed memory */
+    m->src = pub(copy ? copy : src, span);
     if (aset(g)) {
         sm_barrier_run(&g->m, barrier_off(g), true);
         return;
     }
-    g->last_pub[r->seq & 1] = r->seq;
+    g->last_pub[k] = r->seq, g->last_readers[k] = readers;
     atomic_store_explicit(&m->stamp, r->seq, memory_order_release);
     sm_wake_word((volatile uint32_t *)&m->stamp);
 }
 
 /* Member i's record, once it is published for this collective (which says
- * that i has finished the collective before). */
+ * that i has finished the collective before); NULL if i has gone on past
+ * it, which it does only when it did not count this member among its
+ * readers: the members disagree on the collective (its kind or root). */
 static struct coll_rec *await(const struct run *r, int i)
 {
     struct coll_rec *p = rec_of(r->g, i, r->seq);
     if (!aset(r->g)) {
         uint32_t v;
-        while ((v = atomic_load_explicit(&p->stamp, memory_order_acquire)) != r->seq)
+        while ((v = atomic_load_explicit(&p->stamp, memory_order_acquire)) != r->seq) {
+            if ((int32_t)(v - r->seq) > 0) return NULL;
             sm_wait_word((volatile uint32_t *)&p->stamp, v);
+        }
         if ((int32_t)(r->g->seen[i] - (r->seq - 1)) < 0) r->g->seen[i] = r->seq - 1;
     }
     return p;
@@ -158,10 +187,10 @@ static struct coll_rec *await(const struct run *r, int i)
 /* The end of a collective: this member has finished with every peer's
  * record and buffers (it says so first, so that members waiting for each
  * other cannot wait forever); then, unless its contribution travelled in
- * its record, it waits for those who use its buffers: every member, or
- * only `reader` if >= 0. After an error it waits anyway: its buffers were
- * published. An active set ends with a barrier. */
-static sm_status_t finish(const struct run *r, sm_status_t st, int reader)
+ * its record, it waits for those who use its buffers. After an error it
+ * waits anyway: its buffers were published. An active set ends with a
+ * barrier. */
+static sm_status_t finish(const struct run *r, sm_status_t st)
 {
     struct coll_group *g = r->g;
     if (aset(g)) {
@@ -171,7 +200,7 @@ static sm_status_t finish(const struct run *r, sm_status_t st, int reader)
     _Atomic uint32_t *p = &slot_of(g, r->me)->progress;
     atomic_store_explicit(p, r->seq, memory_order_release);
     sm_wake_word((volatile uint32_t *)p);
-    if (r->published && (!r->lazy || st)) coll_wait_finished(g, r->seq, reader);
+    if (r->published && (!r->lazy || st)) coll_wait_finished(g, r->seq, r->readers);
     return st;
 }
 
@@ -195,10 +224,16 @@ static __attribute__((noinline)) sm_status_t mismatch(const struct run *r, int i
     return sm_fail(SM_ERR_MISMATCH, "member %d of the group (rank %d) called %s, this member (%d) %s", i,
                    sm_group_rank(&r->g->m, i), theirs, r->me, mine);
 }
+static __attribute__((noinline)) sm_status_t gone(const struct run *r, int i)
+{
+    return sm_fail(SM_ERR_MISMATCH, "member %d of the group (rank %d) has gone on past this collective without "
+                   "this member (%d): they disagree on the collective or its root", i, sm_group_rank(&r->g->m, i), r->me);
+}
+/* A record (await's) against this member's call. */
 static inline sm_status_t check(const struct run *r, int i, const struct coll_rec *p, uint64_t len, bool same_len)
 {
-    if (SM_LIKELY(p->sig == r->sig && (!same_len || p->len == len))) return SM_OK;
-    return mismatch(r, i, p, len);
+    if (SM_LIKELY(p && p->sig == r->sig && (!same_len || p->len == len))) return SM_OK;
+    return p ? mismatch(r, i, p, len) : gone(r, i);
 }
 
 static inline int rank_of(const struct run *r, int i) { return sm_group_rank(&r->g->m, i); }
@@ -280,20 +315,20 @@ sm_status_t coll_bcast(struct coll_group *g, void *dst, const void *src, size_t 
     struct run r;
     uint32_t sig = SIG(K_BCAST, root, 0, 0);
     if (g->m.me == root) {
-        begin(&r, g, sig, true, len, src, len, 0);
+        begin(&r, g, sig, true, len, src, len, 0, COLL_ALL);
         if (shared && !aset(g)) bcast_share(&r, src, len);
         if (root_copies) memmove(dst, src, len);
-        return finish(&r, SM_OK, -1);
+        return finish(&r, SM_OK);
     }
     /* A reader publishes (its dst) only to share a large copy. */
-    begin(&r, g, sig, shared, len, NULL, 0, shared ? pub(dst, len) : 0);
+    begin(&r, g, sig, shared, len, NULL, 0, shared ? pub(dst, len) : 0, root);
     if (shared) sm_wake(sm_group_rank(&g->m, root));
     struct coll_rec *p = await(&r, root);
     sm_status_t st = check(&r, root, p, len, true);
     shared &= !aset(g);
     if (!st) st = pull(rank_of(&r, root), p->src, 0, dst, shared ? share_at(len, n) : len);
     if (!st && shared) st = bcast_tail(&r, root, p->src, dst, len);
-    return finish(&r, st, -1);
+    return finish(&r, st);
 }
 
 /* --- Allgather, collect, alltoall(s) --------------------------------------------------- */
@@ -306,13 +341,14 @@ static sm_status_t gather_all(struct coll_group *g, void *dst, const void *src, 
         return SM_OK;
     }
     struct run r;
-    begin(&r, g, SIG(fixed ? K_ALLGATHER : K_COLLECT, COLL_ALL, 0, 0), true, len, src, len, 0);
+    begin(&r, g, SIG(fixed ? K_ALLGATHER : K_COLLECT, COLL_ALL, 0, 0), true, len, src, len, 0, COLL_ALL);
     /* Every record checked before any data moves: a mismatch is everyone's. */
     sm_status_t st = SM_OK;
     size_t o = 0;
     for (int i = 0; i < n; i++) {
         struct coll_rec *p = await(&r, i);
         if (!st && i != me) st = check(&r, i, p, len, fixed);
+        if (st) break;
         off[i] = o, o += p->len;
     }
     /* From the next member on, so that readers spread over the sources. */
@@ -322,7 +358,7 @@ static sm_status_t gather_all(struct coll_group *g, void *dst, const void *src, 
         st = pull(rank_of(&r, i), p->src, 0, (char *)dst + off[i], p->len);
     }
     if (!st && (char *)dst + off[me] != src && len) memmove((char *)dst + off[me], src, len);
-    return finish(&r, st, -1);
+    return finish(&r, st);
 }
 sm_status_t coll_allgather(struct coll_group *g, void *dst, const void *src, size_t len)
 {
@@ -377,7 +413,7 @@ sm_status_t coll_alltoalls(struct coll_group *g, void *dst, const void *src, ptr
     struct run r;
     sm_status_t st = SM_OK;
     if (n > 1) {
-        begin(&r, g, SIG(K_ALLTOALL, COLL_ALL, 0, 0), true, len, src, span, 0);
+        begin(&r, g, SIG(K_ALLTOALL, COLL_ALL, 0, 0), true, len, src, span, 0, COLL_ALL);
         for (int i = 0; i < n; i++)          /* all checked first, as in gather_all */
             if (!st && i != me) st = check(&r, i, await(&r, i), len, true);
     }
@@ -389,7 +425,7 @@ sm_status_t coll_alltoalls(struct coll_group *g, void *dst, const void *src, ptr
     if (len && !st)
         pull_strided(sm_core.rank, pub(src, span), (size_t)me * sblk, sst, (char *)dst + (size_t)me * dblk, dstr,
                      elem, nelems);
-    return n > 1 ? finish(&r, st, -1) : st;
+    return n > 1 ? finish(&r, st) : st;
 }
 
 /* --- Reductions ---------------------------------------------------------------------- */
@@ -467,9 +503,10 @@ sm_status_t coll_reduce(struct coll_group *g, void *dst, const void *src, size_t
     /* A source that this member's own writes to dst would spoil before
      * every reader has it is read from a copy: one that dst overlaps in part,
      * or, under a serial allreduce, dst itself (peers read it meanwhile;
-     * a small source travels in the record, a copy already). */
+     * a source that travels in the record or bounce buffer is a copy already). */
     void *tmp = NULL;
-    if (at_root && overlap(dst, src, len) && (dst != src || (!rooted && !sliced && len > COLL_INLINE))) {
+    bool carried = !sliced && carrier(g, next_seq(g), len);   /* as begin() will decide */
+    if (at_root && overlap(dst, src, len) && (dst != src || (!rooted && !sliced && !carried))) {
         if (!(tmp = malloc(len))) return sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", len);
         src = memcpy(tmp, src, len);
     }
@@ -479,12 +516,13 @@ sm_status_t coll_reduce(struct coll_group *g, void *dst, const void *src, size_t
     bool reads = !rooted || sliced || at_root, shares = !rooted || sliced || !at_root;
     struct run r;
     begin(&r, g, SIG(K_REDUCE, root, t, op), true, len, src, shares ? len : 0,
-          sliced && at_root ? pub(dst, len) : 0);
+          sliced && at_root ? pub(dst, len) : 0, !rooted || sliced ? COLL_ALL : at_root ? me : root);
     struct coll_rec *recs[n];
     sm_status_t st = SM_OK;
     for (int i = 0; i < n && reads; i++) {
         recs[i] = await(&r, i);
         if (!st && i != me) st = check(&r, i, recs[i], len, true);
+        if (st) break;
     }
     struct red d = { &r, recs, src, k, es };
     if (!st && sliced) {
@@ -495,8 +533,7 @@ sm_status_t coll_reduce(struct coll_group *g, void *dst, const void *src, size_t
     } else if (!st && at_root) {
         st = combine(&d, 0, count, to_local, dst);
     }
-    /* Serial: a member's source is read by the root only; the root's by no one. */
-    st = finish(&r, st, rooted && !sliced ? (at_root ? me : root) : -1);
+    st = finish(&r, st);
     free(tmp);
     return st;
 }
