@@ -1,22 +1,30 @@
 /* coll.h: the collective engine (DESIGN.md §4), shared by the MPI and
  * OpenSHMEM bindings: groups (a communicator or a team as the engine sees
- * it), the (type, op) reduction kernels, the SMARTMAP algorithms that read
- * and write the members' buffers in place, and the point-to-point ones
- * still used where no in-place algorithm exists yet.
+ * it), the (type, op) reduction kernels, and every collective as a
+ * resumable schedule that reads and writes the members' buffers in place.
  *
  * In-place protocol. Every member of a group has, in its SM_AREA_COLL, the
- * group's state at the place the group's number gives: barrier cells, two
- * records (seed 000's coll_info) and a progress word. A member publishes its
- * buffers' addresses and lengths (or, when small, the data itself) in a
- * record and stamps it with the group's sequence number (the count of
- * collectives begun on the group, the same in every member); peers wait for
- * that stamp, read the record, copy straight between user buffers, and set
- * their progress word when done; the owner waits for its readers' progress
- * before it returns (unless its data travelled in the record) and before it
- * writes that record again. So back-to-back collectives on a group never
- * mix, and collectives on different groups (a communicator and its dup,
- * MPI and SHMEM, teams) never share state. Nonblocking collectives will
- * want more records per group, the same way. */
+ * group's state at the place the group's number gives: COLL_RECS records
+ * (seed 000's coll_info) and a progress word. Each collective on a group has
+ * a sequence number (the count of collectives begun on it, the same in
+ * every member). At its start every member publishes its buffers' global
+ * addresses and layouts (or, when small, the data itself) in record
+ * seq % COLL_RECS and stamps it with seq; peers wait for the stamp, check
+ * that the record describes the same collective, and copy or reduce
+ * straight between user buffers, typemap to typemap (src/dt). A member says
+ * in its progress word the last collective up to which it has finished with
+ * every peer's memory; an owner whose buffers peers use waits for their
+ * progress before the collective completes (unless its data travelled in
+ * its record), and before it writes a record again. So back-to-back and
+ * overlapping collectives on a group never mix, and collectives on
+ * different groups (a communicator and its dup, MPI and SHMEM, teams) never
+ * share state.
+ *
+ * Nonblocking. A collective is a schedule that runs as far as it can and
+ * resumes where it waited; the blocking calls start one and wait for it.
+ * Schedules started with coll_start progress whenever the engine runs
+ * (coll_progress, called by the point-to-point engine's progress while any
+ * is active) and complete in any order; their starts are local. */
 #ifndef COLL_H
 #define COLL_H
 
@@ -27,6 +35,7 @@
 
 #include "sm_core.h"
 #include "sm_status.h"
+#include "dt.h"
 #include "p2p.h"
 
 /* --- Reduction kernels -------------------------------------------------------------
@@ -46,7 +55,8 @@ enum coll_redop {
     COLL_SUM, COLL_PROD, COLL_MIN, COLL_MAX,
     COLL_LAND, COLL_LOR, COLL_LXOR, COLL_BAND, COLL_BOR, COLL_BXOR,
     COLL_MINLOC, COLL_MAXLOC,
-    COLL_REDOP_COUNT
+    COLL_REDOP_COUNT,
+    COLL_USER = COLL_REDOP_COUNT        /* a user function (struct coll_red.fn) */
 };
 /* The pair types: {value, int} as C lays them out (padding included); the
  * MPI binding's pair datatypes have these layouts. */
@@ -84,8 +94,8 @@ size_t coll_dtype_size(enum coll_dtype t);
 const char *coll_dtype_name(enum coll_dtype t);
 const char *coll_redop_name(enum coll_redop op);
 
-/* A reduction as a function (the point-to-point algorithms, MPI's user
- * operations): inout = in op inout over n elements of elem bytes. */
+/* A reduction as a function (MPI's user operations, the point-to-point
+ * allreduce): inout = in op inout over n elements of elem bytes. */
 struct coll_fn {
     void (*fn)(const void *in, void *inout, size_t n, const void *ctx);
     const void *ctx;
@@ -98,27 +108,35 @@ sm_status_t coll_fn_predefined(struct coll_fn *f, enum coll_dtype t, enum coll_r
  * Members are described as the core does (table or start/stride). A group's
  * number is free in every member when it is created, so the number names
  * the group's state in each member's area without ambiguity. */
-#define COLL_GROUPS_MAX 4096    /* groups a rank may be a member of at once */
+#define COLL_GROUPS_MAX 2048    /* groups a rank may be a member of at once */
 #define COLL_NUM_ASET   (-2)    /* an active set: a group for one call only */
+#define COLL_RECS       4       /* records per group: collectives a member may be ahead */
 
 struct coll_group {
     struct sm_group m;
     int       num;              /* the group's number; -1 if the caller is not a member */
-    uint32_t  seq;              /* the last collective begun (the records' stamps) */
-    uint32_t  last_pub[2];      /* when this member last wrote each of its two records ... */
-    int       last_readers[2];  /* ... and who read it then (COLL_ALL: every member) */
-    uint32_t *seen;             /* per member: the last collective it is known to have finished */
-    void     *bounce;           /* copies of this member's medium contributions (two, in turn) */
+    uint32_t  seq;              /* the last collective begun */
+    uint32_t  pub;              /* the last collective whose record this member published */
+    uint32_t  progress;         /* what its progress word says */
+    int       active;           /* schedules of this group on the engine's list */
+    uint32_t *seen;             /* per member: the least its progress word said */
+    void     *bounce;           /* copies of this member's medium contributions, one per record */
     int       aset;             /* active sets: where the barrier lives (first member's area) */
 };
 
 /* Create g over members m (m->me < 0, or m NULL: the caller is not a member
  * and g is left with num -1). Collective over the members of parent, or of
- * every rank of the job if parent is NULL (every rank calls it); m's table,
- * if any, must outlive g. SM_ERR_NOMEM when COLL_GROUPS_MAX are in use.
- * The group's sequence numbers start past any its members used before at
- * that number, so nothing left there by an earlier group is taken for its. */
+ * every rank of the job if parent is NULL (every rank calls it, nothing else
+ * of the engine in flight); m's table, if any, must outlive g. SM_ERR_NOMEM
+ * when COLL_GROUPS_MAX are in use. The group's sequence numbers start past
+ * any its members used before at that number, so nothing left there by an
+ * earlier group is taken for its. */
 sm_status_t coll_group_create(struct coll_group *g, const struct sm_group *m, const struct coll_group *parent);
+/* The same as a nonblocking collective on parent: done(ctx, status, reason)
+ * is called once g is made (or could not be). Local: it never waits. */
+typedef void (*coll_done_fn)(void *ctx, sm_status_t st, const char *why);
+sm_status_t coll_group_icreate(struct coll_group *g, const struct sm_group *m, struct coll_group *parent,
+                               coll_done_fn done, void *ctx);
 /* The same, collective over the ranks of a point-to-point communicator
  * (MPI_Comm_create_group: only the new members take part). */
 sm_status_t coll_group_create_p2p(struct coll_group *g, const struct sm_group *m, const struct p2p_comm *over);
@@ -135,15 +153,82 @@ void coll_group_aset(struct coll_group *g, int start, int logstride, int size);
 /* The index of job rank r in g, or -1. */
 int coll_group_index(const struct coll_group *g, int rank);
 
-/* --- In-place collectives -----------------------------------------------------------
- * Every member calls the same collectives on a group, in the same order;
- * buffers are contiguous bytes in any memory (exposed memory is read and
- * written directly, the rest through sm_get/sm_put). Members that disagree
- * get SM_ERR_MISMATCH (the reason names the values): all of them on sizes
- * (allgather, alltoall), sizes, roots, types and ops (reductions); on a
- * broadcast's size the reader that differs and the root. (Members that
- * disagree on a broadcast's root are not seen: readers wait for no one but
- * the root.) */
+/* --- Buffers ------------------------------------------------------------------------
+ * count elements of type at base (type NULL: count bytes), in any memory
+ * (peers reach exposed memory directly; the engine stages the rest). Where
+ * a buffer has a block per member (a gather's receive buffer, a scatter's
+ * send buffer, both of an alltoall), block i is count elements at
+ * base + i * count * extent, or with counts (the v collectives) counts[i]
+ * elements at base + displs[i] * extent, or with types as well (alltoallw)
+ * counts[i] elements of types[i] at base + displs[i] bytes. The arrays, the
+ * types and the data must stay as they are until the collective completes. */
+struct coll_buf {
+    void *base;
+    size_t count;
+    const struct dt_type *type;
+    const int *counts, *displs;
+    const struct dt_type *const *types;
+};
+/* base of a send buffer: the data is in the receive buffer (MPI_IN_PLACE;
+ * for scatter, the root's receive buffer: its block stays in the send one). */
+#define COLL_IN_PLACE ((void *)1)
+
+/* A reduction: the predefined op on type t, or (op COLL_USER) fn on
+ * elements of the buffers' datatype in its own layout, applied in member
+ * order (s0 op s1 op ... for every member's order, commutative or not).
+ * Predefined ops see C arrays of t: the buffers' types must be made of t
+ * alone; elem is t's own layout when it differs from its packed one (the
+ * pair types with padding), else NULL. */
+struct coll_red {
+    enum coll_dtype t;
+    enum coll_redop op;
+    const struct dt_type *elem;
+    struct coll_fn fn;          /* COLL_USER: fn.elem is unused (the extent is the datatype's) */
+};
+
+enum coll_kind {
+    COLL_BARRIER = 1, COLL_BCAST, COLL_GATHER, COLL_SCATTER, COLL_ALLGATHER, COLL_ALLTOALL,
+    COLL_REDUCE, COLL_ALLREDUCE, COLL_REDUCE_SCATTER, COLL_SCAN, COLL_EXSCAN,
+    COLL_COLLECT,               /* OpenSHMEM's collect: each member's own length, concatenated */
+    COLL_KIND_CREATE,           /* internal: a group's creation */
+    COLL_KINDS
+};
+/* One collective's arguments, as MPI-3.1 §5 defines them:
+ *  BARRIER; BCAST (dst: the buffer, at root its source too);
+ *  GATHER (src at every member, dst at root, a block per member);
+ *  SCATTER (src at root, a block per member; dst everywhere);
+ *  ALLGATHER, ALLTOALL (a block per member in dst, and in src for alltoall);
+ *  REDUCE (dst at root), ALLREDUCE, SCAN, EXSCAN (src and dst of count
+ *  elements; EXSCAN leaves member 0's dst alone);
+ *  REDUCE_SCATTER (src of sum(dst.counts) elements, or n * dst.count; member
+ *  i gets its block in dst);
+ *  COLLECT (src everywhere; dst: every member's src, concatenated in order).
+ * root: a member index for the rooted ones. A collective's members must
+ * agree on the kind, root, reduction and the sizes each sends and receives:
+ * where they do not, those that can see it fail with SM_ERR_MISMATCH, the
+ * reason naming the values. */
+struct coll_args {
+    enum coll_kind kind;
+    int root;
+    struct coll_buf src, dst;
+    struct coll_red red;
+};
+
+/* Blocking: the collective, start to end. */
+sm_status_t coll_run(struct coll_group *g, const struct coll_args *a);
+/* Nonblocking: start it (local: it never waits for peers) and return; the
+ * engine calls done(ctx, status, reason) once it has completed, from
+ * coll_progress or a wait in the engine. SM_ERR_ARG / SM_ERR_NOMEM: it did
+ * not start (and consumed no sequence number). */
+sm_status_t coll_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx);
+/* Run the schedules started with coll_start as far as they go. Point-to-
+ * point progress calls it while any is active; waits in the engine, too. */
+void coll_progress(void);
+/* Waits in the engine also make point-to-point progress (the MPI binding
+ * asks for it: a rank blocked in a collective must still post its sends). */
+void coll_poll_p2p(bool on);
+
+/* --- Shorthands for contiguous bytes (OpenSHMEM) -------------------------------------- */
 sm_status_t coll_barrier(struct coll_group *g);
 /* len bytes from src at root to dst everywhere (at root too unless dst is
  * NULL or src; src is read only at root). */
@@ -158,10 +243,6 @@ sm_status_t coll_collect(struct coll_group *g, void *dst, const void *src, size_
  * Strides are positive. */
 sm_status_t coll_alltoalls(struct coll_group *g, void *dst, const void *src, ptrdiff_t dst_stride,
                            ptrdiff_t src_stride, size_t elem, size_t nelems);
-static inline sm_status_t coll_alltoall(struct coll_group *g, void *dst, const void *src, size_t len)
-{
-    return coll_alltoalls(g, dst, src, 1, 1, len ? len : 1, len ? 1 : 0);
-}
 /* dst at root (every member with COLL_ALL) = src of member 0 op src of
  * member 1 op ... (count elements of t), the same result in every member and
  * for every root. dst may be src (in place); dst is ignored elsewhere. */
@@ -170,28 +251,10 @@ sm_status_t coll_reduce(struct coll_group *g, void *dst, const void *src, size_t
                         enum coll_redop op, int root);
 
 /* --- On point-to-point -----------------------------------------------------------------
- * Over a p2p communicator's collective context (c->coll_tag); buffers are
- * contiguous bytes. Not yet in place: gather(v), scatter(v), allgatherv,
- * alltoallv, scan, and reductions with user functions. */
-/* rbuf (at root) = the reduction of every rank's sbuf, in rank order; sbuf == rbuf is allowed. */
-sm_status_t coll_p2p_reduce(const void *sbuf, void *rbuf, size_t count, const struct coll_fn *op, int root,
-                            const struct p2p_comm *c);
+ * Over a p2p communicator's collective context (c->coll_tag), for groups
+ * that do not exist yet (coll_group_create_p2p): rbuf = the reduction of
+ * every rank's sbuf (count elements), in rank order. */
 sm_status_t coll_p2p_allreduce(const void *sbuf, void *rbuf, size_t count, const struct coll_fn *op,
                                const struct p2p_comm *c);
-/* Blocks of len bytes per rank, in rank order in rbuf / sbuf. */
-sm_status_t coll_p2p_gather(const void *sbuf, void *rbuf, size_t len, int root, const struct p2p_comm *c);
-sm_status_t coll_p2p_scatter(const void *sbuf, void *rbuf, size_t len, int root, const struct p2p_comm *c);
-/* Prefix reductions in rank order; exclusive leaves rank 0's rbuf untouched. */
-sm_status_t coll_p2p_scan(const void *sbuf, void *rbuf, size_t count, const struct coll_fn *op, bool exclusive,
-                          const struct p2p_comm *c);
-/* The v-variants: per-rank byte counts and byte displacements. */
-sm_status_t coll_p2p_gatherv(const void *sbuf, size_t slen, void *rbuf, const size_t *rlens, const size_t *rdispls,
-                             int root, const struct p2p_comm *c);
-sm_status_t coll_p2p_scatterv(const void *sbuf, const size_t *slens, const size_t *sdispls, void *rbuf, size_t rlen,
-                              int root, const struct p2p_comm *c);
-sm_status_t coll_p2p_allgatherv(const void *sbuf, size_t slen, void *rbuf, const size_t *rlens,
-                                const size_t *rdispls, const struct p2p_comm *c);
-sm_status_t coll_p2p_alltoallv(const void *sbuf, const size_t *slens, const size_t *sdispls, void *rbuf,
-                               const size_t *rlens, const size_t *rdispls, const struct p2p_comm *c);
 
 #endif

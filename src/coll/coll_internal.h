@@ -1,46 +1,76 @@
-/* coll_internal.h: the layout of SM_AREA_COLL in every rank's control region
- * (the groups' state: barrier cells and records) and the helpers that the
- * engine's files share. */
+/* coll_internal.h: the layout of SM_AREA_COLL in every rank's control
+ * region (the groups' records and progress words), a running collective
+ * (struct coll_op, a resumable schedule), and the helpers that the engine's
+ * files share: sched.c runs schedules, move.c and reduce.c are the
+ * collectives, group.c makes groups. */
 #ifndef COLL_INTERNAL_H
 #define COLL_INTERNAL_H
 
+#include <string.h>
+
 #include "coll.h"
 
-/* A member's record for one collective on a group: written by the member
- * (then stamped with the collective's sequence number), read by its peers.
- * Two per group, used in turn, so that a member may publish the next while
- * slow peers still read the last. A small contribution travels in the
- * record itself (data), so that the member returns without waiting for its
- * readers: it waits for them only before it writes the record again. */
-#define COLL_INLINE 160
-/* Up to this many bytes, a contribution is copied to the member's bounce
- * buffer (coll_group.bounce, in its exposed heap) and travels from there,
- * as from the record: the member returns without waiting for its readers. */
+/* --- Shared layout ------------------------------------------------------------------
+ * A member's buffer as its peers find it: global addresses. base is the
+ * address of element 0; type 0 means plain bytes (a packed stream; for a
+ * reduction's source, C arrays of its type). Fixed blocks: count elements
+ * per block; with counts, block i is counts[i] elements at displs[i]
+ * extents (bytes with types, or when type is 0). */
+struct coll_lay {
+    uint64_t base, type, count;
+    uint64_t counts, displs, types;
+    uint64_t size, ext;                 /* of one element (1 for bytes) */
+};
+
+/* Up to COLL_INLINE bytes, a contribution travels in the record itself,
+ * in the stamp's line: a small collective costs one line transfer. */
+#define COLL_INLINE 96
+/* Up to this many bytes, it travels in the member's bounce buffer
+ * (coll_group.bounce, one part per record, in its exposed heap): either
+ * way the member completes without waiting for its readers. */
 #define COLL_BOUNCE 8192
+
+enum rec_flags {
+    REC_CARRIED = 1,    /* src is a copy in the record or bounce buffer (packed; reductions: C arrays) */
+    REC_SHARE = 2,      /* broadcast reader: its dst takes copies from others (claim/done below) */
+    REC_PUSH = 4,       /* gather root: peers write their blocks into its dst */
+    REC_FAILED = 8,     /* the member failed before moving data: its peers fail too */
+};
+
+/* A member's record for one collective on a group: written by the member,
+ * then stamped with the collective's sequence number, read by its peers.
+ * COLL_RECS per group, used in turn; a member writes one again only when
+ * every peer has finished the collective after the one it was last used
+ * for (peers check a record's collective when they finish the next one). */
 struct coll_rec {
     alignas(SM_CACHELINE) _Atomic uint32_t stamp;  /* the sequence number it is published for */
-    uint32_t sig;               /* which collective: kind, root, type, op (checked by readers) */
-    uint64_t len;               /* bytes this member contributes (or expects) */
-    uint64_t src, dst;          /* its buffers (see pub() in inplace.c), src perhaps data below */
+    uint32_t sig;               /* which collective: kind, root, type, op (checked by peers) */
+    uint32_t fin;               /* the member's progress when it published */
+    uint32_t flags;
+    uint64_t len;               /* bytes this member contributes (or expects), by kind */
+    uint64_t aux;               /* by kind */
     /* the first 32 bytes share the stamp's line; aligned for any element
      * (long double), as the kernels read it in place */
     alignas(16) unsigned char data[COLL_INLINE];
+    struct coll_lay src, dst;
+    /* Written after the stamp, by the member or its peers: a broadcast
+     * reader's chunks (claimed, copied), a sliced reduction's chunks
+     * (member 0's), a group creation's rounds. */
+    alignas(SM_CACHELINE) _Atomic uint32_t claim;
+    _Atomic uint32_t done;
+    _Atomic uint64_t vote;
 };
-_Static_assert(offsetof(struct coll_rec, data) == 32 && sizeof(struct coll_rec) == 192,
-               "a small contribution starts in the stamp's line; a record is three lines");
+_Static_assert(offsetof(struct coll_rec, data) == 32 && offsetof(struct coll_rec, src) == 128,
+               "a small contribution starts in the stamp's line, the layouts in the third");
+_Static_assert(sizeof(struct coll_rec) == 5 * SM_CACHELINE, "a record is five lines");
 
-/* A group's state in one member's area. Readers do not tell the owner
- * they are done: a member says what it has finished in its own progress
- * word, which the owners of the records and buffers it used read when they
- * cannot tell otherwise (a member that publishes collective s has finished
- * s - 1). The one word peers write is a large broadcast's share claim. */
+/* A group's state in one member's area. progress: the last collective up
+ * to which this member has finished with its peers' memory (it may have
+ * finished later ones too); never cleared, so a new group at the number
+ * starts past it. */
 struct coll_slot {
-    struct sm_barrier_cell bar;
-    struct coll_rec rec[2];             /* for odd and even sequence numbers */
-    alignas(SM_CACHELINE) _Atomic uint32_t progress;   /* the last collective finished; never cleared */
-    /* A large broadcast's reader and its root claim the tail of the reader's
-     * copy here, one word per record: the root writes to a reader's slot. */
-    _Atomic uint32_t share[2];
+    struct coll_rec rec[COLL_RECS];
+    alignas(SM_CACHELINE) _Atomic uint32_t progress;
 };
 
 /* Active sets: start + i * 2^logstride for i < size; a flat barrier per
@@ -52,14 +82,160 @@ struct coll_area {
     uint64_t used[COLL_GROUPS_MAX / 64];     /* group numbers this rank is a member of */
     struct coll_slot slot[COLL_GROUPS_MAX];
     struct coll_rec aset_rec;                /* the record for active-set collectives */
-    struct sm_barrier_cell aset_bar[COLL_ASET_KEYS];   /* flat: only counter 0 and gen are used */
+    struct { alignas(SM_CACHELINE) _Atomic uint32_t n; } aset_bar[COLL_ASET_KEYS];
 };
 _Static_assert(sizeof(struct coll_area) <= SM_AREA_SIZE, "the collective state fits its area");
 
 static inline struct coll_area *coll_area_of(int rank) { return sm_area(rank, SM_AREA_COLL); }
 
-/* Wait until every member of g (only member `only` if >= 0) other than the
- * caller has finished collective seq on g (inplace.c). */
-void coll_wait_finished(struct coll_group *g, uint32_t seq, int only);
+/* sm_global without the call: where every rank sees this rank's object at
+ * p, or NULL if p is not in exposed memory. */
+static inline void *coll_global(const void *p)
+{
+    uint64_t off = sm_local_offset((uintptr_t)p);
+    return off == UINT64_MAX ? NULL : (void *)(sm_slot_base(sm_core.rank) + off);
+}
+
+static inline bool coll_aset(const struct coll_group *g) { return g->num == COLL_NUM_ASET; }
+static inline struct coll_slot *coll_slot_of(const struct coll_group *g, int i)
+{
+    return &coll_area_of(sm_group_rank(&g->m, i))->slot[g->num];
+}
+/* Member i's record for collective seq. */
+static inline struct coll_rec *coll_rec_of(const struct coll_group *g, int i, uint32_t seq)
+{
+    return coll_aset(g) ? &coll_area_of(sm_group_rank(&g->m, i))->aset_rec
+                        : &coll_slot_of(g, i)->rec[seq % COLL_RECS];
+}
+
+/* --- A running collective -------------------------------------------------------------
+ * A schedule: step() runs it as far as it can and returns true once it is
+ * complete. Its position is kept in pc (the sequence every collective goes
+ * through: publish, body, release, wait for the users of its buffers,
+ * check a peer's record) and bpc (the kind's own body), written with the
+ * CO_* macros below; anything that must survive a wait lives in the op. */
+struct coll_op;
+struct coll_kind_ops {
+    const char *name;
+    /* Fill this member's record (after the common fields) and decide who
+     * uses its buffers (o->readers); SM_OK or why it cannot take part. */
+    sm_status_t (*prepare)(struct coll_op *o, struct coll_rec *mine);
+    /* The kind's own part, between publication and release. */
+    bool (*body)(struct coll_op *o);
+};
+extern const struct coll_kind_ops *const coll_kinds[COLL_KINDS];
+extern const struct coll_kind_ops coll_barrier_ops, coll_bcast_ops, coll_gather_ops, coll_scatter_ops,
+    coll_allgather_ops, coll_alltoall_ops, coll_reduce_ops, coll_create_ops;
+
+#define COLL_NONE (-2)                   /* readers: nobody uses this member's buffers */
+
+struct coll_op {
+    struct coll_op *next, *prev;        /* the engine's list of started schedules */
+    struct coll_group *g;
+    struct coll_args a;
+    uint32_t seq, sig;
+    int n, me;
+    int pc, bpc;                        /* where the schedule and its body resume */
+    int i, k;                           /* loop state of the body */
+    size_t x, y;                        /* more of it */
+    int readers;                        /* who uses this member's buffers: COLL_ALL, a member, COLL_NONE */
+    bool listed;                        /* on the engine's list (else run by its caller alone) */
+    bool read_any;                      /* it checked a peer's record (else it checks one at the end) */
+    bool released;
+    uint32_t flags;                     /* its record's */
+    size_t len;                         /* its record's */
+    sm_status_t st;
+    char *why;                          /* the reason for st (owned) */
+    coll_done_fn done;
+    void *ctx;
+    /* What the engine made for this collective and frees at the end:
+     * staged copies of buffers peers cannot reach, copies of types and
+     * arrays, scratch. */
+    void *owned[4];
+    int nowned;
+    struct coll_lay src, dst;           /* this member's buffers as published */
+    struct coll_lay staged;             /* a destination peers write into a stage ... */
+    struct coll_buf staged_buf;         /* ... copied into this buffer at the end */
+    int staged_nb;                      /* (its blocks; 0: nothing staged) */
+    void (*finish)(struct coll_op *o);  /* the kind's last local step, after every peer is done */
+    void *kctx;                         /* the kind's own state (group creation) */
+    /* reductions (reduce.c) */
+    struct coll_red_state {
+        size_t N, E;                    /* elements, per chunk */
+        size_t es_c, es_s;              /* predefined: bytes of an element in C layout, in the stream */
+        uint32_t nchunks;
+        bool sliced, user;
+        coll_kernel_fn k;
+        const struct dt_type *U;        /* user: the datatype (this member's) */
+        struct coll_lay mine;           /* this member's source, local addresses */
+        size_t *bstart;                 /* reduce-scatter: each member's first element (n + 1), */
+        uint32_t *cstart;               /* ... and first chunk (n + 1) */
+        uint8_t *same;                  /* user: member j's datatype has this member's layout */
+        void *out;                      /* in place: the result, copied into dst at the end */
+    } r;
+};
+
+#define CO_BEGIN(pcv) switch (pcv) { case 0:
+#define CO_WAIT(pcv, cond) do { (pcv) = __LINE__; __attribute__((fallthrough)); case __LINE__: \
+                                if (!(cond)) return false; } while (0)
+#define CO_END(pcv) (pcv) = -1; __attribute__((fallthrough)); case -1: ; } return true
+
+/* --- Helpers (sched.c) --------------------------------------------------------------- */
+/* Member i's record for o once it is published (NULL: not yet); with check
+ * (and on a mismatch) o fails and the record is returned anyway. */
+struct coll_rec *coll_await(struct coll_op *o, int i);
+/* The record's collective against o's: kind, root, type, op, and with
+ * same_len its length. On a mismatch o fails (naming both) and false. */
+bool coll_check(struct coll_op *o, int i, const struct coll_rec *p, bool same_len);
+/* Has member i finished (with its peers' memory) collective seq? */
+bool coll_finished(struct coll_group *g, int i, uint32_t seq);
+/* o fails with st and the current sm_fail_reason (the first failure counts). */
+void coll_fail(struct coll_op *o, sm_status_t st);
+/* Wake the members of g that may wait for what this member just wrote. */
+void coll_wake_all(const struct coll_group *g);
+static inline int coll_rank(const struct coll_op *o, int i) { return sm_group_rank(&o->g->m, i); }
+/* The member after me, i steps on (i < n). */
+static inline int coll_next(const struct coll_op *o, int k) { return o->me + k < o->n ? o->me + k : o->me + k - o->n; }
+
+/* Where a contribution of span bytes to o travels when its member does not
+ * wait for its readers: the record, the bounce buffer, or NULL (peers
+ * read it in place). */
+void *coll_carrier(struct coll_op *o, size_t span);
+/* Memory the op owns until it ends (freed then); NULL when out of memory (o fails). */
+void *coll_alloc(struct coll_op *o, size_t bytes);
+
+/* A buffer as peers see it: the global layout of blocks nblocks of b
+ * (nblocks 1 for a buffer without blocks), staged in the heap when b or
+ * its type is not exposed: a source is packed there, a destination is
+ * received there and unpacked at the end. SM_ERR_NOMEM. */
+sm_status_t coll_lay_src(struct coll_op *o, struct coll_lay *l, const struct coll_buf *b, int nblocks);
+sm_status_t coll_lay_dst(struct coll_op *o, struct coll_lay *l, const struct coll_buf *b, int nblocks);
+/* The same with the stage laid out as `as` (reductions: C arrays of elem). */
+sm_status_t coll_lay_as(struct coll_op *o, struct coll_lay *l, const struct coll_buf *b, int nblocks,
+                        const struct dt_type *as, bool dst);
+/* The same for the local side (no staging: this member reaches its own
+ * memory): the layout with local addresses. */
+void coll_lay_local(struct coll_lay *l, const struct coll_buf *b);
+/* Block i of a layout: element 0's address, element count, type (NULL:
+ * bytes), and the stream bytes. Reads a peer's arrays. */
+struct coll_blk { char *base; size_t count; const struct dt_type *type; size_t bytes; };
+struct coll_blk coll_block(const struct coll_lay *l, int i, int nblocks);
+/* Copy stream bytes [off, off + len) of src into the same positions of dst. */
+static inline void coll_copy(const struct coll_blk *d, const struct coll_blk *s, size_t off, size_t len)
+{
+    if (SM_LIKELY(!d->type && !s->type)) memcpy(d->base + off, s->base + off, len);
+    else dt_copy(d->base, d->type, s->base, s->type, off, len);
+}
+/* Bytes of one element of a buffer's type (1 for bytes). */
+static inline size_t coll_elem_size(const struct dt_type *t) { return t ? t->size : 1; }
+
+/* (sched.c) Initialise o for the arguments; SM_ERR_ARG. Then launch it:
+ * blocking, it runs to the end (its status); else it joins the list
+ * (o then from malloc, with done set: freed after done is called). */
+sm_status_t coll_op_init(struct coll_op *o, struct coll_group *g, const struct coll_args *a);
+sm_status_t coll_launch(struct coll_op *o, bool blocking);
+/* Wait until cond(arg), moving the engine's schedules (and point-to-point,
+ * when asked for) on meanwhile. */
+void coll_wait(bool (*cond)(void *), void *arg);
 
 #endif

@@ -2,16 +2,28 @@
  * that no rank taking part in its creation is using: every member then
  * finds the group's state at that number in every other member's area, and
  * no live group of any member is there. A member marks the number in its
- * own published set (coll_area.used) and frees it at destroy, so numbers
- * are taken again: a program may create and free groups without end. What
- * an earlier group left at the number (records, progress) is never cleared:
- * the new group's sequence numbers start past the creators' progress. */
+ * own published set (coll_area.used) and frees it when the group is
+ * destroyed and its peers are done with its records, so numbers are taken
+ * again: a program may create and free groups without end. What an earlier
+ * group left at the number (records, progress) is never cleared: the new
+ * group's sequence numbers start past the creators' progress.
+ *
+ * Over a parent group, creation is one collective (so MPI_Comm_idup is
+ * nonblocking): in rounds, every creator publishes its used set (with the
+ * numbers its other creations in flight have reserved), all take the lowest
+ * number free in the union, each reserves it locally and votes whether it
+ * could; a round that all approve makes the group, else all release and try
+ * again with the sets as they are now. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll_internal.h"
 
 #define USED_WORDS (COLL_GROUPS_MAX / 64)
+
+/* Numbers this process's creations in flight hold (set atomically: two
+ * threads may create teams at once). */
+static uint64_t reserved[USED_WORDS];
 
 int coll_group_index(const struct coll_group *g, int rank)
 {
@@ -33,6 +45,38 @@ static uint32_t progress_at(int r, int num)
     return atomic_load_explicit(&coll_area_of(r)->slot[num].progress, memory_order_acquire);
 }
 
+static uint64_t *used_word(int num) { return &coll_area_of(sm_core.rank)->used[num / 64]; }
+static void mark(int num, bool on)
+{
+    uint64_t *w = used_word(num), bit = 1ULL << (num % 64);
+    if (on) __atomic_fetch_or(w, bit, __ATOMIC_RELEASE);   /* only this rank writes its set */
+    else __atomic_fetch_and(w, ~bit, __ATOMIC_RELEASE);
+}
+
+/* This rank's set as it contributes it: used or reserved. */
+static void my_set(uint64_t *set)
+{
+    for (int w = 0; w < USED_WORDS; w++)
+        set[w] = __atomic_load_n(&coll_area_of(sm_core.rank)->used[w], __ATOMIC_ACQUIRE) |
+                 __atomic_load_n(&reserved[w], __ATOMIC_ACQUIRE);
+}
+
+/* Reserve num for a creation: false if it is used or reserved here already. */
+static bool reserve(int num)
+{
+    uint64_t bit = 1ULL << (num % 64);
+    if (__atomic_load_n(used_word(num), __ATOMIC_ACQUIRE) & bit) return false;
+    return !(__atomic_fetch_or(&reserved[num / 64], bit, __ATOMIC_ACQ_REL) & bit);
+}
+static void unreserve(int num) { __atomic_fetch_and(&reserved[num / 64], ~(1ULL << (num % 64)), __ATOMIC_RELEASE); }
+
+static int lowest_free(const uint64_t *set)
+{
+    for (int w = 0; w < USED_WORDS; w++)
+        if (~set[w]) return w * 64 + __builtin_ctzll(~set[w]);
+    return -1;
+}
+
 /* g as a member (or not) of the group at num whose sequence starts at base. */
 static sm_status_t set_group(struct coll_group *g, const struct sm_group *m, int num, uint32_t base)
 {
@@ -40,103 +84,228 @@ static sm_status_t set_group(struct coll_group *g, const struct sm_group *m, int
     *g = (struct coll_group){ .num = -1, .aset = -1 };
     if (m) g->m = *m;
     if (!member) return SM_OK;
-    if (m->size > 1 && !(g->seen = malloc(sizeof *g->seen * (size_t)m->size)))
+    if (!(g->seen = malloc(sizeof *g->seen * (size_t)m->size)))
         return sm_fail(SM_ERR_NOMEM, "no memory for a group of %d", m->size);
-    for (int i = 0; i < m->size && g->seen; i++) g->seen[i] = base - 1;   /* nothing of this group to finish */
+    for (int i = 0; i < m->size; i++) g->seen[i] = base - 1;   /* nothing of this group to finish */
     g->num = num;
-    g->seq = g->last_pub[0] = g->last_pub[1] = base - 1;
-    g->last_readers[0] = g->last_readers[1] = m->me;   /* nobody */
-    uint64_t *w = &coll_area_of(sm_core.rank)->used[num / 64];
-    __atomic_store_n(w, *w | 1ULL << (num % 64), __ATOMIC_RELAXED);   /* only this rank writes its set */
+    g->seq = g->pub = g->progress = base - 1;
+    mark(num, true);
     return SM_OK;
 }
 
-/* The lowest number whose bit is clear in every word(w) of the creators' union. */
-static int lowest_free(uint64_t (*word)(int w, const void *arg), const void *arg)
+/* --- Over the whole job (start-up: nothing else in flight) ------------------------ */
+static sm_status_t create_job(struct coll_group *g, const struct sm_group *m)
 {
-    for (int w = 0; w < USED_WORDS; w++) {
-        uint64_t used = word(w, arg);
-        if (~used) return w * 64 + __builtin_ctzll(~used);
-    }
-    return -1;
-}
-
-/* Word w of the union of the used sets of the ranks of `over`. */
-static uint64_t union_word(int w, const void *arg)
-{
-    const struct sm_group *over = arg;
-    uint64_t u = 0;
-    for (int i = 0; i < over->size; i++)
-        u |= __atomic_load_n(&coll_area_of(sm_group_rank(over, i))->used[w], __ATOMIC_RELAXED);
-    return u;
-}
-
-static sm_status_t creators_sync(const struct coll_group *parent)
-{
-    if (parent) return coll_barrier((struct coll_group *)parent);
+    uint64_t all[USED_WORDS] = { 0 };
+    /* Every rank's set is current (it has finished its earlier creations) ... */
     sm_barrier();
-    return SM_OK;
+    for (int r = 0; r < sm_core.size; r++)
+        for (int w = 0; w < USED_WORDS; w++) all[w] |= __atomic_load_n(&coll_area_of(r)->used[w], __ATOMIC_ACQUIRE);
+    int num = lowest_free(all);
+    uint32_t base = 0;
+    for (int r = 0; r < sm_core.size && num >= 0; r++) {
+        uint32_t p = progress_at(r, num);
+        if (p > base) base = p;     /* (a number wraps after 2^32 collectives on it) */
+    }
+    /* ... and all have read the sets before any marks the new number. */
+    sm_barrier();
+    if (num < 0) {
+        set_group(g, m, -1, 0);
+        return sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX);
+    }
+    return set_group(g, m, num, base + 1);
+}
+
+/* --- Over a parent group: one collective ------------------------------------------
+ * Record words: aux, the global address of the creator's set; claim, the
+ * round whose set is there (+1); vote, (round + 1) << 40 | ok << 32 |
+ * its progress at the candidate number. */
+struct create {
+    struct coll_op op;
+    struct coll_group *g;
+    struct sm_group m;
+    uint64_t set[USED_WORDS], all[USED_WORDS];
+    int round, num;
+    bool held;                          /* this rank reserved num */
+    uint32_t base;
+    bool ok;
+};
+
+static sm_status_t create_prepare(struct coll_op *o, struct coll_rec *mine)
+{
+    struct create *c = o->kctx;
+    mine->aux = (uint64_t)(uintptr_t)coll_global(c->set);
+    return mine->aux ? SM_OK : sm_fail(SM_ERR_INTERN, "a creation's state is not in exposed memory");
+}
+
+static bool create_body(struct coll_op *o)
+{
+    struct create *c = o->kctx;
+    struct coll_rec *mine = coll_rec_of(o->g, o->me, o->seq);
+    CO_BEGIN(o->bpc);
+    for (;;) {
+        my_set(c->set);
+        atomic_store_explicit(&mine->claim, (uint32_t)c->round + 1, memory_order_release);
+        coll_wake_all(o->g);
+        for (o->i = 0; o->i < o->n; o->i++) {
+            CO_WAIT(o->bpc, coll_await(o, o->i) &&
+                    atomic_load_explicit(&coll_rec_of(o->g, o->i, o->seq)->claim, memory_order_acquire) ==
+                        (uint32_t)c->round + 1);
+            struct coll_rec *p = coll_rec_of(o->g, o->i, o->seq);
+            if (o->i != o->me && !coll_check(o, o->i, p, false)) return true;
+            const uint64_t *s = (const uint64_t *)(uintptr_t)p->aux;
+            for (int w = 0; w < USED_WORDS; w++) c->all[w] = (o->i ? c->all[w] : 0) | s[w];
+        }
+        c->num = lowest_free(c->all);
+        if (c->num < 0) {
+            coll_fail(o, sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX));
+            return true;                /* every creator sees the same union */
+        }
+        c->held = reserve(c->num);
+        atomic_store_explicit(&mine->vote,
+                              ((uint64_t)c->round + 1) << 40 | (uint64_t)c->held << 32 | progress_at(sm_core.rank, c->num),
+                              memory_order_release);
+        coll_wake_all(o->g);
+        c->ok = true, c->base = 0;
+        for (o->i = 0; o->i < o->n; o->i++) {
+            CO_WAIT(o->bpc, atomic_load_explicit(&coll_rec_of(o->g, o->i, o->seq)->vote, memory_order_acquire) >> 40 ==
+                                (uint64_t)c->round + 1);
+            uint64_t v = atomic_load_explicit(&coll_rec_of(o->g, o->i, o->seq)->vote, memory_order_acquire);
+            c->ok &= (v >> 32 & 1) != 0;
+            if ((uint32_t)v > c->base) c->base = (uint32_t)v;
+        }
+        if (c->ok) return true;
+        if (c->held) unreserve(c->num), c->held = false;
+        c->round++;
+    }
+    CO_END(o->bpc);
+}
+
+static void create_finish(struct coll_op *o)
+{
+    struct create *c = o->kctx;
+    sm_status_t st = set_group(c->g, &c->m, c->num, c->base + 1);
+    if (st) coll_fail(o, st);
+}
+
+/* Runs last in every case: the reservation goes (the group's mark took over). */
+static void create_release(struct create *c)
+{
+    if (c->held) unreserve(c->num);
+    c->held = false;
+}
+
+static struct create *create_new(struct coll_group *g, const struct sm_group *m, struct coll_group *parent,
+                                 sm_status_t *st)
+{
+    struct create *c = calloc(1, sizeof *c);
+    if (!c) {
+        *st = sm_fail(SM_ERR_NOMEM, "no memory to create a group");
+        return NULL;
+    }
+    struct coll_args a = { .kind = COLL_KIND_CREATE };
+    if ((*st = coll_op_init(&c->op, parent, &a))) {
+        free(c);
+        return NULL;
+    }
+    c->g = g;
+    if (m) c->m = *m;
+    else c->m = (struct sm_group){ 0, -1, 0, 1, NULL };
+    c->op.kctx = c;
+    c->op.finish = create_finish;
+    *g = (struct coll_group){ .m = c->m, .num = -1, .aset = -1 };
+    return c;
 }
 
 sm_status_t coll_group_create(struct coll_group *g, const struct sm_group *m, const struct coll_group *parent)
 {
-    struct sm_group job = { sm_core.size, sm_core.rank, 0, 1, NULL };
-    const struct sm_group *over = parent ? &parent->m : &job;
+    if (!parent) return create_job(g, m);
     sm_status_t st;
-    /* Every creator's set is current (it has finished its earlier creations) ... */
-    if (over->size > 1 && (st = creators_sync(parent))) return st;
-    int num = lowest_free(union_word, over);
-    uint32_t base = 0;
-    for (int i = 0; i < over->size && num >= 0; i++) {
-        uint32_t p = progress_at(sm_group_rank(over, i), num);
-        if (p > base) base = p;     /* (a number wraps after 2^32 collectives on it) */
-    }
-    /* ... and all have read the sets before any marks the new number. */
-    if (over->size > 1 && (st = creators_sync(parent))) return st;
-    if (num < 0) {
-        set_group(g, m, -1, 0);
-        return sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX);
-    }
-    return set_group(g, m, num, base + 1);
+    struct create *c = create_new(g, m, (struct coll_group *)parent, &st);
+    if (!c) return st;
+    st = coll_launch(&c->op, true);
+    create_release(c);
+    if (st && g->num >= 0) coll_group_destroy(g);
+    if (st) set_group(g, m, -1, 0);
+    free(c);
+    return st;
 }
 
-static uint64_t copied_word(int w, const void *arg) { return ((const uint64_t *)arg)[w]; }
+/* A nonblocking creation: its op is the first member of struct create. */
+struct icreate { coll_done_fn done; void *ctx; };
+static void icreate_done(void *arg, sm_status_t st, const char *why)
+{
+    struct create *c = arg;
+    struct icreate *ic = (struct icreate *)(c + 1);
+    create_release(c);
+    if (st) set_group(c->g, &c->m, -1, 0);
+    ic->done(ic->ctx, st, why);
+    /* c itself is freed by the engine (it is the op) */
+}
 
+sm_status_t coll_group_icreate(struct coll_group *g, const struct sm_group *m, struct coll_group *parent,
+                               coll_done_fn done, void *ctx)
+{
+    sm_status_t st;
+    struct create *c = create_new(g, m, parent, &st);
+    if (!c) return st;
+    struct create *big = realloc(c, sizeof *c + sizeof(struct icreate));
+    if (!big) {
+        free(c);
+        return sm_fail(SM_ERR_NOMEM, "no memory to create a group");
+    }
+    c = big;
+    c->op.kctx = c;
+    *(struct icreate *)(c + 1) = (struct icreate){ done, ctx };
+    c->op.done = icreate_done, c->op.ctx = c;
+    return coll_launch(&c->op, false);
+}
+
+/* --- Over point-to-point (the new members only) ------------------------------------ */
 sm_status_t coll_group_create_p2p(struct coll_group *g, const struct sm_group *m, const struct p2p_comm *over)
 {
     uint64_t mine[USED_WORDS], all[USED_WORDS];
-    for (int w = 0; w < USED_WORDS; w++)
-        mine[w] = __atomic_load_n(&coll_area_of(sm_core.rank)->used[w], __ATOMIC_RELAXED);
-    /* Each rank contributes its set before it can learn the result, so no
-     * mark of this creation is in any set that is combined. */
     struct coll_fn bor, max;
     coll_fn_predefined(&bor, COLL_UINT64, COLL_BOR);
     coll_fn_predefined(&max, COLL_UINT32, COLL_MAX);
-    sm_status_t st = coll_p2p_allreduce(mine, all, USED_WORDS, &bor, over);
-    if (st) return st;
-    int num = lowest_free(copied_word, all);
-    if (num < 0) {
-        set_group(g, m, -1, 0);
-        return sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX);
+    for (;;) {
+        my_set(mine);
+        sm_status_t st = coll_p2p_allreduce(mine, all, USED_WORDS, &bor, over);
+        if (st) return st;
+        int num = lowest_free(all);
+        if (num < 0) {
+            set_group(g, m, -1, 0);
+            return sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX);
+        }
+        bool held = reserve(num);
+        uint32_t v[2] = { !held, progress_at(sm_core.rank, num) }, r[2];
+        st = coll_p2p_allreduce(v, r, 2, &max, over);
+        if (held) unreserve(num);
+        if (st) return st;
+        if (!r[0]) return set_group(g, m, num, r[1] + 1);
     }
-    uint32_t p = progress_at(sm_core.rank, num), base;
-    if ((st = coll_p2p_allreduce(&p, &base, 1, &max, over))) return st;
-    return set_group(g, m, num, base + 1);
 }
 
-/* Peers may still read this member's last records (or wait for its
- * progress, which stays): once they have finished what it has, nothing of
- * this group is read again, and the number may serve another. */
+/* --- Destruction ----------------------------------------------------------------------
+ * Peers may still read this member's last records and bounce buffer: once
+ * they have finished what it has (which they do without it), nothing of
+ * the group is read again, and the number may serve another. */
+static bool peers_done(void *arg)
+{
+    struct coll_group *g = arg;
+    for (int i = 0; i < g->m.size; i++)
+        if (i != g->m.me && !coll_finished(g, i, g->seq)) return false;
+    return true;
+}
+
 void coll_group_destroy(struct coll_group *g)
 {
     if (g->num < 0) return;
-    coll_wait_finished(g, g->seq, -1);
+    if (!peers_done(g)) coll_wait(peers_done, g);
     free(g->seen);
     free(g->bounce);
-    g->seen = NULL, g->bounce = NULL;
-    uint64_t *w = &coll_area_of(sm_core.rank)->used[g->num / 64];
-    __atomic_store_n(w, *w & ~(1ULL << (g->num % 64)), __ATOMIC_RELEASE);
-    g->num = -1;
+    mark(g->num, false);
+    g->seen = NULL, g->bounce = NULL, g->num = -1;
 }
 
 void coll_group_aset(struct coll_group *g, int start, int logstride, int size)
@@ -145,3 +314,5 @@ void coll_group_aset(struct coll_group *g, int start, int logstride, int size)
                               .aset = logstride * (SM_NMAX + 1) + size };
     g->m.me = coll_group_index(g, sm_core.rank);
 }
+
+const struct coll_kind_ops coll_create_ops = { "a group creation", create_prepare, create_body };

@@ -1,13 +1,92 @@
-/* Collective bindings: argument checks, MPI_IN_PLACE, packing of
- * non-contiguous datatypes, then one call into the collective engine
- * (src/coll): in place on the communicator's group for the barrier,
- * broadcast, allgather, alltoall and reductions with predefined operations;
- * on point-to-point for the rest. */
+/* Collective bindings, blocking and nonblocking (MPI-3.1 §5): argument
+ * checks, MPI_IN_PLACE, datatypes as the engine's buffers (contiguous ones
+ * as bytes, the others as their typemaps, copied typemap to typemap between
+ * the ranks' buffers), operations as the engine's kernels or the user's
+ * function; then one collective of the engine (src/coll): run to the end
+ * for the blocking call, started with a request for the I- form (the
+ * engine completes the request; it progresses in every MPI call). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sm_core.h"
 #include "smpi.h"
+
+/* One call, as prepared for the engine. A nonblocking one lives with its
+ * request until the engine is done with it. */
+struct call {
+    struct coll_args a;
+    struct smpi_red red;               /* the operation (a user one's context lives here) */
+    const char *routine;
+    struct smpi_type *held[2];         /* datatypes held while it runs */
+    struct smpi_type **wheld;          /* alltoallw: 2n of them */
+    const struct dt_type **wtypes;     /* alltoallw: the engine's send types, then receive types */
+    int nw;
+};
+
+/* held: the datatypes were referenced for a nonblocking call. */
+static void call_free(struct call *k, bool held)
+{
+    for (int i = 0; i < 2 && held; i++) if (k->held[i]) smpi_type_unref(k->held[i]);
+    for (int i = 0; i < k->nw && held; i++) smpi_type_unref(k->wheld[i]);
+    free(k->wheld);
+    free(k->wtypes);
+}
+
+/* An engine's status as an MPI error (naming the routine and the reason). */
+static int status(struct smpi_comm *c, sm_status_t st, const char *R)
+{
+    if (SM_LIKELY(st == SM_OK)) return MPI_SUCCESS;
+    return smpi_error(c, smpi_class_of(st), R, "%s", sm_fail_reason());
+}
+
+static void idone(void *ctx, sm_status_t st, const char *why)
+{
+    struct smpi_request *q = ctx;
+    struct call *k = q->coll;
+    q->coll = NULL;
+    const char *routine = k->routine;
+    call_free(k, true);
+    smpi_request_coll_done(q, st, routine, why);
+    free(k);
+}
+
+/* Run the prepared call (req NULL), or start it with a new request. */
+static int go(struct smpi_comm *c, struct call *k, MPI_Request *req, const char *R)
+{
+    if (!req) {
+        sm_status_t st = coll_run(&c->cg, &k->a);
+        call_free(k, false);
+        return status(c, st, R);
+    }
+    struct call *h = malloc(sizeof *h);
+    struct smpi_request *q = h ? smpi_request_coll(c) : NULL;
+    if (!q) {
+        free(h);
+        call_free(k, false);
+        return smpi_error(c, MPI_ERR_NO_MEM, R, "no memory for a request");
+    }
+    *h = *k;
+    if (h->a.red.fn.ctx == &k->red.uop) h->a.red.fn.ctx = &h->red.uop;   /* the user op's context moved */
+    h->routine = R;
+    for (int i = 0; i < 2; i++) if (h->held[i]) smpi_type_ref(h->held[i]);
+    for (int i = 0; i < h->nw; i++) smpi_type_ref(h->wheld[i]);
+    q->coll = h;
+    sm_status_t st = coll_start(&c->cg, &h->a, idone, q);
+    if (st) {
+        call_free(h, true);
+        free(h);
+        q->coll = NULL;
+        smpi_request_release(q);
+        return status(c, st, R);
+    }
+    *req = q;
+    return MPI_SUCCESS;
+}
+
+/* --- Argument checks ---------------------------------------------------------- */
+
+#define BEGIN(R, nb, req) SMPI_CHECK_INIT(R); SMPI_GET_COMM(c, comm, R); int rc; \
+    if ((nb) && !(req)) return smpi_error(c, MPI_ERR_REQUEST, R, "request pointer is NULL")
 
 static int check_root(struct smpi_comm *c, int root, const char *R)
 {
@@ -22,129 +101,233 @@ static int check_data(struct smpi_comm *c, const void *buf, int count, MPI_Datat
     int rc = smpi_type_check(c, type, R, t);
     if (rc) return rc;
     if (count < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", count);
+    if (buf == MPI_IN_PLACE) return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is not allowed here");
     if (!buf && count > 0 && (*t)->dt->size && (*t)->id)
         return smpi_error(c, MPI_ERR_BUFFER, R, "buffer is NULL with count %d", count);
     return MPI_SUCCESS;
 }
 
-#define BEGIN(R) SMPI_CHECK_INIT(R); SMPI_GET_COMM(c, comm, R); int rc
-
-/* An engine's status as an MPI error (naming the routine and the reason). */
-static int status(struct smpi_comm *c, sm_status_t st, const char *R)
+static int check_counts(struct smpi_comm *c, const int *counts, const int *displs, const char *what, const char *R)
 {
-    if (SM_LIKELY(st == SM_OK)) return MPI_SUCCESS;
-    /* ranks that disagree on sizes: as a message longer than its buffer */
-    int cls = st == SM_ERR_MISMATCH ? MPI_ERR_TRUNCATE : smpi_class_of(st);
-    return smpi_error(c, cls, R, "%s", sm_fail_reason());
+    if (!counts || !displs) return smpi_error(c, MPI_ERR_ARG, R, "%s counts or displacements are NULL", what);
+    for (int i = 0; i < c->pt.size; i++)
+        if (counts[i] < 0) return smpi_error(c, MPI_ERR_COUNT, R, "%scounts[%d] = %d is negative", what, i, counts[i]);
+    return MPI_SUCCESS;
 }
 
-int PMPI_Barrier(MPI_Comm comm)
+static int in_place_root_only(struct smpi_comm *c, bool in_place, bool at_root, const char *R)
 {
-    BEGIN("MPI_Barrier");
+    if (in_place && !at_root) return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is only for the root");
+    return MPI_SUCCESS;
+}
+
+/* --- Buffers as the engine sees them ------------------------------------------------ */
+
+/* count elements of t at buf: a contiguous run as bytes, else the typemap
+ * (blocks of count elements an extent apart, as MPI lays them out). */
+static struct coll_buf ebuf(void *buf, int count, const struct smpi_type *t)
+{
+    if (t->dt->contig) return (struct coll_buf){ .base = (char *)buf + t->dt->true_lb, .count = (size_t)count * t->dt->size, .type = NULL };
+    return (struct coll_buf){ .base = buf, .count = (size_t)count, .type = t->dt };
+}
+/* Per-member blocks: counts[i] elements at displs[i] extents. */
+static struct coll_buf vbuf(void *buf, const int *counts, const int *displs, const struct smpi_type *t)
+{
+    return (struct coll_buf){ .base = buf, .type = t->dt, .counts = counts, .displs = displs };
+}
+static struct coll_buf in_place(void) { return (struct coll_buf){ .base = COLL_IN_PLACE, .count = 0, .type = NULL }; }
+
+/* A reduction's buffer: C arrays of the element type as bytes where the
+ * datatype is that already; else its typemap (user functions always). */
+static struct coll_buf rbuf(const void *buf, int count, const struct smpi_type *t, const struct smpi_red *r)
+{
+    if (buf == MPI_IN_PLACE) return in_place();
+    const struct dt_type *e = r->predefined ? smpi_types[t->dt->basic].dt : NULL;
+    if (r->predefined && t->dt->contig && e->size == (size_t)dt_extent(e))
+        return (struct coll_buf){ .base = (char *)buf + t->dt->true_lb, .count = (size_t)count * t->dt->size, .type = NULL };
+    return (struct coll_buf){ .base = (void *)buf, .count = (size_t)count, .type = t->dt };
+}
+
+/* The operation on t for the engine (into k->red and k->a.red). */
+static int prepare_op(struct smpi_comm *c, struct call *k, MPI_Op op, MPI_Datatype h, const struct smpi_type *t,
+                      const char *R)
+{
+    int rc = smpi_op_prepare(c, op, h, t, R, &k->red);
+    if (rc) return rc;
+    if (!k->red.predefined) {
+        k->a.red = (struct coll_red){ .op = COLL_USER, .fn = k->red.fn };
+        return MPI_SUCCESS;
+    }
+    const struct dt_type *e = smpi_types[t->dt->basic].dt;
+    k->a.red = (struct coll_red){ .t = k->red.type, .op = k->red.op,
+                                  .elem = e->size == (size_t)dt_extent(e) ? NULL : e };
+    return MPI_SUCCESS;
+}
+
+/* --- Barrier, broadcast ------------------------------------------------------------ */
+
+static int barrier(MPI_Comm comm, MPI_Request *req, bool nb, const char *R)
+{
+    BEGIN(R, nb, req);
     (void)rc;
-    return status(c, coll_barrier(&c->cg), "MPI_Barrier");
+    struct call k = { .a = { .kind = COLL_BARRIER } };
+    return go(c, &k, req, R);
 }
+int PMPI_Barrier(MPI_Comm comm) { return barrier(comm, NULL, false, "MPI_Barrier"); }
 #pragma weak MPI_Barrier = PMPI_Barrier
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) { return barrier(comm, request, true, "MPI_Ibarrier"); }
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
 
+static int bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *req, bool nb,
+                 const char *R)
+{
+    BEGIN(R, nb, req);
+    struct smpi_type *t;
+    if ((rc = check_root(c, root, R)) || (rc = check_data(c, buffer, count, datatype, &t, R))) return rc;
+    struct call k = { .a = { .kind = COLL_BCAST, .root = root, .dst = ebuf(buffer, count, t) }, .held = { t } };
+    return go(c, &k, req, R);
+}
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    static const char R[] = "MPI_Bcast";
-    BEGIN(R);
-    struct smpi_type *t;
-    if ((rc = check_data(c, buffer, count, datatype, &t, R)) || (rc = check_root(c, root, R))) return rc;
-    void *tmp, *b = smpi_contig_buf(buffer, count, t, c->pt.rank == root, &tmp);
-    rc = status(c, coll_bcast(&c->cg, b, b, (size_t)count * t->dt->size, root), R);
-    if (tmp) {
-        if (c->pt.rank != root && !rc) smpi_unpack(tmp, count, t, buffer);
-        free(tmp);
-    }
-    return rc;
+    return bcast(buffer, count, datatype, root, comm, NULL, false, "MPI_Bcast");
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
-
-/* Predefined operations work on arrays of the basic elements in C layout
- * (the pair types with their padding): the buffer itself for a predefined
- * type, else a scratch copy (*tmp) that `elements_back` returns. */
-static void *elements(const void *buf, int count, const struct smpi_type *t, bool fill, void **tmp)
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    *tmp = NULL;
-    if (t->id) return (void *)buf;
-    const struct smpi_type *b = &smpi_types[t->dt->basic];
-    void *packed = smpi_contig_buf((void *)buf, count, t, fill, tmp);
-    if ((ptrdiff_t)b->dt->size == smpi_extent(b)) return packed;   /* packed is C layout already */
-    size_t n = (size_t)count * t->dt->nbasic;
-    void *el = malloc(n * (size_t)smpi_extent(b) + 1);
-    if (!el) sm_fatal("MPI: out of memory for %zu elements", n);
-    if (fill) smpi_unpack(packed, (int)n, b, el);      /* spread each element over its padding */
-    free(*tmp);
-    return *tmp = el;
+    return bcast(buffer, count, datatype, root, comm, request, true, "MPI_Ibcast");
 }
-static void elements_back(const void *el, int count, const struct smpi_type *t, void *buf)
-{
-    const struct smpi_type *b = &smpi_types[t->dt->basic];
-    void *packed = (void *)el;
-    if ((ptrdiff_t)b->dt->size != smpi_extent(b)) {
-        size_t n = (size_t)count * t->dt->nbasic;
-        if (!(packed = malloc(n * b->dt->size + 1))) sm_fatal("MPI: out of memory for %zu elements", n);
-        smpi_pack(el, (int)n, b, packed);
-    }
-    smpi_unpack(packed, count, t, buf);
-    if (packed != el) free(packed);
-}
+#pragma weak MPI_Ibcast = PMPI_Ibcast
 
-/* Copy the bytes of count elements of t from src to dst, leaving the holes. */
-static void copy_typemap(void *dst, const void *src, int count, const struct smpi_type *t)
-{
-    dt_copy(dst, t->dt, src, t->dt, 0, (size_t)count * t->dt->size);
-}
+/* --- Reductions ------------------------------------------------------------------------ */
 
-enum { ALL = -1, SCAN = -2, EXSCAN = -3 };   /* reduce's root argument for the others */
-static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  int root, MPI_Comm comm, const char *R)
+static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                  enum coll_kind kind, MPI_Comm comm, MPI_Request *req, bool nb, const char *R)
 {
-    BEGIN(R);
+    BEGIN(R, nb, req);
     struct smpi_type *t;
-    bool all = root < 0, at_root = all || c->pt.rank == root;
-    if (!all && (rc = check_root(c, root, R))) return rc;
-    if ((rc = check_data(c, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, &t, R))) return rc;
+    bool rooted = kind == COLL_REDUCE, at_root = !rooted || c->pt.rank == root, inpl = sendbuf == MPI_IN_PLACE;
+    if (rooted && (rc = check_root(c, root, R))) return rc;
+    if ((rc = in_place_root_only(c, inpl, at_root, R))) return rc;
+    if ((rc = check_data(c, inpl ? recvbuf : sendbuf, count, datatype, &t, R))) return rc;
     if (at_root && (rc = check_data(c, recvbuf, count, datatype, &t, R))) return rc;
-    if (sendbuf == MPI_IN_PLACE && !at_root)
-        return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is only for the root");
-    struct smpi_red o;
-    if ((rc = smpi_op_prepare(c, op, datatype, t, R, &o))) return rc;
-    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    bool user = !o.predefined;           /* user functions see the datatype's own layout */
-    size_t n = user ? (size_t)count : (size_t)count * t->dt->nbasic;
-    void *stmp = NULL, *rtmp = NULL, *out = recvbuf;
-    /* A user function on a type with holes (or a lower bound) works on whole
-     * extents: they travel as they are, the result lands in a scratch copy
-     * and only the typemap's bytes reach recvbuf. */
-    bool raw = user && !(smpi_contig(t) && !t->dt->true_lb && !t->dt->lb);
-    if (raw) {
-        size_t span = (size_t)count * (size_t)smpi_extent(t);
-        in = (const char *)in + t->dt->lb;
-        if (at_root && !(rtmp = malloc(span + 1))) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", span);
-        out = rtmp;
-    } else if (!user) {
-        in = elements(in, count, t, true, &stmp);
-        if (at_root) out = elements(recvbuf, count, t, false, &rtmp);
-    }
-    sm_status_t st;
-    if (root == SCAN || root == EXSCAN) st = coll_p2p_scan(in, out, n, &o.fn, root == EXSCAN, &c->co);
-    else if (!user) st = coll_reduce(&c->cg, out, in, n, o.type, o.op, all ? COLL_ALL : root);
-    else if (all) st = coll_p2p_allreduce(in, out, n, &o.fn, &c->co);
-    else st = coll_p2p_reduce(in, out, n, &o.fn, root, &c->co);
-    rc = status(c, st, R);
-    if (rtmp && !rc && !(root == EXSCAN && c->pt.rank == 0)) {  /* Exscan leaves rank 0's recvbuf alone */
-        if (raw) copy_typemap(recvbuf, (char *)rtmp - t->dt->lb, count, t);
-        else elements_back(rtmp, count, t, recvbuf);
-    }
-    free(stmp);
-    free(rtmp);
-    return rc;
+    struct call k = { .a = { .kind = kind, .root = root }, .held = { t } };
+    if ((rc = prepare_op(c, &k, op, datatype, t, R))) return rc;
+    k.a.src = rbuf(sendbuf, count, t, &k.red);
+    k.a.dst = at_root ? rbuf(recvbuf, count, t, &k.red) : (struct coll_buf){ .base = NULL, .count = 0, .type = NULL };
+    return go(c, &k, req, R);
 }
 
-/* The reduction on local buffers only (no communication, no communicator). */
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm)
+{
+    return reduce(sendbuf, recvbuf, count, datatype, op, root, COLL_REDUCE, comm, NULL, false, "MPI_Reduce");
+}
+#pragma weak MPI_Reduce = PMPI_Reduce
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return reduce(sendbuf, recvbuf, count, datatype, op, root, COLL_REDUCE, comm, request, true, "MPI_Ireduce");
+}
+#pragma weak MPI_Ireduce = PMPI_Ireduce
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce(sendbuf, recvbuf, count, datatype, op, 0, COLL_ALLREDUCE, comm, NULL, false, "MPI_Allreduce");
+}
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    return reduce(sendbuf, recvbuf, count, datatype, op, 0, COLL_ALLREDUCE, comm, request, true, "MPI_Iallreduce");
+}
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce(sendbuf, recvbuf, count, datatype, op, 0, COLL_SCAN, comm, NULL, false, "MPI_Scan");
+}
+#pragma weak MPI_Scan = PMPI_Scan
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return reduce(sendbuf, recvbuf, count, datatype, op, 0, COLL_SCAN, comm, request, true, "MPI_Iscan");
+}
+#pragma weak MPI_Iscan = PMPI_Iscan
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce(sendbuf, recvbuf, count, datatype, op, 0, COLL_EXSCAN, comm, NULL, false, "MPI_Exscan");
+}
+#pragma weak MPI_Exscan = PMPI_Exscan
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    return reduce(sendbuf, recvbuf, count, datatype, op, 0, COLL_EXSCAN, comm, request, true, "MPI_Iexscan");
+}
+#pragma weak MPI_Iexscan = PMPI_Iexscan
+
+/* Member i gets block i of the reduced vector: recvcounts[i] elements
+ * (recvcount each for the _block form); in place, the vector is recvbuf. */
+static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, int recvcount,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *req, bool nb, const char *R)
+{
+    BEGIN(R, nb, req);
+    struct smpi_type *t;
+    int n = c->pt.size, me = c->pt.rank;
+    long total = 0;
+    if (recvcounts) {
+        for (int i = 0; i < n; i++) {
+            if (recvcounts[i] < 0) return smpi_error(c, MPI_ERR_COUNT, R, "recvcounts[%d] = %d is negative", i, recvcounts[i]);
+            total += recvcounts[i];
+        }
+        recvcount = recvcounts[me];
+    } else if (recvcount < 0) {
+        return smpi_error(c, MPI_ERR_COUNT, R, "recvcount %d is negative", recvcount);
+    } else {
+        total = (long)recvcount * n;
+    }
+    if (total > INT32_MAX) return smpi_error(c, MPI_ERR_COUNT, R, "%ld elements in all are too many", total);
+    bool inpl = sendbuf == MPI_IN_PLACE;
+    if ((rc = check_data(c, recvbuf, inpl ? (int)total : recvcount, datatype, &t, R))) return rc;
+    if (!inpl && (rc = check_data(c, sendbuf, (int)total, datatype, &t, R))) return rc;
+    struct call k = { .a = { .kind = COLL_REDUCE_SCATTER }, .held = { t } };
+    if ((rc = prepare_op(c, &k, op, datatype, t, R))) return rc;
+    k.a.src = rbuf(sendbuf, (int)total, t, &k.red);
+    k.a.dst = recvcounts ? (struct coll_buf){ .base = recvbuf, .type = t->dt, .counts = recvcounts }
+                         : rbuf(recvbuf, recvcount, t, &k.red);
+    return go(c, &k, req, R);
+}
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm)
+{
+    if (!recvcounts) return smpi_error(smpi_comm(comm), MPI_ERR_ARG, "MPI_Reduce_scatter", "recvcounts is NULL");
+    return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, NULL, false, "MPI_Reduce_scatter");
+}
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    if (!recvcounts) return smpi_error(smpi_comm(comm), MPI_ERR_ARG, "MPI_Ireduce_scatter", "recvcounts is NULL");
+    return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request, true, "MPI_Ireduce_scatter");
+}
+#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm)
+{
+    return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, NULL, false, "MPI_Reduce_scatter_block");
+}
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, request, true,
+                          "MPI_Ireduce_scatter_block");
+}
+#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+
+/* The reduction on local buffers only: inoutbuf = inbuf op inoutbuf. */
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
     static const char R[] = "MPI_Reduce_local";
@@ -153,350 +336,324 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     int rc;
     if ((rc = check_data(NULL, inbuf, count, datatype, &t, R)) || (rc = check_data(NULL, inoutbuf, count, datatype, &t, R)))
         return rc;
-    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
-        return smpi_error(NULL, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is not allowed here");
     struct smpi_red o;
     if ((rc = smpi_op_prepare(NULL, op, datatype, t, R, &o))) return rc;
-    bool user = !o.predefined;
-    size_t n = user ? (size_t)count : (size_t)count * t->dt->nbasic;
-    void *itmp = NULL, *otmp = NULL;
-    const void *in = inbuf;
-    void *out = inoutbuf;
-    if (user) {                          /* the function sees the buffers as they are */
-        in = (const char *)inbuf + t->dt->lb;
-        out = (char *)inoutbuf + t->dt->lb;
-    } else {                             /* arrays of the element type, as in reduce */
-        in = elements(inbuf, count, t, true, &itmp);
-        out = elements(inoutbuf, count, t, true, &otmp);
+    if (!o.predefined) {                 /* the function sees the buffers as they are */
+        int len = count;
+        if (count) o.uop.op->fn((void *)inbuf, inoutbuf, &len, &datatype);
+        return MPI_SUCCESS;
     }
-    if (n) o.fn.fn(in, out, n, o.fn.ctx);
-    if (otmp) elements_back(otmp, count, t, inoutbuf);
-    free(itmp);
-    free(otmp);
+    /* C arrays of the element type: the buffers themselves, or copies */
+    const struct dt_type *e = smpi_types[t->dt->basic].dt;
+    size_t n = (size_t)count * t->dt->nbasic, es = (size_t)dt_extent(e), bytes = (size_t)count * t->dt->size;
+    bool direct = t->dt->contig && e->size == es;
+    const struct dt_type *as = e->size == es ? NULL : e;
+    char *a = direct ? (char *)inbuf + t->dt->true_lb : malloc(n * es + 1);
+    char *b = direct ? (char *)inoutbuf + t->dt->true_lb : malloc(n * es + 1);
+    if (!a || !b) {
+        if (!direct) free(a), free(b);
+        return smpi_error(NULL, MPI_ERR_NO_MEM, R, "%zu elements", n);
+    }
+    if (!direct) {
+        dt_copy(a, as, inbuf, t->dt, 0, bytes);
+        dt_copy(b, as, inoutbuf, t->dt, 0, bytes);
+    }
+    coll_kernel(o.type, o.op)(b, a, b, n);
+    if (!direct) {
+        dt_copy(inoutbuf, t->dt, b, as, 0, bytes);
+        free(a), free(b);
+    }
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
 
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                MPI_Comm comm)
+/* --- Gather, scatter, allgather, alltoall ------------------------------------------------ */
+
+static int sizes_agree(struct smpi_comm *c, int scount, const struct smpi_type *st, int rcount,
+                       const struct smpi_type *rt, const char *R)
 {
-    if (root < 0) {
-        SMPI_GET_COMM(c, comm, "MPI_Reduce");
-        return check_root(c, root, "MPI_Reduce");
-    }
-    return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Reduce");
+    size_t s = (size_t)scount * st->dt->size, r = (size_t)rcount * rt->dt->size;
+    if (s != r) return smpi_error(c, MPI_ERR_TRUNCATE, R, "%zu bytes sent per rank but %zu received", s, r);
+    return MPI_SUCCESS;
 }
-#pragma weak MPI_Reduce = PMPI_Reduce
 
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm)
+static int gather(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, int rcount, MPI_Datatype rtype,
+                  int root, MPI_Comm comm, MPI_Request *req, bool nb, const char *R)
 {
-    return reduce(sendbuf, recvbuf, count, datatype, op, ALL, comm, "MPI_Allreduce");
-}
-#pragma weak MPI_Allreduce = PMPI_Allreduce
-
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return reduce(sendbuf, recvbuf, count, datatype, op, SCAN, comm, "MPI_Scan");
-}
-#pragma weak MPI_Scan = PMPI_Scan
-
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return reduce(sendbuf, recvbuf, count, datatype, op, EXSCAN, comm, "MPI_Exscan");
-}
-#pragma weak MPI_Exscan = PMPI_Exscan
-
-/* Reduce the whole vector at rank 0, then hand out rank i's recvcounts[i]
- * elements (MPI_IN_PLACE: the input is the whole vector in recvbuf). */
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm)
-{
-    static const char R[] = "MPI_Reduce_scatter";
-    BEGIN(R);
-    struct smpi_type *t;
-    int n = c->pt.size;
-    if (!recvcounts) return smpi_error(c, MPI_ERR_ARG, R, "recvcounts is NULL");
-    if ((rc = check_data(c, recvbuf, recvcounts[c->pt.rank], datatype, &t, R))) return rc;
-    int *displs = malloc(sizeof(int) * (size_t)n), total = 0;
-    if (!displs) return smpi_error(c, MPI_ERR_NO_MEM, R, "%d ranks", n);
-    for (int i = 0; i < n; i++) {
-        if (recvcounts[i] < 0) {
-            free(displs);
-            return smpi_error(c, MPI_ERR_COUNT, R, "recvcounts[%d] = %d is negative", i, recvcounts[i]);
-        }
-        displs[i] = total, total += recvcounts[i];
-    }
-    size_t bytes = (size_t)total * (size_t)smpi_extent(t);
-    void *whole = malloc(bytes ? bytes : 1);
-    if (!whole) { free(displs); return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", bytes); }
-    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    if ((rc = reduce(in, whole, total, datatype, op, 0, comm, R)) == MPI_SUCCESS)
-        rc = PMPI_Scatterv(whole, recvcounts, displs, datatype, recvbuf, recvcounts[c->pt.rank], datatype, 0, comm);
-    free(whole);
-    free(displs);
-    return rc;
-}
-#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
-
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
-                              MPI_Op op, MPI_Comm comm)
-{
-    static const char R[] = "MPI_Reduce_scatter_block";
-    BEGIN(R);
-    struct smpi_type *t;
-    if ((rc = check_data(c, recvbuf, recvcount, datatype, &t, R))) return rc;
-    /* reduce the whole vector at rank 0, then hand out the blocks */
-    int n = c->pt.size;
-    size_t bytes = (size_t)recvcount * (size_t)n * (size_t)smpi_extent(t);
-    void *whole = malloc(bytes ? bytes : 1);
-    if (!whole) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", bytes);
-    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    if ((rc = reduce(in, whole, recvcount * n, datatype, op, 0, comm, R)) == MPI_SUCCESS)
-        rc = PMPI_Scatter(whole, recvcount, datatype, recvbuf, recvcount, datatype, 0, comm);
-    free(whole);
-    return rc;
-}
-#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
-
-/* The rooted and all-to-all data movers share one shape: per-rank blocks of
- * len bytes, the sent and received type signatures must agree. */
-enum mover { GATHER, SCATTER, ALLGATHER, ALLTOALL };
-
-static int move(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, int rcount,
-                MPI_Datatype rtype, int root, MPI_Comm comm, enum mover kind, const char *R)
-{
-    BEGIN(R);
-    int n = c->pt.size, me = c->pt.rank;
-    bool rooted = kind == GATHER || kind == SCATTER, at_root = !rooted || me == root;
-    if (rooted && (rc = check_root(c, root, R))) return rc;
-    bool send_side = kind != SCATTER || at_root, recv_side = kind != GATHER || at_root;
-    /* MPI_IN_PLACE: the root's recvbuf for Scatter (its block stays in sendbuf),
-     * else sendbuf, and then the data to send already sits in recvbuf. */
-    bool in_place = kind == SCATTER ? recvbuf == MPI_IN_PLACE : sendbuf == MPI_IN_PLACE;
-    if (in_place && rooted && !at_root) return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is only for the root");
-    if (in_place && kind == SCATTER) recv_side = false;
-    bool send_from_recv = in_place && kind != SCATTER;
+    BEGIN(R, nb, req);
     struct smpi_type *st = NULL, *rt = NULL;
-    if ((recv_side || send_from_recv) && (rc = check_data(c, recvbuf, rcount, rtype, &rt, R))) return rc;
-    if (send_side && !send_from_recv && (rc = check_data(c, sendbuf, scount, stype, &st, R))) return rc;
-    int per_s = kind == ALLTOALL || kind == SCATTER ? n : 1;     /* blocks in the send buffer */
-    int per_r = kind == SCATTER ? 1 : n;                           /* blocks in the receive buffer */
-    size_t len = st ? (size_t)scount * st->dt->size : (size_t)rcount * rt->dt->size;
-    if (st && rt && (size_t)rcount * rt->dt->size != len)
-        return smpi_error(c, MPI_ERR_TRUNCATE, R, "%zu bytes sent per rank but %zu expected",
-                          len, (size_t)rcount * rt->dt->size);
-    void *stmp = NULL, *rtmp = NULL;
-    const void *in = NULL;
-    void *out = NULL;
-    if (recv_side) out = smpi_contig_buf(recvbuf, rcount * per_r, rt, send_from_recv, &rtmp);
-    if (send_from_recv) {
-        if (kind == ALLTOALL) {                     /* recvbuf is overwritten: send from a copy */
-            if (!(stmp = malloc(len * (size_t)n + 1))) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", len);
-            memcpy(stmp, out, len * (size_t)n);
-            in = stmp;
-        } else in = (char *)out + (size_t)me * len;
-    } else if (send_side) in = smpi_contig_buf((void *)sendbuf, scount * per_s, st, true, &stmp);
-    if (in_place && kind == SCATTER) out = (char *)in + (size_t)me * len;
-    sm_status_t e = SM_OK;
-    switch (kind) {
-    case GATHER: e = coll_p2p_gather(in, out, len, root, &c->co); break;
-    case SCATTER: e = coll_p2p_scatter(in, out, len, root, &c->co); break;
-    case ALLGATHER: e = coll_allgather(&c->cg, out, in, len); break;
-    case ALLTOALL: e = coll_alltoall(&c->cg, out, in, len); break;
-    }
-    rc = status(c, e, R);
-    if (rtmp && !rc) smpi_unpack(rtmp, rcount * per_r, rt, recvbuf);
-    free(stmp);
-    free(rtmp);
-    return rc;
+    bool at_root = c->pt.rank == root, inpl = sendbuf == MPI_IN_PLACE;
+    if ((rc = check_root(c, root, R)) || (rc = in_place_root_only(c, inpl, at_root, R))) return rc;
+    if (!inpl && (rc = check_data(c, sendbuf, scount, stype, &st, R))) return rc;
+    if (at_root && (rc = check_data(c, recvbuf, rcount, rtype, &rt, R))) return rc;
+    if (at_root && st && (rc = sizes_agree(c, scount, st, rcount, rt, R))) return rc;
+    struct call k = { .a = { .kind = COLL_GATHER, .root = root }, .held = { st, rt } };
+    k.a.src = inpl ? in_place() : ebuf((void *)sendbuf, scount, st);
+    if (at_root) k.a.dst = ebuf(recvbuf, rcount, rt);
+    return go(c, &k, req, R);
 }
 
+static int gatherv(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, const int *rcounts,
+                   const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req, bool nb,
+                   const char *R)
+{
+    BEGIN(R, nb, req);
+    struct smpi_type *st = NULL, *rt = NULL;
+    bool at_root = c->pt.rank == root, inpl = sendbuf == MPI_IN_PLACE;
+    if ((rc = check_root(c, root, R)) || (rc = in_place_root_only(c, inpl, at_root, R))) return rc;
+    if (!inpl && (rc = check_data(c, sendbuf, scount, stype, &st, R))) return rc;
+    if (at_root && ((rc = smpi_type_check(c, rtype, R, &rt)) || (rc = check_counts(c, rcounts, displs, "recv", R))))
+        return rc;
+    if (at_root && st && (rc = sizes_agree(c, scount, st, rcounts[root], rt, R))) return rc;
+    struct call k = { .a = { .kind = COLL_GATHER, .root = root }, .held = { st, rt } };
+    k.a.src = inpl ? in_place() : ebuf((void *)sendbuf, scount, st);
+    if (at_root) k.a.dst = vbuf(recvbuf, rcounts, displs, rt);
+    return go(c, &k, req, R);
+}
+
+static int scatter(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, int rcount, MPI_Datatype rtype,
+                   int root, MPI_Comm comm, MPI_Request *req, bool nb, const char *R)
+{
+    BEGIN(R, nb, req);
+    struct smpi_type *st = NULL, *rt = NULL;
+    bool at_root = c->pt.rank == root, inpl = recvbuf == MPI_IN_PLACE;
+    if ((rc = check_root(c, root, R)) || (rc = in_place_root_only(c, inpl, at_root, R))) return rc;
+    if (!inpl && (rc = check_data(c, recvbuf, rcount, rtype, &rt, R))) return rc;
+    if (at_root && (rc = check_data(c, sendbuf, scount, stype, &st, R))) return rc;
+    if (at_root && rt && (rc = sizes_agree(c, scount, st, rcount, rt, R))) return rc;
+    struct call k = { .a = { .kind = COLL_SCATTER, .root = root }, .held = { st, rt } };
+    k.a.dst = inpl ? in_place() : ebuf(recvbuf, rcount, rt);
+    if (at_root) k.a.src = ebuf((void *)sendbuf, scount, st);
+    return go(c, &k, req, R);
+}
+
+static int scatterv(const void *sendbuf, const int *scounts, const int *displs, MPI_Datatype stype, void *recvbuf,
+                    int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req, bool nb, const char *R)
+{
+    BEGIN(R, nb, req);
+    struct smpi_type *st = NULL, *rt = NULL;
+    bool at_root = c->pt.rank == root, inpl = recvbuf == MPI_IN_PLACE;
+    if ((rc = check_root(c, root, R)) || (rc = in_place_root_only(c, inpl, at_root, R))) return rc;
+    if (!inpl && (rc = check_data(c, recvbuf, rcount, rtype, &rt, R))) return rc;
+    if (at_root && ((rc = smpi_type_check(c, stype, R, &st)) || (rc = check_counts(c, scounts, displs, "send", R))))
+        return rc;
+    if (at_root && rt && (rc = sizes_agree(c, scounts[root], st, rcount, rt, R))) return rc;
+    struct call k = { .a = { .kind = COLL_SCATTER, .root = root }, .held = { st, rt } };
+    k.a.dst = inpl ? in_place() : ebuf(recvbuf, rcount, rt);
+    if (at_root) k.a.src = vbuf((void *)sendbuf, scounts, displs, st);
+    return go(c, &k, req, R);
+}
+
+static int allgather(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, const int *rcounts,
+                     const int *displs, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, bool nb,
+                     const char *R)
+{
+    BEGIN(R, nb, req);
+    struct smpi_type *st = NULL, *rt = NULL;
+    bool inpl = sendbuf == MPI_IN_PLACE, v = rcounts || displs;
+    if (!inpl && (rc = check_data(c, sendbuf, scount, stype, &st, R))) return rc;
+    if (v && ((rc = smpi_type_check(c, rtype, R, &rt)) || (rc = check_counts(c, rcounts, displs, "recv", R)))) return rc;
+    if (!v && (rc = check_data(c, recvbuf, rcount, rtype, &rt, R))) return rc;
+    if (st && (rc = sizes_agree(c, scount, st, v ? rcounts[c->pt.rank] : rcount, rt, R))) return rc;
+    struct call k = { .a = { .kind = COLL_ALLGATHER }, .held = { st, rt } };
+    k.a.src = inpl ? in_place() : ebuf((void *)sendbuf, scount, st);
+    k.a.dst = v ? vbuf(recvbuf, rcounts, displs, rt) : ebuf(recvbuf, rcount, rt);
+    return go(c, &k, req, R);
+}
+
+static int alltoall(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, int rcount, MPI_Datatype rtype,
+                    MPI_Comm comm, MPI_Request *req, bool nb, const char *R)
+{
+    BEGIN(R, nb, req);
+    struct smpi_type *st = NULL, *rt = NULL;
+    bool inpl = sendbuf == MPI_IN_PLACE;
+    if (!inpl && (rc = check_data(c, sendbuf, scount, stype, &st, R))) return rc;
+    if ((rc = check_data(c, recvbuf, rcount, rtype, &rt, R))) return rc;
+    if (st && (rc = sizes_agree(c, scount, st, rcount, rt, R))) return rc;
+    struct call k = { .a = { .kind = COLL_ALLTOALL, .src = inpl ? in_place() : ebuf((void *)sendbuf, scount, st),
+                             .dst = ebuf(recvbuf, rcount, rt) }, .held = { st, rt } };
+    return go(c, &k, req, R);
+}
+
+static int alltoallv(const void *sendbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *recvbuf,
+                     const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req,
+                     bool nb, const char *R)
+{
+    BEGIN(R, nb, req);
+    struct smpi_type *st = NULL, *rt = NULL;
+    bool inpl = sendbuf == MPI_IN_PLACE;
+    if (!inpl && ((rc = smpi_type_check(c, stype, R, &st)) || (rc = check_counts(c, scounts, sdispls, "send", R))))
+        return rc;
+    if ((rc = smpi_type_check(c, rtype, R, &rt)) || (rc = check_counts(c, rcounts, rdispls, "recv", R))) return rc;
+    struct call k = { .a = { .kind = COLL_ALLTOALL, .src = inpl ? in_place() : vbuf((void *)sendbuf, scounts, sdispls, st),
+                             .dst = vbuf(recvbuf, rcounts, rdispls, rt) }, .held = { st, rt } };
+    return go(c, &k, req, R);
+}
+
+/* Alltoallw: a datatype per block, displacements in bytes. The engine
+ * gets the layouts; the handles are held while the call runs. */
+static int alltoallw(const void *sendbuf, const int *scounts, const int *sdispls, const MPI_Datatype *stypes,
+                     void *recvbuf, const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm,
+                     MPI_Request *req, bool nb, const char *R)
+{
+    BEGIN(R, nb, req);
+    int n = c->pt.size;
+    bool inpl = sendbuf == MPI_IN_PLACE;
+    if (!inpl && (rc = check_counts(c, scounts, sdispls, "send", R))) return rc;
+    if ((rc = check_counts(c, rcounts, rdispls, "recv", R))) return rc;
+    if ((!inpl && !stypes) || !rtypes) return smpi_error(c, MPI_ERR_TYPE, R, "the array of datatypes is NULL");
+    struct call k = { .a = { .kind = COLL_ALLTOALL } };
+    k.wtypes = malloc(sizeof *k.wtypes * 2 * (size_t)n);
+    k.wheld = malloc(sizeof *k.wheld * 2 * (size_t)n);
+    if (!k.wtypes || !k.wheld) {
+        call_free(&k, false);
+        return smpi_error(c, MPI_ERR_NO_MEM, R, "%d ranks", n);
+    }
+    for (int s = inpl; s < 2; s++)
+        for (int i = 0; i < n; i++) {
+            struct smpi_type *t;
+            if ((rc = smpi_type_check(c, s ? rtypes[i] : stypes[i], R, &t))) {
+                call_free(&k, false);
+                return rc;
+            }
+            k.wtypes[s * n + i] = t->dt, k.wheld[k.nw++] = t;
+        }
+    k.a.src = inpl ? in_place() : (struct coll_buf){ .base = (void *)sendbuf, .counts = scounts, .displs = sdispls, .types = k.wtypes };
+    k.a.dst = (struct coll_buf){ .base = recvbuf, .counts = rcounts, .displs = rdispls, .types = k.wtypes + n };
+    return go(c, &k, req, R);
+}
+
+/* The blocking and nonblocking entry points. */
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, GATHER, "MPI_Gather");
+    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL, false, "MPI_Gather");
 }
 #pragma weak MPI_Gather = PMPI_Gather
-
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                 MPI_Datatype recvtype, int root, MPI_Comm comm)
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, SCATTER, "MPI_Scatter");
+    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, true, "MPI_Igather");
 }
-#pragma weak MPI_Scatter = PMPI_Scatter
-
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                   MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, ALLGATHER, "MPI_Allgather");
-}
-#pragma weak MPI_Allgather = PMPI_Allgather
-
-int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, ALLTOALL, "MPI_Alltoall");
-}
-#pragma weak MPI_Alltoall = PMPI_Alltoall
-
-/* --- The v-variants ----------------------------------------------------------
- * A vector of per-rank blocks (counts[i] elements at displs[i] extents) as
- * byte lengths and displacements: the buffer itself for contiguous types,
- * else the blocks packed one after the other in a scratch buffer. */
-struct vbuf { char *base; size_t *len, *disp; void *tmp; const int *counts, *displs; struct smpi_type *t; };
-
-static int vview(struct smpi_comm *c, void *buf, const int *counts, const int *displs, MPI_Datatype type,
-                 bool pack, struct vbuf *v, const char *R)
-{
-    int n = c->pt.size, rc;
-    memset(v, 0, sizeof *v);
-    if ((rc = smpi_type_check(c, type, R, &v->t))) return rc;
-    if (!counts || !displs) return smpi_error(c, MPI_ERR_ARG, R, "counts or displacements are NULL");
-    for (int i = 0; i < n; i++)
-        if (counts[i] < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count[%d] = %d is negative", i, counts[i]);
-    v->len = malloc(2 * sizeof(size_t) * (size_t)n);
-    if (!v->len) return smpi_error(c, MPI_ERR_NO_MEM, R, "%d ranks", n);
-    v->disp = v->len + n, v->counts = counts, v->displs = displs;
-    ptrdiff_t ext = smpi_extent(v->t);
-    size_t total = 0;
-    for (int i = 0; i < n; i++) v->len[i] = (size_t)counts[i] * v->t->dt->size, total += v->len[i];
-    if (smpi_contig(v->t)) {
-        ptrdiff_t off0 = v->t->dt->true_lb;
-        /* displacements may be negative: bytes are counted from the lowest */
-        ptrdiff_t lo = 0;
-        for (int i = 0; i < n; i++) if (displs[i] * ext + off0 < lo) lo = displs[i] * ext + off0;
-        v->base = (char *)buf + lo;
-        for (int i = 0; i < n; i++) v->disp[i] = (size_t)(displs[i] * ext + off0 - lo);
-        return MPI_SUCCESS;
-    }
-    if (!(v->tmp = malloc(total + 1))) { free(v->len); return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", total); }
-    v->base = v->tmp;
-    for (int i = 0, at = 0; i < n; at += (int)v->len[i], i++) {
-        v->disp[i] = (size_t)at;
-        if (pack) smpi_pack((char *)buf + displs[i] * ext, counts[i], v->t, v->base + at);
-    }
-    return MPI_SUCCESS;
-}
-
-static void vdone(struct vbuf *v, void *buf, bool unpack, int n)
-{
-    if (v->tmp && unpack)
-        for (int i = 0; i < n; i++)
-            smpi_unpack(v->base + v->disp[i], v->counts[i], v->t, (char *)buf + v->displs[i] * smpi_extent(v->t));
-    free(v->tmp);
-    free(v->len);
-}
-
-/* One block, as in the non-v calls. */
-static int view1(struct smpi_comm *c, const void *buf, int count, MPI_Datatype type, bool pack, void **tmp,
-                 const void **out, size_t *len, const char *R)
-{
-    struct smpi_type *t;
-    int rc = check_data(c, buf, count, type, &t, R);
-    if (rc) return rc;
-    *out = smpi_contig_buf((void *)buf, count, t, pack, tmp);
-    *len = (size_t)count * t->dt->size;
-    return MPI_SUCCESS;
-}
+#pragma weak MPI_Igather = PMPI_Igather
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    static const char R[] = "MPI_Gatherv";
-    BEGIN(R);
-    if ((rc = check_root(c, root, R))) return rc;
-    bool at_root = c->pt.rank == root, in_place = sendbuf == MPI_IN_PLACE;
-    if (in_place && !at_root) return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is only for the root");
-    struct vbuf v = { 0 };
-    if (at_root && (rc = vview(c, recvbuf, recvcounts, displs, recvtype, in_place, &v, R))) return rc;
-    void *stmp = NULL;
-    const void *in;
-    size_t slen;
-    if (in_place) in = v.base + v.disp[root], slen = v.len[root];
-    else if ((rc = view1(c, sendbuf, sendcount, sendtype, true, &stmp, &in, &slen, R))) { if (at_root) vdone(&v, recvbuf, false, 0); return rc; }
-    rc = status(c, coll_p2p_gatherv(in, slen, v.base, v.len, v.disp, root, &c->co), R);
-    if (at_root) vdone(&v, recvbuf, !rc, c->pt.size);
-    free(stmp);
-    return rc;
+    return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, NULL, false,
+                   "MPI_Gatherv");
 }
 #pragma weak MPI_Gatherv = PMPI_Gatherv
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, true,
+                   "MPI_Igatherv");
+}
+#pragma weak MPI_Igatherv = PMPI_Igatherv
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL, false, "MPI_Scatter");
+}
+#pragma weak MPI_Scatter = PMPI_Scatter
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, true,
+                   "MPI_Iscatter");
+}
+#pragma weak MPI_Iscatter = PMPI_Iscatter
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    static const char R[] = "MPI_Scatterv";
-    BEGIN(R);
-    if ((rc = check_root(c, root, R))) return rc;
-    bool at_root = c->pt.rank == root, in_place = recvbuf == MPI_IN_PLACE;
-    if (in_place && !at_root) return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is only for the root");
-    struct vbuf v = { 0 };
-    if (at_root && (rc = vview(c, (void *)sendbuf, sendcounts, displs, sendtype, true, &v, R))) return rc;
-    void *rtmp = NULL;
-    const void *out;
-    size_t rlen;
-    if (in_place) out = v.base + v.disp[root], rlen = v.len[root];
-    else if ((rc = view1(c, recvbuf, recvcount, recvtype, false, &rtmp, &out, &rlen, R))) { if (at_root) vdone(&v, NULL, false, 0); return rc; }
-    rc = status(c, coll_p2p_scatterv(v.base, v.len, v.disp, (void *)out, rlen, root, &c->co), R);
-    if (rtmp) {
-        if (!rc) smpi_unpack(rtmp, recvcount, smpi_type(recvtype), recvbuf);
-        free(rtmp);
-    }
-    if (at_root) vdone(&v, NULL, false, 0);
-    return rc;
+    return scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL, false,
+                    "MPI_Scatterv");
 }
 #pragma weak MPI_Scatterv = PMPI_Scatterv
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    return scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, true,
+                    "MPI_Iscatterv");
+}
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgather(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, comm, NULL, false,
+                     "MPI_Allgather");
+}
+#pragma weak MPI_Allgather = PMPI_Allgather
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return allgather(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, comm, request, true,
+                     "MPI_Iallgather");
+}
+#pragma weak MPI_Iallgather = PMPI_Iallgather
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    static const char R[] = "MPI_Allgatherv";
-    BEGIN(R);
-    bool in_place = sendbuf == MPI_IN_PLACE;
-    struct vbuf v;
-    if ((rc = vview(c, recvbuf, recvcounts, displs, recvtype, in_place, &v, R))) return rc;
-    void *stmp = NULL;
-    const void *in;
-    size_t slen;
-    int me = c->pt.rank;
-    if (in_place) in = v.base + v.disp[me], slen = v.len[me];
-    else if ((rc = view1(c, sendbuf, sendcount, sendtype, true, &stmp, &in, &slen, R))) { vdone(&v, recvbuf, false, 0); return rc; }
-    if (slen != v.len[me]) {
-        vdone(&v, recvbuf, false, 0);
-        free(stmp);
-        return smpi_error(c, MPI_ERR_TRUNCATE, R, "%zu bytes sent but %zu expected", slen, v.len[me]);
-    }
-    rc = status(c, coll_p2p_allgatherv(in, slen, v.base, v.len, v.disp, &c->co), R);
-    vdone(&v, recvbuf, !rc, c->pt.size);
-    free(stmp);
-    return rc;
+    return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, NULL, false,
+                     "MPI_Allgatherv");
 }
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, request, true,
+                     "MPI_Iallgatherv");
+}
+#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL, false, "MPI_Alltoall");
+}
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, true, "MPI_Ialltoall");
+}
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    static const char R[] = "MPI_Alltoallv";
-    BEGIN(R);
-    bool in_place = sendbuf == MPI_IN_PLACE;
-    struct vbuf sv, rv;
-    if ((rc = vview(c, recvbuf, recvcounts, rdispls, recvtype, in_place, &rv, R))) return rc;
-    if (in_place) {                      /* send what recvbuf holds, from a copy */
-        if ((rc = vview(c, recvbuf, recvcounts, rdispls, recvtype, true, &sv, R))) { vdone(&rv, recvbuf, false, 0); return rc; }
-        if (!sv.tmp) {
-            size_t span = 0;
-            for (int i = 0; i < c->pt.size; i++) if (sv.disp[i] + sv.len[i] > span) span = sv.disp[i] + sv.len[i];
-            if (!(sv.tmp = malloc(span + 1))) { vdone(&rv, recvbuf, false, 0); vdone(&sv, NULL, false, 0); return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", span); }
-            memcpy(sv.tmp, sv.base, span);
-            sv.base = sv.tmp;
-        }
-    } else if ((rc = vview(c, (void *)sendbuf, sendcounts, sdispls, sendtype, true, &sv, R))) {
-        vdone(&rv, recvbuf, false, 0);
-        return rc;
-    }
-    rc = status(c, coll_p2p_alltoallv(sv.base, sv.len, sv.disp, rv.base, rv.len, rv.disp, &c->co), R);
-    vdone(&rv, recvbuf, !rc, c->pt.size);
-    vdone(&sv, NULL, false, 0);
-    return rc;
+    return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, NULL, false,
+                     "MPI_Alltoallv");
 }
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request,
+                     true, "MPI_Ialltoallv");
+}
+#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm)
+{
+    return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, NULL,
+                     false, "MPI_Alltoallw");
+}
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                    void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request,
+                     true, "MPI_Ialltoallw");
+}
+#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw

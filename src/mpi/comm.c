@@ -9,10 +9,6 @@
 #include "sm_core.h"
 #include "smpi.h"
 
-/* Context ids: WORLD uses 0/1, SELF 2/3; new communicators agree on the next
- * free even id over their parent (each uses id and id + 1 for collectives). */
-static uint32_t next_ctx = 4;
-
 /* A group of size members to fill in (out of memory ends the job, as for
  * the communicators made from it). */
 static struct smpi_group *group_new(int size)
@@ -30,24 +26,12 @@ static struct smpi_group *group_of(MPI_Group h)
     return h;
 }
 
-/* Collective over the members of c: a context id free in every one. */
-static uint32_t agree_ctx_over(const struct p2p_comm *c)
-{
-    struct coll_fn max;
-    coll_fn_predefined(&max, COLL_UINT32, COLL_MAX);
-    uint32_t mine = next_ctx, id = mine;
-    if (coll_p2p_allreduce(&mine, &id, 1, &max, c)) sm_fatal("MPI: %s", sm_fail_reason());
-    next_ctx = id + 2;
-    return id;
-}
-static uint32_t agree_ctx(struct smpi_comm *parent) { return agree_ctx_over(&parent->co); }
-
 /* A new communicator over group g (owned by it; NULL: the caller is not a
  * member, *out is MPI_COMM_NULL). Collective over the parent, members or
  * not, or, with over, over that point-to-point context: the collective
- * engine's group is made here. */
-static int comm_new(struct smpi_group *g, uint32_t ctx, struct smpi_comm *parent, const struct p2p_comm *over,
-                    MPI_Comm *out, const char *R)
+ * engine's group is made here, and its number gives the context ids. */
+static int comm_new(struct smpi_group *g, struct smpi_comm *parent, const struct p2p_comm *over, MPI_Comm *out,
+                    const char *R)
 {
     struct coll_group cg;
     struct sm_group m = smpi_group_members(g);
@@ -60,7 +44,7 @@ static int comm_new(struct smpi_group *g, uint32_t ctx, struct smpi_comm *parent
     if (!g) return MPI_SUCCESS;
     struct smpi_comm *c = calloc(1, sizeof *c);
     if (!c) sm_fatal("MPI: out of memory for a communicator");
-    smpi_comm_setup(c, g, ctx, "");
+    smpi_comm_setup(c, g, smpi_ctx_of(&cg), "");
     c->cg = cg;
     c->errh = parent->errh;              /* inherited, as MPI says */
     smpi_errh_ref(c->errh);
@@ -226,9 +210,8 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 static int dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
 {
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
-    uint32_t ctx = agree_ctx(c);
     c->group->refs++;
-    int rc = comm_new(c->group, ctx, c, NULL, newcomm, R);
+    int rc = comm_new(c->group, c, NULL, newcomm, R);
     return rc ? rc : attrs_copy(c, *newcomm, R);
 }
 
@@ -250,20 +233,49 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 }
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 
-/* Done at once: the context agreement blocks until every member has called
- * it, so a program must not make a peer's MPI_Comm_idup wait for a message
- * it sends only after its own (MPI would allow that; a true nonblocking
- * agreement waits for nonblocking collectives). */
+/* Nonblocking: the new communicator exists at once (its attributes copied
+ * now), its group in the engine and so its context come with the request. */
+static void idup_done(void *ctx, sm_status_t st, const char *why)
+{
+    struct smpi_request *q = ctx;
+    struct smpi_comm *n = q->coll;
+    q->coll = NULL;
+    if (!st) {
+        n->pt.ctx = smpi_ctx_of(&n->cg);
+        n->co.ctx = n->pt.ctx + 1;
+    }
+    smpi_request_coll_done(q, st, "MPI_Comm_idup", why);
+}
+
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     static const char R[] = "MPI_Comm_idup";
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     if (!request) return smpi_error(c, MPI_ERR_REQUEST, R, "request pointer is NULL");
-    int rc = dup(c, newcomm, R);
-    if (rc) return rc;
-    if (!(*request = smpi_request_done(c))) return smpi_error(c, MPI_ERR_NO_MEM, R, "%s", sm_fail_reason());
-    return MPI_SUCCESS;
+    if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
+    struct smpi_comm *n = calloc(1, sizeof *n);
+    struct smpi_request *q = n ? smpi_request_coll(c) : NULL;
+    if (!q) {
+        free(n);
+        return smpi_error(c, MPI_ERR_NO_MEM, R, "no memory for a communicator");
+    }
+    c->group->refs++;
+    smpi_comm_setup(n, c->group, 0, "");
+    n->errh = c->errh;
+    smpi_errh_ref(n->errh);
+    struct sm_group m = smpi_group_members(c->group);
+    q->coll = n;
+    sm_status_t st = coll_group_icreate(&n->cg, &m, &c->cg, idup_done, q);
+    if (st) {
+        q->coll = NULL;
+        smpi_request_release(q);
+        smpi_comm_unref(n);
+        return smpi_error(c, smpi_class_of(st), R, "%s", sm_fail_reason());
+    }
+    *newcomm = n;
+    *request = q;
+    return attrs_copy(c, n, R);
 }
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
 
@@ -286,7 +298,6 @@ static int split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, con
         free(all);
         return smpi_error(c, MPI_ERR_OTHER, R, "%s", sm_fail_reason());
     }
-    uint32_t ctx = agree_ctx(c);
     struct smpi_group *g = NULL;
     if (color != MPI_UNDEFINED) {
         int m = 0;
@@ -297,7 +308,7 @@ static int split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, con
         smpi_group_set_rank(g);
     }
     free(all);
-    return comm_new(g, ctx, c, NULL, newcomm, R);
+    return comm_new(g, c, NULL, newcomm, R);
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -334,18 +345,17 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         for (int j = 0; j < c->pt.size && !in; j++) in = c->group->world[j] == g->world[i];
         if (!in) return smpi_error(c, MPI_ERR_GROUP, R, "group member %d is not in the communicator", i);
     }
-    uint32_t ctx = agree_ctx(c);
     struct smpi_group *ng = NULL;
     if (g->rank != MPI_UNDEFINED) {
         ng = group_new(g->size);
         memcpy(ng->world, g->world, sizeof(int) * (size_t)g->size);
         smpi_group_set_rank(ng);
     }
-    return comm_new(ng, ctx, c, NULL, newcomm, R);
+    return comm_new(ng, c, NULL, newcomm, R);
 }
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 
-/* Only the group's members call it: they agree on a context over the
+/* Only the group's members call it: they make the engine's group over the
  * parent's point-to-point context, with an internal tag made from the
  * user's (so concurrent calls on other groups or tags do not mix). */
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
@@ -364,11 +374,10 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         if (!in) return smpi_error(c, MPI_ERR_GROUP, R, "group member %d is not in the communicator", i);
     }
     struct p2p_comm tmp = { c->pt.ctx, g->rank, g->size, g->world, -2 - tag };
-    uint32_t ctx = agree_ctx_over(&tmp);
     struct smpi_group *ng = group_new(g->size);
     memcpy(ng->world, g->world, sizeof(int) * (size_t)g->size);
     smpi_group_set_rank(ng);
-    return comm_new(ng, ctx, c, &tmp, newcomm, R);
+    return comm_new(ng, c, &tmp, newcomm, R);
 }
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 

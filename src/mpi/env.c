@@ -25,6 +25,7 @@ static int init(int required, int *provided, const char *routine)
     sm_status_t st = p2p_init(sizeof(struct smpi_request));
     if (st) return smpi_error(NULL, st == SM_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER, routine, "%s", sm_fail_reason());
     if (smpi_comm_init_predef()) return smpi_error(NULL, MPI_ERR_NO_MEM, routine, "no memory for MPI_COMM_WORLD");
+    coll_poll_p2p(true);                 /* a rank blocked in a collective still posts its sends */
     /* MULTIPLE needs a thread-safe engine: not yet. */
     thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
     if (provided) *provided = thread_level;

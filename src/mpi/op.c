@@ -59,16 +59,14 @@ static const char *const op_name[] = {
     "MPI_LXOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP",
 };
 
-/* A user function: inout = in op inout on count elements of the datatype. */
+/* A user function: inout = in op inout on n elements of the datatype (the
+ * addresses its typemap is relative to, as in a buffer of the program's). */
 static void apply_user(const void *in, void *inout, size_t n, const void *ctx)
 {
-    const struct smpi_op *op = ctx;
-    MPI_Datatype t = op->type;
+    const struct smpi_uop *u = ctx;
+    MPI_Datatype t = u->type;
     int len = (int)n;
-    /* in and inout hold whole extents from the lower bound on; the function
-     * wants the buffer addresses the datatype is relative to */
-    ptrdiff_t lb = smpi_type(t)->dt->lb;
-    op->fn((char *)in - lb, (char *)inout - lb, &len, &t);
+    u->op->fn((void *)in, inout, &len, &t);
 }
 
 int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t, const char *R,
@@ -81,8 +79,8 @@ int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct
         if (smpi_extent(t) <= 0 && t->dt->size)
             return smpi_error(c, MPI_ERR_TYPE, R, "user operations need a positive extent, not %ld",
                               (long)smpi_extent(t));
-        op->type = h;
-        *out = (struct smpi_red){ .fn = { apply_user, op, (size_t)smpi_extent(t) } };
+        *out = (struct smpi_red){ .op = COLL_USER, .uop = { op, h } };
+        out->fn = (struct coll_fn){ apply_user, &out->uop, (size_t)smpi_extent(t) };
         return MPI_SUCCESS;
     }
     int o = OPNUM(op);

@@ -84,7 +84,9 @@ static sm_status_t req_start(struct smpi_request *q)
 static void describe(const struct smpi_request *q, char *buf, size_t len)
 {
     const struct p2p_status *ps = &q->p.st;
-    if (ps->err == SM_ERR_TRUNCATE)
+    if (q->kind == SMPI_REQ_COLL)
+        snprintf(buf, len, "%s", q->p.why ? q->p.why : sm_status_name(ps->err));
+    else if (ps->err == SM_ERR_TRUNCATE)
         snprintf(buf, len, "message from rank %d with tag %d is longer than the %zu-byte buffer", ps->source, ps->tag,
                  q->p.len);
     else if (q->kind == SMPI_REQ_RECV)

@@ -61,7 +61,6 @@ struct smpi_op {
     uint32_t magic;
     MPI_User_function *fn;
     int commute;
-    MPI_Datatype type;          /* while a reduction runs: the datatype handed to fn */
 };
 
 /* A datatype handle: MPI's things about it; where its bytes are is its dt
@@ -84,7 +83,7 @@ struct smpi_type {
     struct smpi_type **cd;
 };
 
-enum smpi_req_kind { SMPI_REQ_SEND = 1, SMPI_REQ_RECV };
+enum smpi_req_kind { SMPI_REQ_SEND = 1, SMPI_REQ_RECV, SMPI_REQ_COLL };
 struct smpi_request {
     struct p2p_req p;           /* first: the engine's part */
     int       kind;
@@ -99,6 +98,7 @@ struct smpi_request {
     enum p2p_mode mode;
     struct smpi_request *bnext; /* buffered sends in flight (MPI_Bsend) */
     void     *bcopy;            /* a buffered send's copy of the message */
+    void     *coll;             /* a nonblocking collective's state (collective.c, comm.c) */
 };
 
 /* Handle resolution: predefined handles are small integers. */
@@ -183,13 +183,14 @@ void smpi_unpack(const void *in, int count, const struct smpi_type *t, void *out
  * to free) when pack; for receive buffers (pack false) an unpacked scratch. */
 void *smpi_contig_buf(void *buf, int count, const struct smpi_type *t, bool pack, void **tmp);
 /* Reductions (op.c): the operation on predefined (or homogeneous derived)
- * types: as a function (the p2p algorithms, MPI_Reduce_local) and, for the
- * predefined operations, as the engine's kernel (type, op). */
+ * types as the engine's (type, op), or a user function with its datatype
+ * (fn.ctx points at uop: *out must stay where it is while fn is used). */
 struct smpi_red {
     struct coll_fn fn;
     bool predefined;
     enum coll_dtype type;
     enum coll_redop op;
+    struct smpi_uop { struct smpi_op *op; MPI_Datatype type; } uop;
 };
 int  smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t,
                      const char *routine, struct smpi_red *out);
@@ -222,6 +223,16 @@ static inline void smpi_request_release(struct smpi_request *q)
 }
 /* (request.c) Complete q at once, with an empty status. */
 void smpi_request_complete(struct smpi_request *q);
+/* A request for a nonblocking collective on c (active until the engine
+ * calls smpi_request_coll_done), or NULL when out of memory. */
+struct smpi_request *smpi_request_coll(struct smpi_comm *c);
+/* The collective ended with st (the reason why, for routine): the request
+ * completes (or, freed by the program already, goes). */
+void smpi_request_coll_done(struct smpi_request *q, sm_status_t st, const char *routine, const char *why);
+/* Context ids: WORLD uses 0/1, SELF 2/3, and the others a pair from the
+ * number of their group in the collective engine, unique among this rank's
+ * live communicators and the same in every member. */
+static inline uint32_t smpi_ctx_of(const struct coll_group *g) { return 4 + 2 * (uint32_t)g->num; }
 /* A request that is already complete (empty status), or NULL when out of
  * memory: the nonblocking calls that finish at once (MPI_Comm_idup) return it. */
 MPI_Request smpi_request_done(struct smpi_comm *c);

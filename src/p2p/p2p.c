@@ -746,8 +746,11 @@ static void reap_detached(void)
     }
 }
 
+void (*p2p_progress_hook)(void);
+
 static void progress(bool all)
 {
+    if (SM_UNLIKELY(p2p_progress_hook != NULL)) p2p_progress_hook();
     drain(all);
     if (P.npending) drain_pending();
     if (P.detached.head) reap_detached();

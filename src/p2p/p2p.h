@@ -108,6 +108,10 @@ static inline bool p2p_done(const struct p2p_req *r)
  * may be behind a stuck one (from that sender, or from any), r still active. */
 sm_status_t p2p_progress(void);
 sm_status_t p2p_test(struct p2p_req *r);
+/* Other engines' progress, run by every progress pass (and so by every
+ * test and wait) while set: the collective engine sets it while it has
+ * nonblocking collectives to move on. The hook must not wait. */
+extern void (*p2p_progress_hook)(void);
 sm_status_t p2p_wait(struct p2p_req *r);
 /* Progress until cond(arg) is true (SM_OK), sleeping politely; SM_ERR_NOMEM
  * if a sender is stuck first (the condition cannot say what it waits for). */

@@ -1,0 +1,485 @@
+/* move.c: the collectives that move data (DESIGN.md §4, seed 000 §3.5,
+ * §3.7), as schedule bodies (sched.c runs them): barrier; broadcast
+ * (readers copy from the root; a large one in chunks that the root and
+ * every reader claim, so all copy at once); gather (members write their
+ * blocks straight into the root's buffer; small ones travel in records and
+ * the root copies them); scatter (members copy their block out of the
+ * root's buffer); allgather, collect and alltoall (each member copies its
+ * blocks out of every peer's buffer). Small contributions travel in the
+ * record or the bounce buffer, so their owner need not wait for readers.
+ * Copies go typemap to typemap (src/dt). And the OpenSHMEM shorthands. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_internal.h"
+
+/* Measured on this machine (2 cores): see the table in reduce.c's header
+ * for the command. A broadcast of at least this many bytes is copied in
+ * chunks by the root and every reader together. */
+#define BCAST_COOP  (64 << 10)
+#define BCAST_CHUNK (32 << 10)
+
+/* --- Helpers --------------------------------------------------------------------- */
+
+/* The stream of blocks [0, nblocks) of b (local), packed one after the other at dst. */
+static size_t pack_blocks(char *dst, const struct coll_buf *b, int nblocks)
+{
+    struct coll_lay l;
+    coll_lay_local(&l, b);
+    size_t at = 0;
+    for (int i = 0; i < nblocks; i++) {
+        struct coll_blk k = coll_block(&l, i, nblocks), d = { dst + at, k.bytes, NULL, k.bytes };
+        if (k.bytes) coll_copy(&d, &k, 0, k.bytes);
+        at += k.bytes;
+    }
+    return at;
+}
+
+/* Stream bytes of blocks [0, nblocks) of b. */
+static size_t bytes_of(const struct coll_buf *b, int nblocks)
+{
+    struct coll_lay l;
+    coll_lay_local(&l, b);
+    if (!b->counts) return (size_t)nblocks * l.count * l.size;
+    size_t t = 0;
+    for (int i = 0; i < nblocks; i++) t += coll_block(&l, i, nblocks).bytes;
+    return t;
+}
+
+/* Publish blocks [0, nblocks) of b as this member's source: a copy in the
+ * record or bounce buffer when small (and fixed), else the buffer itself. */
+static sm_status_t publish_src(struct coll_op *o, const struct coll_buf *b, int nblocks)
+{
+    size_t total = bytes_of(b, nblocks);
+    void *c = (!b->counts || nblocks == 1) ? coll_carrier(o, total) : NULL;
+    if (c) {
+        pack_blocks(c, b, nblocks);
+        o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, nblocks == 1 ? total : bytes_of(b, 1), 0,
+                                    0, 0, 1, 1 };
+        o->flags |= REC_CARRIED;
+        o->readers = COLL_NONE;
+        return SM_OK;
+    }
+    o->readers = COLL_ALL;
+    return coll_lay_src(o, &o->src, b, nblocks);
+}
+
+/* A single block of b: block i of it as a buffer of its own. */
+static struct coll_buf block_buf(const struct coll_buf *b, int i, int nblocks)
+{
+    struct coll_lay l;
+    coll_lay_local(&l, b);
+    struct coll_blk k = coll_block(&l, i, nblocks);
+    return (struct coll_buf){ k.base, k.count, k.type, NULL, NULL, NULL };
+}
+
+static struct coll_blk local_block(const struct coll_buf *b, int i, int nblocks)
+{
+    struct coll_lay l;
+    coll_lay_local(&l, b);
+    return coll_block(&l, i, nblocks);
+}
+
+static __attribute__((noinline, cold)) void size_mismatch(struct coll_op *o, int i, const char *what, size_t theirs,
+                                                          size_t mine)
+{
+    coll_fail(o, sm_fail(SM_ERR_MISMATCH, "member %d of the group (rank %d) %s %zu bytes, this member (%d) %zu", i,
+                         coll_rank(o, i), what, theirs, o->me, mine));
+}
+
+/* Every peer's record, from the next member on, checked against this
+ * member's (with same_len, their lengths too). Resumes at o->i. */
+#define AWAIT_PEERS(o, same_len)                                                                        \
+    for ((o)->i = 1; (o)->i < (o)->n; (o)->i++) {                                                      \
+        CO_WAIT((o)->bpc, coll_await(o, coll_next(o, (o)->i)));                                        \
+        coll_check(o, coll_next(o, (o)->i), coll_rec_of((o)->g, coll_next(o, (o)->i), (o)->seq), same_len); \
+    }
+
+/* --- Barrier ------------------------------------------------------------------------ */
+static sm_status_t barrier_prepare(struct coll_op *o, struct coll_rec *mine)
+{
+    (void)o, (void)mine;
+    return SM_OK;
+}
+static bool barrier_body(struct coll_op *o)
+{
+    CO_BEGIN(o->bpc);
+    AWAIT_PEERS(o, false);
+    CO_END(o->bpc);
+}
+const struct coll_kind_ops coll_barrier_ops = { "barrier", barrier_prepare, barrier_body };
+
+/* --- Broadcast ----------------------------------------------------------------------
+ * src (root's source; NULL: dst) at root, dst everywhere (at the root too
+ * unless NULL or src). A reader of a large broadcast publishes its dst and
+ * a chunk counter: whoever claims a chunk (the reader, the root, which has
+ * nothing else to do) copies it, and the reader waits until all are done. */
+static const struct coll_buf *bcast_src(const struct coll_op *o) { return o->a.src.base ? &o->a.src : &o->a.dst; }
+static size_t bcast_len(const struct coll_op *o)
+{
+    const struct coll_buf *b = o->me == o->a.root ? bcast_src(o) : &o->a.dst;
+    return b->count * coll_elem_size(b->type);
+}
+static inline uint32_t chunks_of(size_t len) { return (uint32_t)((len + BCAST_CHUNK - 1) / BCAST_CHUNK); }
+
+static sm_status_t bcast_prepare(struct coll_op *o, struct coll_rec *mine)
+{
+    (void)mine;
+    o->len = bcast_len(o);
+    if (o->me == o->a.root) return publish_src(o, bcast_src(o), 1);
+    if (o->len < BCAST_COOP || o->n == 1) return SM_OK;
+    o->flags |= REC_SHARE;
+    return coll_lay_dst(o, &o->dst, &o->a.dst, 1);
+}
+
+/* Claim chunks of reader i's dst (its record r) and copy them from src. */
+static void bcast_chunks(struct coll_op *o, struct coll_rec *r, const struct coll_blk *src, const struct coll_blk *dst,
+                         int i)
+{
+    uint32_t n = chunks_of(o->len), c;
+    while ((c = atomic_fetch_add_explicit(&r->claim, 1, memory_order_relaxed)) < n) {
+        size_t off = (size_t)c * BCAST_CHUNK, len = o->len - off < BCAST_CHUNK ? o->len - off : BCAST_CHUNK;
+        if (!o->st) coll_copy(dst, src, off, len);
+        if (atomic_fetch_add_explicit(&r->done, 1, memory_order_acq_rel) + 1 == n && i != o->me)
+            sm_wake_inline(coll_rank(o, i));
+    }
+}
+
+static bool bcast_body(struct coll_op *o)
+{
+    int root = o->a.root;
+    struct coll_rec *p;
+    CO_BEGIN(o->bpc);
+    if (o->me == root) {
+        if (o->n > 1 && !(o->flags & REC_CARRIED) && o->len >= BCAST_COOP) {
+            /* help every reader that shares its copy, as they come */
+            for (o->i = 1; o->i < o->n; o->i++) {
+                CO_WAIT(o->bpc, coll_await(o, coll_next(o, o->i)));
+                int i = coll_next(o, o->i);
+                p = coll_rec_of(o->g, i, o->seq);
+                if (!coll_check(o, i, p, true) || !(p->flags & REC_SHARE)) continue;
+                struct coll_blk s = local_block(bcast_src(o), 0, 1), d = coll_block(&p->dst, 0, 1);
+                bcast_chunks(o, p, &s, &d, i);
+            }
+        }
+        const struct coll_buf *s = bcast_src(o);
+        if (o->a.dst.base && o->a.dst.base != s->base && o->len) {
+            struct coll_blk d = local_block(&o->a.dst, 0, 1), k = local_block(s, 0, 1);
+            coll_copy(&d, &k, 0, o->len);
+        }
+        return true;
+    }
+    CO_WAIT(o->bpc, coll_await(o, root));
+    p = coll_rec_of(o->g, root, o->seq);
+    if (coll_check(o, root, p, true) && !o->st && o->len) {
+        /* a sharing reader's dst is the one it published (perhaps a stage) */
+        struct coll_blk s = coll_block(&p->src, 0, 1),
+                        d = o->flags & REC_SHARE ? coll_block(&o->dst, 0, 1) : local_block(&o->a.dst, 0, 1);
+        if (!(o->flags & REC_SHARE) || (p->flags & REC_CARRIED)) {
+            coll_copy(&d, &s, 0, o->len);
+            return true;
+        }
+        bcast_chunks(o, coll_rec_of(o->g, o->me, o->seq), &s, &d, o->me);
+    }
+    if (o->flags & REC_SHARE) {          /* whatever happened, the chunks others claimed end */
+        if (o->st) bcast_chunks(o, coll_rec_of(o->g, o->me, o->seq), NULL, NULL, o->me);
+        CO_WAIT(o->bpc, atomic_load_explicit(&coll_rec_of(o->g, o->me, o->seq)->done, memory_order_acquire) >=
+                            chunks_of(o->len));
+    }
+    CO_END(o->bpc);
+}
+const struct coll_kind_ops coll_bcast_ops = { "broadcast", bcast_prepare, bcast_body };
+
+/* --- Gather ---------------------------------------------------------------------------
+ * The root publishes its dst; a member whose block is small sends it in its
+ * record (the root copies it), else writes it into the root's dst itself. */
+static size_t gather_mine(const struct coll_op *o)
+{
+    if (o->a.src.base == COLL_IN_PLACE) return local_block(&o->a.dst, o->me, o->n).bytes;
+    return o->a.src.count * coll_elem_size(o->a.src.type);
+}
+
+static sm_status_t gather_prepare(struct coll_op *o, struct coll_rec *mine)
+{
+    (void)mine;
+    o->len = gather_mine(o);
+    if (o->me == o->a.root) {
+        o->flags |= REC_PUSH;
+        o->readers = COLL_NONE;          /* COLL_ALL once a peer writes into dst (body) */
+        return coll_lay_dst(o, &o->dst, &o->a.dst, o->n);
+    }
+    void *c = coll_carrier(o, o->len);
+    if (c) return publish_src(o, &o->a.src, 1);
+    return coll_lay_src(o, &o->src, &o->a.src, 1);   /* written into the root's dst by this member */
+}
+
+static bool gather_body(struct coll_op *o)
+{
+    int root = o->a.root;
+    struct coll_rec *p;
+    CO_BEGIN(o->bpc);
+    if (o->me != root) {
+        if (o->flags & REC_CARRIED) return true;
+        CO_WAIT(o->bpc, coll_await(o, root));
+        p = coll_rec_of(o->g, root, o->seq);
+        if (!coll_check(o, root, p, false) || o->st) return true;
+        struct coll_blk d = coll_block(&p->dst, o->me, o->n), s = local_block(&o->a.src, 0, 1);
+        if (d.bytes != o->len) size_mismatch(o, root, "as the root expects", d.bytes, o->len);
+        else if (o->len) coll_copy(&d, &s, 0, o->len);
+        return true;
+    }
+    for (o->i = 1; o->i < o->n; o->i++) {
+        CO_WAIT(o->bpc, coll_await(o, coll_next(o, o->i)));
+        int i = coll_next(o, o->i);
+        p = coll_rec_of(o->g, i, o->seq);
+        if (!coll_check(o, i, p, false)) continue;
+        struct coll_blk d = coll_block(&o->dst, i, o->n);       /* as published: perhaps a stage */
+        if (p->len != d.bytes) size_mismatch(o, i, "sends", p->len, d.bytes);
+        else if (p->flags & REC_CARRIED) {
+            struct coll_blk s = coll_block(&p->src, 0, 1);
+            if (!o->st && d.bytes) coll_copy(&d, &s, 0, d.bytes);
+        } else o->readers = COLL_ALL;      /* it writes into dst: wait for it */
+    }
+    if (o->a.src.base != COLL_IN_PLACE && o->len && !o->st) {
+        struct coll_blk d = coll_block(&o->dst, root, o->n), s = local_block(&o->a.src, 0, 1);
+        if (d.bytes != o->len) size_mismatch(o, root, "(the root itself) sends", o->len, d.bytes);
+        else coll_copy(&d, &s, 0, o->len);
+    }
+    CO_END(o->bpc);
+}
+const struct coll_kind_ops coll_gather_ops = { "gather", gather_prepare, gather_body };
+
+/* --- Scatter --------------------------------------------------------------------------
+ * The root publishes its src (a copy in its record when small); every
+ * member copies its block out of it. */
+static sm_status_t scatter_prepare(struct coll_op *o, struct coll_rec *mine)
+{
+    (void)mine;
+    o->len = o->a.dst.base == COLL_IN_PLACE ? 0 : o->a.dst.count * coll_elem_size(o->a.dst.type);
+    if (o->me != o->a.root) return SM_OK;
+    return publish_src(o, &o->a.src, o->n);
+}
+
+static bool scatter_body(struct coll_op *o)
+{
+    int root = o->a.root;
+    struct coll_rec *p;
+    CO_BEGIN(o->bpc);
+    if (o->me == root) {
+        if (o->a.dst.base != COLL_IN_PLACE && o->len) {
+            struct coll_blk s = local_block(&o->a.src, root, o->n), d = local_block(&o->a.dst, 0, 1);
+            if (s.bytes != o->len) size_mismatch(o, root, "(the root itself) sends", s.bytes, o->len);
+            else coll_copy(&d, &s, 0, o->len);
+        }
+        return true;
+    }
+    CO_WAIT(o->bpc, coll_await(o, root));
+    p = coll_rec_of(o->g, root, o->seq);
+    if (!coll_check(o, root, p, false) || o->st) return true;
+    struct coll_blk s = coll_block(&p->src, o->me, o->n), d = local_block(&o->a.dst, 0, 1);
+    if (s.bytes != o->len) size_mismatch(o, root, "(the root) sends", s.bytes, o->len);
+    else if (o->len) coll_copy(&d, &s, 0, o->len);
+    CO_END(o->bpc);
+}
+const struct coll_kind_ops coll_scatter_ops = { "scatter", scatter_prepare, scatter_body };
+
+/* --- Allgather, collect -------------------------------------------------------------
+ * Every member publishes its block; each copies every peer's into its dst.
+ * Every record is checked before any data moves: a mismatch is everyone's. */
+static struct coll_buf allgather_mine(const struct coll_op *o)
+{
+    return o->a.src.base == COLL_IN_PLACE ? block_buf(&o->a.dst, o->me, o->n) : o->a.src;
+}
+
+static sm_status_t allgather_prepare(struct coll_op *o, struct coll_rec *mine)
+{
+    (void)mine;
+    struct coll_buf b = allgather_mine(o);
+    o->len = b.count * coll_elem_size(b.type);
+    return publish_src(o, &b, 1);
+}
+
+static bool allgather_body(struct coll_op *o)
+{
+    bool collect = o->a.kind == COLL_COLLECT;
+    CO_BEGIN(o->bpc);
+    AWAIT_PEERS(o, collect ? false : !o->a.dst.counts);
+    if (o->st) return true;
+    if (collect) {           /* dst: every member's bytes concatenated in order */
+        size_t at = 0;
+        for (int i = 0; i < o->n; i++) {
+            struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
+            struct coll_blk d = { (char *)o->a.dst.base + at, p->len, NULL, p->len };
+            struct coll_blk s = i == o->me ? local_block(&o->a.src, 0, 1) : coll_block(&p->src, 0, 1);
+            if (p->len && !(i == o->me && s.base == d.base && !s.type)) coll_copy(&d, &s, 0, p->len);
+            at += p->len;
+        }
+        return true;
+    }
+    for (int k = 1; k < o->n; k++) {     /* sizes first: a mismatch moves nothing */
+        int i = coll_next(o, k);
+        struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
+        size_t want = local_block(&o->a.dst, i, o->n).bytes;
+        if (p->len != want) {
+            size_mismatch(o, i, "sends", p->len, want);
+            return true;
+        }
+    }
+    for (int k = 1; k < o->n; k++) {
+        int i = coll_next(o, k);
+        struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
+        struct coll_blk d = local_block(&o->a.dst, i, o->n), s = coll_block(&p->src, 0, 1);
+        if (d.bytes) coll_copy(&d, &s, 0, d.bytes);
+    }
+    if (o->a.src.base != COLL_IN_PLACE) {
+        struct coll_blk d = local_block(&o->a.dst, o->me, o->n), s = local_block(&o->a.src, 0, 1);
+        if (d.bytes != o->len) size_mismatch(o, o->me, "(this member) sends", o->len, d.bytes);
+        else if (o->len) coll_copy(&d, &s, 0, o->len);
+    }
+    CO_END(o->bpc);
+}
+const struct coll_kind_ops coll_allgather_ops = { "allgather", allgather_prepare, allgather_body };
+
+/* --- Alltoall ---------------------------------------------------------------------------
+ * Every member publishes its src blocks; each copies block `me` of every
+ * peer's into its own dst. In place, src is a copy of dst made first (the
+ * blocks peers copy must not be overwritten before they have). */
+static sm_status_t alltoall_prepare(struct coll_op *o, struct coll_rec *mine)
+{
+    (void)mine;
+    const struct coll_buf *b = &o->a.src;
+    o->len = o->a.dst.counts ? 0 : o->a.dst.count * coll_elem_size(o->a.dst.type);
+    if (o->a.src.base != COLL_IN_PLACE) return publish_src(o, b, o->n);
+    /* in place: the data to send is dst; a packed copy of it is published */
+    size_t total = bytes_of(&o->a.dst, o->n);
+    void *c = !o->a.dst.counts ? coll_carrier(o, total) : NULL;
+    int *displs = NULL, *counts = NULL;
+    if (!c && !(c = coll_alloc(o, total + (o->a.dst.counts ? 2 * sizeof(int) * (size_t)o->n : 0)))) return o->st;
+    pack_blocks(c, &o->a.dst, o->n);
+    o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, o->len, 0, 0, 0, 1, 1 };
+    if (o->a.dst.counts) {
+        counts = (int *)((char *)c + total), displs = counts + o->n;
+        size_t at = 0;
+        for (int i = 0; i < o->n; i++) {
+            counts[i] = (int)local_block(&o->a.dst, i, o->n).bytes, displs[i] = (int)at;
+            at += (size_t)counts[i];
+        }
+        o->src.counts = (uint64_t)(uintptr_t)coll_global(counts), o->src.displs = (uint64_t)(uintptr_t)coll_global(displs);
+    }
+    bool carried = c == coll_carrier(o, total) && !o->a.dst.counts;
+    if (carried) o->flags |= REC_CARRIED;
+    o->readers = carried ? COLL_NONE : COLL_ALL;
+    return o->st;
+}
+
+static bool alltoall_body(struct coll_op *o)
+{
+    CO_BEGIN(o->bpc);
+    AWAIT_PEERS(o, !o->a.dst.counts);
+    if (o->st) return true;
+    for (int k = 1; k < o->n; k++) {     /* sizes first: a mismatch moves nothing */
+        int i = coll_next(o, k);
+        size_t theirs = coll_block(&coll_rec_of(o->g, i, o->seq)->src, o->me, o->n).bytes;
+        size_t want = local_block(&o->a.dst, i, o->n).bytes;
+        if (theirs != want) {
+            size_mismatch(o, i, "sends", theirs, want);
+            return true;
+        }
+    }
+    for (int k = 1; k < o->n; k++) {
+        int i = coll_next(o, k);
+        struct coll_blk s = coll_block(&coll_rec_of(o->g, i, o->seq)->src, o->me, o->n);
+        struct coll_blk d = local_block(&o->a.dst, i, o->n);
+        if (d.bytes) coll_copy(&d, &s, 0, d.bytes);
+    }
+    if (o->a.src.base != COLL_IN_PLACE) {
+        struct coll_blk s = local_block(&o->a.src, o->me, o->n), d = local_block(&o->a.dst, o->me, o->n);
+        if (s.bytes != d.bytes) size_mismatch(o, o->me, "(this member) sends", s.bytes, d.bytes);
+        else if (d.bytes) coll_copy(&d, &s, 0, d.bytes);
+    }
+    CO_END(o->bpc);
+}
+const struct coll_kind_ops coll_alltoall_ops = { "alltoall", alltoall_prepare, alltoall_body };
+
+/* --- OpenSHMEM's shorthands ---------------------------------------------------------- */
+static inline struct coll_buf bytes(const void *p, size_t len) { return (struct coll_buf){ (void *)p, len, NULL, NULL, NULL, NULL }; }
+
+sm_status_t coll_barrier(struct coll_group *g)
+{
+    struct coll_args a = { .kind = COLL_BARRIER };
+    return coll_run(g, &a);
+}
+
+sm_status_t coll_bcast(struct coll_group *g, void *dst, const void *src, size_t len, int root)
+{
+    struct coll_args a = { .kind = COLL_BCAST, .root = root, .src = bytes(g->m.me == root ? src : NULL, len),
+                           .dst = bytes(dst, len) };
+    if (g->m.me == root && (!dst || dst == src)) a.dst.base = NULL;
+    return coll_run(g, &a);
+}
+
+sm_status_t coll_allgather(struct coll_group *g, void *dst, const void *src, size_t len)
+{
+    struct coll_args a = { .kind = COLL_ALLGATHER, .src = bytes(src, len), .dst = bytes(dst, len) };
+    if (src == (char *)dst + (size_t)g->m.me * len) a.src.base = COLL_IN_PLACE;
+    return coll_run(g, &a);
+}
+
+sm_status_t coll_collect(struct coll_group *g, void *dst, const void *src, size_t len)
+{
+    struct coll_args a = { .kind = COLL_COLLECT, .src = bytes(src, len), .dst = bytes(dst, 0) };
+    return coll_run(g, &a);
+}
+
+/* A block of nelems elements of elem bytes, stride elements apart, whose
+ * extent is the whole block's place (nelems * stride elements): a type. */
+static sm_status_t strided_type(size_t elem, size_t nelems, ptrdiff_t stride, struct dt_type **out)
+{
+    static struct dt_predef byte;
+    static _Atomic int ready;
+    if (!atomic_load_explicit(&ready, memory_order_acquire)) {   /* the same bytes if two threads race */
+        dt_predef_init(&byte, 0, 1, 1, 1, 0, 0);
+        atomic_store_explicit(&ready, 1, memory_order_release);
+    }
+    struct dt_type *e = NULL, *v = NULL;
+    sm_status_t st = dt_contiguous(elem, &byte.t, &e);
+    if (!st) st = dt_hvector(nelems, 1, stride * (ptrdiff_t)elem, e, &v);
+    if (!st) st = dt_resized(v, 0, (ptrdiff_t)(nelems * (size_t)stride * elem), out);
+    dt_unref(e);
+    dt_unref(v);
+    return st;
+}
+
+sm_status_t coll_alltoalls(struct coll_group *g, void *dst, const void *src, ptrdiff_t dst_stride,
+                           ptrdiff_t src_stride, size_t elem, size_t nelems)
+{
+    size_t len, span;
+    if (nelems && (src_stride < 1 || dst_stride < 1))
+        return sm_fail(SM_ERR_ARG, "strides %td and %td must be positive", dst_stride, src_stride);
+    if (__builtin_mul_overflow(elem, nelems, &len) ||
+        __builtin_mul_overflow(len, (size_t)(src_stride > dst_stride ? src_stride : dst_stride), &span) ||
+        __builtin_mul_overflow(span, (size_t)g->m.size, &span))
+        return sm_fail(SM_ERR_ARG, "%zu elements of %zu bytes at strides %td and %td overflow the address space",
+                       nelems, elem, dst_stride, src_stride);
+    struct coll_args a = { .kind = COLL_ALLTOALL, .src = bytes(src, len), .dst = bytes(dst, len) };
+    struct dt_type *st_ = NULL, *dt_ = NULL;
+    sm_status_t st = SM_OK;
+    if (nelems && src_stride != 1 && !(st = strided_type(elem, nelems, src_stride, &st_))) a.src = (struct coll_buf){ (void *)src, 1, st_, NULL, NULL, NULL };
+    if (!st && nelems && dst_stride != 1 && !(st = strided_type(elem, nelems, dst_stride, &dt_))) a.dst = (struct coll_buf){ dst, 1, dt_, NULL, NULL, NULL };
+    if (!st) st = coll_run(g, &a);
+    dt_unref(st_);
+    dt_unref(dt_);
+    return st;
+}
+
+sm_status_t coll_reduce(struct coll_group *g, void *dst, const void *src, size_t count, enum coll_dtype t,
+                        enum coll_redop op, int root)
+{
+    size_t len;
+    if (__builtin_mul_overflow(count, coll_dtype_size(t), &len))
+        return sm_fail(SM_ERR_ARG, "%zu elements of %zu bytes overflow the address space", count, coll_dtype_size(t));
+    struct coll_args a = { .kind = root == COLL_ALL ? COLL_ALLREDUCE : COLL_REDUCE, .root = root,
+                           .src = bytes(src == dst ? COLL_IN_PLACE : src, len), .dst = bytes(dst, len),
+                           .red = { .t = t, .op = op } };
+    return coll_run(g, &a);
+}

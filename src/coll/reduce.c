@@ -1,0 +1,413 @@
+/* reduce.c: the reductions (DESIGN.md §4, seed 000 §3.4, §3.6): reduce,
+ * allreduce, reduce-scatter, scan and exscan, with the predefined kernels
+ * (kernels.c) or a user function, in member order.
+ *
+ * Serial, for small vectors: every member whose source others need sends a
+ * copy in its record (C arrays of the type; packed elements for user
+ * functions) and completes without waiting; each member that needs a
+ * result (the root, or everyone) combines the copies itself.
+ * Sliced, for large ones: every member publishes its source and
+ * destination, and the members claim chunks of the vector from a counter in
+ * member 0's record: whoever claims a chunk combines it across every
+ * source, straight out of the peers' buffers, and writes the result
+ * straight into the destinations (the root's; everyone's for an
+ * allreduce; the block's owner's for a reduce-scatter; each prefix into its
+ * member's for a scan). A member that waits has work while chunks are left:
+ * when ranks outnumber cores, those that run do the work.
+ *
+ * Crossovers, measured on this machine (2 cores; other helpers' load, so
+ * provisional) with
+ *   bench/mpi/coll.c through smrun -n N, one operation at a time, sizes 4 B..1 MiB:
+ *   serial below 2 KiB (n = 2) and 1 KiB (n > 2): TODO(measure). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_internal.h"
+
+#define RED_BLOCK 4096          /* bytes combined at a time: the chunk's sources stay in L1 */
+
+static size_t serial_max(int n) { return n <= 2 ? 2048 : 1024; }
+
+static bool is_red(enum coll_kind k) { return k >= COLL_REDUCE && k <= COLL_EXSCAN; }
+
+/* This member's source as a buffer: src, or dst in place (a reduce-scatter's
+ * whole vector: n blocks' elements of dst's type). */
+static struct coll_buf my_src(const struct coll_op *o)
+{
+    if (o->a.src.base != COLL_IN_PLACE) return o->a.src;
+    struct coll_buf b = o->a.dst;
+    if (o->a.kind == COLL_REDUCE_SCATTER) {
+        size_t total = 0;
+        for (int i = 0; i < o->n; i++)
+            total += b.counts ? (size_t)(b.counts[i] > 0 ? b.counts[i] : 0) : b.count;
+        b.count = total, b.counts = NULL, b.displs = NULL;
+    }
+    return b;
+}
+
+/* Elements of a reduction buffer: basic elements of t (predefined), or of the datatype (user). */
+static size_t elements(const struct coll_op *o, const struct coll_buf *b)
+{
+    if (o->r.user) return b->count;
+    return b->type ? b->count * b->type->nbasic : b->count / o->r.es_c;
+}
+
+/* Does member j's output depend on this kind's sources 0..j (scan), 0..j-1 (exscan), all? */
+static bool gets_result(const struct coll_op *o, int i)
+{
+    switch (o->a.kind) {
+    case COLL_REDUCE: return i == o->a.root;
+    case COLL_EXSCAN: return i > 0;
+    default: return true;
+    }
+}
+/* Is member i's source read by another member (serial)? */
+static bool source_read(const struct coll_op *o, int i)
+{
+    switch (o->a.kind) {
+    case COLL_REDUCE: return i != o->a.root;
+    case COLL_SCAN: case COLL_EXSCAN: return i < o->n - 1;
+    default: return true;
+    }
+}
+
+/* --- Views and outputs ---------------------------------------------------------------
+ * Predefined ops work on C arrays of t; user functions on elements in this
+ * member's datatype layout, an extent apart (a pointer to the origin of the
+ * chunk's first element). Sources are read in place where their layout is
+ * that already, else copied into scratch. */
+
+static const struct coll_lay *lay_of(struct coll_op *o, int j, bool *carried)
+{
+    if (j == o->me) {
+        *carried = false;
+        return &o->r.mine;
+    }
+    struct coll_rec *p = coll_rec_of(o->g, j, o->seq);
+    *carried = p->flags & REC_CARRIED;
+    return &p->src;
+}
+
+/* The C layout of the chunk's elements: NULL (plain bytes) unless t's own layout has padding. */
+static inline size_t c_step(const struct coll_op *o) { return o->a.red.elem ? o->r.es_c : o->r.es_s; }
+
+static const char *view(struct coll_op *o, int j, size_t e0, size_t k, char *scratch)
+{
+    bool carried;
+    const struct coll_lay *l = lay_of(o, j, &carried);
+    const char *base = (const char *)(uintptr_t)l->base;
+    const struct dt_type *T = (const struct dt_type *)(uintptr_t)l->type;
+    if (!o->r.user) {
+        if (!T) return base + e0 * o->r.es_c;
+        if (o->r.es_s == o->r.es_c && T->contig) return base + T->true_lb + e0 * o->r.es_s;
+        dt_copy(scratch - e0 * c_step(o), o->a.red.elem, base, T, e0 * o->r.es_s, k * o->r.es_s);
+        return scratch;
+    }
+    const struct dt_type *U = o->r.U;
+    size_t ext = (size_t)dt_extent(U);
+    if (T && o->r.same[j]) return base + e0 * ext;
+    char *origin = scratch - U->true_lb;
+    dt_copy(origin - (ptrdiff_t)(e0 * ext), U, base, carried ? NULL : T, e0 * U->size, k * U->size);
+    return origin;
+}
+
+/* The chunk's result (acc, in the canonical layout) into member i's
+ * destination at element e0 of it. */
+static void emit(struct coll_op *o, int i, const char *acc, size_t e0, size_t k)
+{
+    const struct coll_lay *l = i == o->me ? &o->dst : &coll_rec_of(o->g, i, o->seq)->dst;
+    char *base = (char *)(uintptr_t)l->base;
+    const struct dt_type *T = (const struct dt_type *)(uintptr_t)l->type;
+    if (!o->r.user) {
+        if (!T) memcpy(base + e0 * o->r.es_c, acc, k * o->r.es_c);
+        else if (o->r.es_s == o->r.es_c && T->contig) memcpy(base + T->true_lb + e0 * o->r.es_s, acc, k * o->r.es_s);
+        else dt_copy(base, T, acc - e0 * c_step(o), o->a.red.elem, e0 * o->r.es_s, k * o->r.es_s);
+        return;
+    }
+    const struct dt_type *U = o->r.U;
+    dt_copy(base, T, acc - (ptrdiff_t)(e0 * (size_t)dt_extent(U)), U, e0 * U->size, k * U->size);
+}
+
+/* Bytes of k elements' span in the canonical layout. */
+static size_t span(const struct coll_op *o, size_t k)
+{
+    if (!o->r.user) return k * o->r.es_c;
+    const struct dt_type *U = o->r.U;
+    return k ? (k - 1) * (size_t)dt_extent(U) + (size_t)(U->true_ub - U->true_lb) : 0;
+}
+
+/* Elements [e0, e0 + k) of the sources from..to combined in member order,
+ * ((s_from op s_from+1) op ...) op s_to; with out, each partial result after
+ * source j goes to out(j). Returns the result: a C array in accmem
+ * (predefined), or the origin of its first element in accmem or s2 (user
+ * functions compute inout = in op inout, so each source is copied into
+ * the buffer that takes the next result). */
+static const char *fold(struct coll_op *o, size_t e0, size_t k, int from, int to, char *accmem, char *s1, char *s2,
+                        void (*out)(struct coll_op *o, int j, const char *acc, size_t e0, size_t k))
+{
+    if (!o->r.user) {
+        const char *x = view(o, from, e0, k, s1);
+        if (from == to || out) memcpy(accmem, x, k * o->r.es_c);
+        if (out) out(o, from, accmem, e0, k);
+        for (int j = from + 1; j <= to; j++) {
+            const char *y = view(o, j, e0, k, s2);
+            o->r.k(accmem, j == from + 1 && !out ? x : accmem, y, k);
+            if (out) out(o, j, accmem, e0, k);
+        }
+        return accmem;
+    }
+    ptrdiff_t lb = o->r.U->true_lb;
+    size_t bytes = span(o, k);
+    char *a = accmem, *b = s2;
+    memcpy(a, view(o, from, e0, k, s1) + lb, bytes);
+    if (out) out(o, from, a - lb, e0, k);
+    for (int j = from + 1; j <= to; j++) {
+        memcpy(b, view(o, j, e0, k, s1) + lb, bytes);
+        o->a.red.fn.fn(a - lb, b - lb, k, o->a.red.fn.ctx);     /* b = a op s_j */
+        char *t = a; a = b, b = t;
+        if (out) out(o, j, a - lb, e0, k);
+    }
+    return a - lb;
+}
+
+/* Outputs of a chunk, by kind (sliced: into every member that gets it). */
+static void out_scan(struct coll_op *o, int j, const char *acc, size_t e0, size_t k)
+{
+    if (o->a.kind == COLL_SCAN) emit(o, j, acc, e0, k);
+    else if (j + 1 < o->n) emit(o, j + 1, acc, e0, k);
+}
+
+/* Scratch for one chunk: on the stack when it fits. */
+struct scratch { char *acc, *s1, *s2; char *heap; };
+#define SCRATCH_ON_STACK(name) _Alignas(64) char name##_b[3][RED_BLOCK]; struct scratch name = { name##_b[0], name##_b[1], name##_b[2], NULL }
+static bool scratch_fit(struct coll_op *o, struct scratch *s)
+{
+    size_t need = span(o, o->r.E);
+    if (need <= RED_BLOCK) return true;
+    if (!(s->heap = malloc(3 * need + 192))) {
+        coll_fail(o, sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes of reduction scratch", 3 * need));
+        return false;
+    }
+    s->acc = s->heap, s->s1 = s->heap + need + 64, s->s2 = s->heap + 2 * (need + 64);
+    return true;
+}
+
+/* Chunk c: its elements [*e0, *e0 + *k) and, for a reduce-scatter, the block's member. */
+static int chunk_of(const struct coll_op *o, uint32_t c, size_t *e0, size_t *k)
+{
+    if (o->a.kind != COLL_REDUCE_SCATTER) {
+        *e0 = (size_t)c * o->r.E;
+        *k = o->r.N - *e0 < o->r.E ? o->r.N - *e0 : o->r.E;
+        return -1;
+    }
+    int i = 0;
+    while (o->r.cstart[i + 1] <= c) i++;
+    size_t b0 = o->r.bstart[i], bn = o->r.bstart[i + 1] - b0;
+    *e0 = b0 + (size_t)(c - o->r.cstart[i]) * o->r.E;
+    *k = b0 + bn - *e0 < o->r.E ? b0 + bn - *e0 : o->r.E;
+    return i;
+}
+
+/* Combine chunk c across every source and write it where it goes. */
+static void sliced_chunk(struct coll_op *o, uint32_t c, struct scratch *s)
+{
+    size_t e0, k;
+    int owner = chunk_of(o, c, &e0, &k);
+    if (!k) return;
+    switch (o->a.kind) {
+    case COLL_SCAN:
+    case COLL_EXSCAN:
+        fold(o, e0, k, 0, o->a.kind == COLL_SCAN ? o->n - 1 : o->n - 2, s->acc, s->s1, s->s2, out_scan);
+        return;
+    default: break;
+    }
+    const char *acc = fold(o, e0, k, 0, o->n - 1, s->acc, s->s1, s->s2, NULL);
+    if (o->a.kind == COLL_REDUCE) emit(o, o->a.root, acc, e0, k);
+    else if (o->a.kind == COLL_REDUCE_SCATTER) emit(o, owner, acc, e0 - o->r.bstart[owner], k);
+    else
+        for (int d = 1; d <= o->n; d++) emit(o, coll_next(o, d % o->n), acc, e0, k);   /* the others first */
+}
+
+/* Serial: this member's own result, from the copies in the records. */
+static void serial_result(struct coll_op *o)
+{
+    SCRATCH_ON_STACK(s);
+    if (!scratch_fit(o, &s)) return;
+    size_t lo = 0, hi = o->r.N;
+    int to = o->n - 1;
+    if (o->a.kind == COLL_REDUCE_SCATTER) lo = o->r.bstart[o->me], hi = o->r.bstart[o->me + 1];
+    if (o->a.kind == COLL_SCAN) to = o->me;
+    if (o->a.kind == COLL_EXSCAN) to = o->me - 1;
+    for (size_t e0 = lo; e0 < hi; e0 += o->r.E) {
+        size_t k = hi - e0 < o->r.E ? hi - e0 : o->r.E;
+        emit(o, o->me, fold(o, e0, k, 0, to, s.acc, s.s1, s.s2, NULL), e0 - lo, k);
+    }
+    free(s.heap);
+}
+
+static void sliced_claims(struct coll_op *o)
+{
+    struct coll_rec *r0 = coll_rec_of(o->g, 0, o->seq);
+    SCRATCH_ON_STACK(s);
+    bool ok = !o->st && scratch_fit(o, &s);
+    uint32_t c;
+    while ((c = atomic_fetch_add_explicit(&r0->claim, 1, memory_order_relaxed)) < o->r.nchunks) {
+        if (ok && !o->st) sliced_chunk(o, c, &s);
+        if (atomic_fetch_add_explicit(&r0->done, 1, memory_order_acq_rel) + 1 == o->r.nchunks) coll_wake_all(o->g);
+    }
+    free(s.heap);
+}
+
+/* --- The schedule ---------------------------------------------------------------------- */
+
+/* In place, a reduce-scatter's result goes to the start of dst, which
+ * others read from: it is made aside and copied at the end. */
+static void out_copy(struct coll_op *o)
+{
+    struct coll_blk s = coll_block(&o->dst, 0, 1), d;
+    struct coll_lay l;
+    coll_lay_local(&l, &o->a.dst);
+    l.count = o->r.N, l.counts = l.displs = l.types = 0;
+    d = coll_block(&l, 0, 1);
+    size_t bytes = (o->r.bstart[o->me + 1] - o->r.bstart[o->me]) * (o->r.user ? o->r.U->size : o->r.es_s);
+    coll_copy(&d, &s, 0, bytes);
+}
+
+static sm_status_t setup(struct coll_op *o)
+{
+    struct coll_red_state *r = &o->r;
+    const struct coll_red *red = &o->a.red;
+    r->user = red->op == COLL_USER;
+    r->k = r->user ? NULL : coll_kernel(red->t, red->op);
+    struct coll_buf sb = my_src(o);
+    const struct coll_buf *src = &sb;
+    if (r->user) {
+        r->U = src->type;
+        if (!r->U) return sm_fail(SM_ERR_ARG, "a user operation needs the buffers' datatype");
+        if (dt_extent(r->U) <= 0 && r->U->size) return sm_fail(SM_ERR_ARG, "a user operation needs a positive extent");
+        size_t ext = (size_t)dt_extent(r->U);
+        r->E = ext && ext < RED_BLOCK ? RED_BLOCK / ext : 1;
+        r->es_s = r->U->size;
+    } else {
+        r->es_c = coll_dtype_size(red->t);
+        const struct dt_type *t = src->type;
+        r->es_s = t && t->nbasic ? t->size / t->nbasic : r->es_c;
+        r->E = RED_BLOCK / r->es_c;
+    }
+    r->N = elements(o, src);
+    if (o->a.kind == COLL_REDUCE_SCATTER) {
+        /* blocks: dst.count (or dst.counts[i]) elements of the datatype each */
+        size_t per = r->user ? 1 : (o->a.dst.type ? o->a.dst.type->nbasic : 0);
+        r->bstart = coll_alloc(o, sizeof *r->bstart * (size_t)(o->n + 1));
+        r->cstart = coll_alloc(o, sizeof *r->cstart * (size_t)(o->n + 1));
+        if (!r->bstart || !r->cstart) return o->st;
+        r->bstart[0] = 0, r->cstart[0] = 0;
+        for (int i = 0; i < o->n; i++) {
+            size_t c = o->a.dst.counts ? (size_t)(o->a.dst.counts[i] > 0 ? o->a.dst.counts[i] : 0) : o->a.dst.count;
+            size_t e = per ? c * per : c / r->es_c;      /* bytes (no type): C arrays */
+            r->bstart[i + 1] = r->bstart[i] + e;
+            r->cstart[i + 1] = r->cstart[i] + (uint32_t)((e + r->E - 1) / r->E);
+        }
+        if (r->bstart[o->n] != r->N)
+            return sm_fail(SM_ERR_ARG, "the blocks add up to %zu elements, the source has %zu", r->bstart[o->n], r->N);
+        r->nchunks = r->cstart[o->n];
+    } else {
+        r->nchunks = (uint32_t)((r->N + r->E - 1) / r->E);
+    }
+    if (r->N / (r->E ? r->E : 1) > UINT32_MAX - 1) return sm_fail(SM_ERR_ARG, "%zu elements are too many", r->N);
+    r->sliced = span(o, r->N) > serial_max(o->n) && o->n > 1;
+    o->len = r->N * r->es_s;
+    coll_lay_local(&r->mine, src);
+    return SM_OK;
+}
+
+static sm_status_t red_prepare(struct coll_op *o, struct coll_rec *mine)
+{
+    (void)mine;
+    struct coll_red_state *r = &o->r;
+    sm_status_t st = setup(o);
+    if (st) return st;
+    struct coll_buf src = my_src(o), dst = o->a.dst;
+    const struct dt_type *as = r->user ? NULL : o->a.red.elem;
+    if (o->a.kind == COLL_REDUCE_SCATTER && o->a.src.base == COLL_IN_PLACE) {
+        /* the result is made aside (dst holds the sources), copied at the end */
+        size_t n = r->bstart[o->me + 1] - r->bstart[o->me];
+        char *tmp = coll_alloc(o, span(o, n) + 1);
+        if (!tmp) return o->st;
+        if (r->user) dst = (struct coll_buf){ tmp - r->U->true_lb, n, r->U, NULL, NULL, NULL };
+        else if (as) dst = (struct coll_buf){ tmp, n, as, NULL, NULL, NULL };
+        else dst = (struct coll_buf){ tmp, n * r->es_c, NULL, NULL, NULL, NULL };
+        o->finish = out_copy;
+    } else if (o->a.kind == COLL_REDUCE_SCATTER) {
+        dst.counts = NULL, dst.displs = NULL;
+        if (o->a.dst.counts) dst.count = (size_t)(o->a.dst.counts[o->me] > 0 ? o->a.dst.counts[o->me] : 0);
+    }
+    if (!r->sliced) {
+        if (gets_result(o, o->me)) coll_lay_local(&o->dst, &dst);
+        if (!source_read(o, o->me) || o->n == 1) return SM_OK;
+        /* a copy for the readers: C arrays of t, or the packed elements */
+        size_t bytes = r->user ? o->len : r->N * r->es_c;
+        char *c = coll_carrier(o, bytes);
+        if (!c) {               /* an active set (or no bounce buffer): a copy that readers are waited for */
+            if (!(c = coll_alloc(o, bytes))) return o->st;
+            o->readers = COLL_ALL;
+        }
+        dt_copy(c, r->user ? NULL : as, src.base, src.type, 0, o->len);
+        o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, bytes, 0, 0, 0, 1, 1 };
+        o->flags |= REC_CARRIED;
+        return SM_OK;
+    }
+    /* sliced: the source and destination where the claimers reach them
+     * (this member reads its own source in place in any case) */
+    if ((st = coll_lay_as(o, &o->src, &src, 1, as, false))) return st;
+    if (gets_result(o, o->me)) st = coll_lay_as(o, &o->dst, &dst, 1, as, true);
+    return st;
+}
+
+/* User functions: which peers' datatypes have this member's layout (their
+ * elements are then read in place). */
+static void compare_types(struct coll_op *o)
+{
+    const struct dt_type *U = o->r.U;
+    for (int j = 0; j < o->n; j++) {
+        bool carried;
+        const struct coll_lay *l = lay_of(o, j, &carried);
+        const struct dt_type *T = (const struct dt_type *)(uintptr_t)l->type;
+        o->r.same[j] = j == o->me ||
+                       (!carried && T && T->size == U->size && T->lb == U->lb && T->ub == U->ub &&
+                        T->true_lb == U->true_lb && T->nruns == U->nruns && T->nblk == U->nblk &&
+                        !memcmp(T + 1, U + 1, (size_t)T->nruns * sizeof(struct dt_run) +
+                                                  (size_t)T->nblk * sizeof(struct dt_blk)));
+    }
+}
+
+static bool red_body(struct coll_op *o)
+{
+    struct coll_red_state *r = &o->r;
+    CO_BEGIN(o->bpc);
+    /* the records this member reads: every one when sliced; else its sources' */
+    for (o->i = 1; o->i < o->n; o->i++) {
+        int i = coll_next(o, o->i);
+        if (!r->sliced && (!gets_result(o, o->me) || !source_read(o, i) ||
+                           (o->a.kind == COLL_SCAN && i > o->me) || (o->a.kind == COLL_EXSCAN && i >= o->me)))
+            continue;
+        CO_WAIT(o->bpc, coll_await(o, coll_next(o, o->i)));
+        coll_check(o, coll_next(o, o->i), coll_rec_of(o->g, coll_next(o, o->i), o->seq), true);
+    }
+    if (r->user && !o->st && (r->same = coll_alloc(o, (size_t)o->n))) compare_types(o);
+    if (!r->sliced) {
+        if (!o->st && gets_result(o, o->me) && r->N) serial_result(o);
+        return true;
+    }
+    sliced_claims(o);
+    CO_WAIT(o->bpc, atomic_load_explicit(&coll_rec_of(o->g, 0, o->seq)->done, memory_order_acquire) >= r->nchunks);
+    CO_END(o->bpc);
+}
+
+static sm_status_t reduce_prepare_any(struct coll_op *o, struct coll_rec *mine)
+{
+    if (!is_red(o->a.kind)) return sm_fail(SM_ERR_INTERN, "not a reduction");
+    return red_prepare(o, mine);
+}
+
+const struct coll_kind_ops coll_reduce_ops = { "reduction", reduce_prepare_any, red_body };

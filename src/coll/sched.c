@@ -1,0 +1,588 @@
+/* sched.c: running collectives. Every collective is a schedule (struct
+ * coll_op) that goes through the same sequence: wait its turn and a free
+ * record, publish, the kind's body (move.c, reduce.c, group.c), check one
+ * peer's record if it read none, release (say in its progress word that it
+ * is done with its peers' memory), wait for those who use its buffers,
+ * finish locally. Blocking collectives run their schedule to the end in
+ * the caller; nonblocking ones go on the engine's list, which coll_progress
+ * runs (point-to-point progress calls it while the list is not empty). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "coll_internal.h"
+
+/* --- Records, progress, peers ------------------------------------------------------ */
+
+bool coll_finished(struct coll_group *g, int i, uint32_t seq)
+{
+    if ((int32_t)(g->seen[i] - seq) >= 0) return true;
+    uint32_t v = atomic_load_explicit(&coll_slot_of(g, i)->progress, memory_order_acquire);
+    if ((int32_t)(v - g->seen[i]) > 0) g->seen[i] = v;
+    return (int32_t)(v - seq) >= 0;
+}
+
+void coll_wake_all(const struct coll_group *g)
+{
+    for (int i = 0; i < g->m.size; i++)
+        if (i != g->m.me) sm_wake_inline(sm_group_rank(&g->m, i));
+}
+
+static void set_reason(struct coll_op *o, const char *why)
+{
+    if (o->why) return;
+    o->why = strdup(why && *why ? why : "the collective failed");
+}
+
+void coll_fail(struct coll_op *o, sm_status_t st)
+{
+    if (o->st) return;
+    o->st = st;
+    set_reason(o, sm_fail_reason());
+}
+
+static const char *const kind_names[COLL_KINDS] = {
+    [COLL_BARRIER] = "a barrier", [COLL_BCAST] = "a broadcast", [COLL_GATHER] = "a gather",
+    [COLL_SCATTER] = "a scatter", [COLL_ALLGATHER] = "an allgather", [COLL_ALLTOALL] = "an alltoall",
+    [COLL_REDUCE] = "a reduce", [COLL_ALLREDUCE] = "an allreduce", [COLL_REDUCE_SCATTER] = "a reduce-scatter",
+    [COLL_SCAN] = "a scan", [COLL_EXSCAN] = "an exscan", [COLL_COLLECT] = "a collect",
+    [COLL_KIND_CREATE] = "a group creation",
+};
+
+const struct coll_kind_ops *const coll_kinds[COLL_KINDS] = {
+    [COLL_BARRIER] = &coll_barrier_ops, [COLL_BCAST] = &coll_bcast_ops, [COLL_GATHER] = &coll_gather_ops,
+    [COLL_SCATTER] = &coll_scatter_ops, [COLL_ALLGATHER] = &coll_allgather_ops, [COLL_COLLECT] = &coll_allgather_ops,
+    [COLL_ALLTOALL] = &coll_alltoall_ops, [COLL_REDUCE] = &coll_reduce_ops, [COLL_ALLREDUCE] = &coll_reduce_ops,
+    [COLL_REDUCE_SCATTER] = &coll_reduce_ops, [COLL_SCAN] = &coll_reduce_ops, [COLL_EXSCAN] = &coll_reduce_ops,
+    [COLL_KIND_CREATE] = &coll_create_ops,
+};
+
+/* What every member must agree on: kind, root (+1: none is 0), and for
+ * reductions the type and op (user functions: COLL_USER). */
+#define SIG(kind, root, t, op) ((uint32_t)(kind) << 24 | (uint32_t)((root) + 1) << 12 | (uint32_t)(t) << 6 | (uint32_t)(op))
+
+static int describe(char *buf, size_t cap, uint32_t sig, uint64_t len, bool with_len)
+{
+    unsigned kind = sig >> 24, root = sig >> 12 & 0xfff, t = sig >> 6 & 63, op = sig & 63;
+    int w = snprintf(buf, cap, "%s", kind < COLL_KINDS && kind_names[kind] ? kind_names[kind] : "an unknown collective");
+    if (with_len && w >= 0 && (size_t)w < cap) w += snprintf(buf + w, cap - (size_t)w, " of %llu bytes", (unsigned long long)len);
+    if (kind >= COLL_REDUCE && kind <= COLL_EXSCAN && w >= 0 && (size_t)w < cap)
+        w += op == COLL_USER ? snprintf(buf + w, cap - (size_t)w, " (a user operation)")
+                             : snprintf(buf + w, cap - (size_t)w, " (%s on %s)", coll_redop_name(op), coll_dtype_name(t));
+    if (root && w >= 0 && (size_t)w < cap) w += snprintf(buf + w, cap - (size_t)w, " with root %u", root - 1);
+    return w;
+}
+
+static __attribute__((noinline, cold)) void mismatch(struct coll_op *o, int i, const struct coll_rec *p, bool with_len)
+{
+    char theirs[160], mine[160];
+    describe(theirs, sizeof theirs, p->sig, p->len, with_len);
+    describe(mine, sizeof mine, o->sig, o->len, with_len);
+    coll_fail(o, sm_fail(SM_ERR_MISMATCH, "member %d of the group (rank %d) called %s, this member (%d) %s", i,
+                         coll_rank(o, i), theirs, o->me, mine));
+}
+
+bool coll_check(struct coll_op *o, int i, const struct coll_rec *p, bool same_len)
+{
+    if (SM_LIKELY(p->sig == o->sig && (!same_len || p->len == o->len))) return true;
+    mismatch(o, i, p, same_len && p->sig == o->sig);
+    return false;
+}
+
+struct coll_rec *coll_await(struct coll_op *o, int i)
+{
+    struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
+    if (SM_UNLIKELY(coll_aset(o->g))) return p;        /* current: a barrier came before */
+    uint32_t v = atomic_load_explicit(&p->stamp, memory_order_acquire);
+    if (v != o->seq) return NULL;
+    if (i == o->me) return p;
+    o->read_any = true;
+    if ((int32_t)(p->fin - o->g->seen[i]) > 0) o->g->seen[i] = p->fin;
+    if (SM_UNLIKELY(p->flags & REC_FAILED) && !o->st)
+        coll_fail(o, sm_fail(SM_ERR_PEER, "member %d of the group (rank %d) could not take part in %s", i,
+                             coll_rank(o, i), kind_names[o->a.kind]));
+    return p;
+}
+
+/* --- Memory the op owns ----------------------------------------------------------- */
+
+void *coll_alloc(struct coll_op *o, size_t bytes)
+{
+    void *p = NULL;
+    if (o->nowned == (int)(sizeof o->owned / sizeof *o->owned))
+        sm_fail(SM_ERR_INTERN, "a collective needs more scratch than it may own");
+    else if (!(p = malloc(bytes ? bytes : 1)))
+        sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes of a collective's scratch", bytes);
+    else
+        o->owned[o->nowned++] = p;
+    if (!p) coll_fail(o, sm_fail_reason()[0] ? SM_ERR_NOMEM : SM_ERR_NOMEM);
+    return p;
+}
+
+void *coll_carrier(struct coll_op *o, size_t span)
+{
+    struct coll_group *g = o->g;
+    if (coll_aset(g) || span > COLL_BOUNCE) return NULL;
+    if (span <= COLL_INLINE) return coll_rec_of(g, o->me, o->seq)->data;
+    if (!g->bounce) {
+        void *b = malloc(COLL_RECS * COLL_BOUNCE);
+        if (!b || !coll_global(b) || !coll_global((char *)b + COLL_RECS * COLL_BOUNCE - 1)) {   /* peers could not read it */
+            free(b);
+            return NULL;
+        }
+        g->bounce = b;
+    }
+    return (char *)g->bounce + (o->seq % COLL_RECS) * COLL_BOUNCE;
+}
+
+/* --- Layouts: buffers as peers see them ---------------------------------------------- */
+
+static size_t type_bytes(const struct dt_type *t)
+{
+    return sizeof *t + (size_t)t->nruns * sizeof(struct dt_run) + (size_t)t->nblk * sizeof(struct dt_blk);
+}
+
+/* Static types (the bindings' predefined ones, refs 0) live in memory peers
+ * may not reach: each gets an exposed copy, once, kept for the process. */
+#define STATIC_TYPES 128
+static struct { const struct dt_type *local; uint64_t global; } statics[STATIC_TYPES];
+static _Atomic int nstatics;
+static _Atomic int statics_lock;
+
+static uint64_t global_type(struct coll_op *o, const struct dt_type *t)
+{
+    if (!t) return 0;
+    void *g = coll_global(t);
+    if (SM_LIKELY(g)) return (uint64_t)(uintptr_t)g;
+    int n = atomic_load_explicit(&nstatics, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (statics[i].local == t) return statics[i].global;
+    void *copy = NULL;
+    if (t->refs == 0) {
+        while (atomic_exchange_explicit(&statics_lock, 1, memory_order_acquire)) sm_cpu_relax();
+        n = atomic_load_explicit(&nstatics, memory_order_relaxed);
+        for (int i = 0; i < n && !copy; i++)
+            if (statics[i].local == t) copy = (void *)(uintptr_t)statics[i].global;
+        if (!copy && n < STATIC_TYPES && (copy = malloc(type_bytes(t))) && coll_global(copy)) {
+            memcpy(copy, t, type_bytes(t));
+            ((struct dt_type *)copy)->refs = 0;
+            statics[n].local = t, statics[n].global = (uint64_t)(uintptr_t)coll_global(copy);
+            atomic_store_explicit(&nstatics, n + 1, memory_order_release);
+            copy = (void *)(uintptr_t)statics[n].global;
+        }
+        atomic_store_explicit(&statics_lock, 0, memory_order_release);
+        if (copy) return (uint64_t)(uintptr_t)copy;
+    }
+    if (!(copy = coll_alloc(o, type_bytes(t)))) return 0;
+    memcpy(copy, t, type_bytes(t));
+    ((struct dt_type *)copy)->refs = 0;
+    return (uint64_t)(uintptr_t)coll_global(copy);
+}
+
+/* An array of n ints peers can read: the caller's, or a copy. */
+static uint64_t global_ints(struct coll_op *o, const int *a, int n)
+{
+    if (!a) return 0;
+    void *g = coll_global(a), *h = coll_global(a + n - 1);
+    if (g && h && (char *)h - (char *)g == (ptrdiff_t)((size_t)(n - 1) * sizeof *a)) return (uint64_t)(uintptr_t)g;
+    int *c = coll_alloc(o, sizeof *a * (size_t)n);
+    if (!c) return 0;
+    memcpy(c, a, sizeof *a * (size_t)n);
+    return (uint64_t)(uintptr_t)coll_global(c);
+}
+
+void coll_lay_local(struct coll_lay *l, const struct coll_buf *b)
+{
+    *l = (struct coll_lay){ (uint64_t)(uintptr_t)b->base, (uint64_t)(uintptr_t)b->type, b->count,
+                            (uint64_t)(uintptr_t)b->counts, (uint64_t)(uintptr_t)b->displs,
+                            (uint64_t)(uintptr_t)b->types, coll_elem_size(b->type),
+                            b->type ? (uint64_t)dt_extent(b->type) : 1 };
+}
+
+struct coll_blk coll_block(const struct coll_lay *l, int i, int nblocks)
+{
+    struct coll_blk k;
+    const struct dt_type *t = (const struct dt_type *)(uintptr_t)l->type;
+    if (!l->counts) {
+        k.base = (char *)(uintptr_t)l->base + (ptrdiff_t)((size_t)i * l->count * l->ext);
+        k.count = l->count;
+        k.type = t;
+        k.bytes = l->count * l->size;
+        (void)nblocks;
+        return k;
+    }
+    int c = ((const int *)(uintptr_t)l->counts)[i], d = ((const int *)(uintptr_t)l->displs)[i];
+    if (l->types) {
+        t = ((const struct dt_type *const *)(uintptr_t)l->types)[i];
+        k.base = (char *)(uintptr_t)l->base + d;
+    } else {
+        k.base = (char *)(uintptr_t)l->base + (ptrdiff_t)d * (ptrdiff_t)l->ext;
+    }
+    k.count = c > 0 ? (size_t)c : 0;
+    k.type = t;
+    k.bytes = k.count * coll_elem_size(t);
+    return k;
+}
+
+/* The bytes the blocks' data spans, from the buffer's base: [lo, hi). */
+static void span_of(const struct coll_lay *l, int nblocks, ptrdiff_t *lo, ptrdiff_t *hi)
+{
+    *lo = PTRDIFF_MAX, *hi = PTRDIFF_MIN;
+    for (int i = 0; i < nblocks; i++) {
+        struct coll_blk k = coll_block(l, i, nblocks);
+        if (!k.bytes) continue;
+        ptrdiff_t a = 0, b = (ptrdiff_t)k.bytes, off = k.base - (char *)(uintptr_t)l->base;
+        if (k.type) dt_span(k.type, k.count, &a, &b);
+        if (off + a < *lo) *lo = off + a;
+        if (off + b > *hi) *hi = off + b;
+        if (!l->counts) {           /* fixed blocks: the last one bounds them */
+            struct coll_blk e = coll_block(l, nblocks - 1, nblocks);
+            off = e.base - (char *)(uintptr_t)l->base;
+            if (off + b > *hi) *hi = off + b;
+            if (off + a < *lo) *lo = off + a;
+            break;
+        }
+    }
+}
+
+/* Bytes of every block, packed one after the other. */
+static size_t total_bytes(const struct coll_lay *l, int nblocks)
+{
+    if (!l->counts) return (size_t)nblocks * l->count * l->size;
+    size_t t = 0;
+    for (int i = 0; i < nblocks; i++) t += coll_block(l, i, nblocks).bytes;
+    return t;
+}
+
+/* A staged copy: every block packed (as `as`, or plain bytes) one after
+ * the other in exposed memory, with the arrays that say where. */
+static sm_status_t stage(struct coll_op *o, struct coll_lay *g, const struct coll_lay *loc, int nblocks,
+                         const struct dt_type *as, bool fill)
+{
+    size_t total = total_bytes(loc, nblocks), per = as ? as->size : 1, ext = as ? (size_t)dt_extent(as) : 1;
+    size_t room = total / per * ext;
+    bool fixed = !loc->counts;
+    char *buf = coll_alloc(o, room + (fixed ? 0 : 2 * sizeof(int) * (size_t)nblocks));
+    if (!buf) return o->st;
+    int *counts = (int *)(buf + room), *displs = counts + nblocks;
+    size_t at = 0;
+    for (int i = 0; i < nblocks; i++) {
+        struct coll_blk k = coll_block(loc, i, nblocks);
+        if (!fixed) counts[i] = (int)(k.bytes / per), displs[i] = (int)(at / per);
+        /* the block's stream into the stage's, at its position there */
+        if (fill && k.bytes) {
+            struct coll_blk s = { buf + at / per * ext, k.bytes / per, as, k.bytes };
+            coll_copy(&s, &k, 0, k.bytes);
+        }
+        at += k.bytes;
+    }
+    *g = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(buf), as ? global_type(o, as) : 0,
+                            fixed ? loc->count * loc->size / per : 0,
+                            fixed ? 0 : (uint64_t)(uintptr_t)coll_global(counts),
+                            fixed ? 0 : (uint64_t)(uintptr_t)coll_global(displs), 0, per, ext };
+    return o->st;
+}
+
+static sm_status_t lay(struct coll_op *o, struct coll_lay *g, const struct coll_buf *b, int nblocks,
+                       const struct dt_type *as, bool dst)
+{
+    struct coll_lay loc;
+    coll_lay_local(&loc, b);
+    *g = loc;
+    g->type = global_type(o, b->type);
+    if (loc.counts) {       /* peers read the arrays even where every block is empty */
+        g->counts = global_ints(o, b->counts, o->n);
+        g->displs = global_ints(o, b->displs, o->n);
+        if (b->types) {
+            uint64_t *t = coll_alloc(o, sizeof *t * (size_t)o->n);
+            for (int i = 0; t && i < o->n; i++) t[i] = global_type(o, b->types[i]);
+            g->types = t ? (uint64_t)(uintptr_t)coll_global(t) : 0;
+        }
+    }
+    if (o->st || !b->base || b->base == COLL_IN_PLACE || !total_bytes(&loc, nblocks)) {
+        g->base = 0;
+        return o->st;
+    }
+    ptrdiff_t lo, hi;
+    span_of(&loc, nblocks, &lo, &hi);
+    char *glo = coll_global((char *)b->base + lo), *ghi = coll_global((char *)b->base + hi - 1);
+    if (glo && ghi && ghi - glo == hi - 1 - lo) {
+        g->base = (uint64_t)(uintptr_t)(glo - lo);
+        return SM_OK;
+    }
+    sm_status_t st = stage(o, g, &loc, nblocks, as, true);   /* dst too: blocks nobody writes keep their bytes */
+    if (!st && dst) {   /* received there; unpacked at the end */
+        o->staged = *g;
+        o->staged_buf = *b;
+        o->staged_nb = nblocks;
+    }
+    return st;
+}
+
+sm_status_t coll_lay_src(struct coll_op *o, struct coll_lay *l, const struct coll_buf *b, int nblocks)
+{
+    return lay(o, l, b, nblocks, NULL, false);
+}
+sm_status_t coll_lay_dst(struct coll_op *o, struct coll_lay *l, const struct coll_buf *b, int nblocks)
+{
+    return lay(o, l, b, nblocks, NULL, true);
+}
+sm_status_t coll_lay_as(struct coll_op *o, struct coll_lay *l, const struct coll_buf *b, int nblocks,
+                        const struct dt_type *as, bool dst)
+{
+    return lay(o, l, b, nblocks, as, dst);
+}
+
+/* A staged destination back into the caller's buffer. */
+static void unstage(struct coll_op *o)
+{
+    struct coll_lay loc;
+    coll_lay_local(&loc, &o->staged_buf);
+    for (int i = 0; i < o->staged_nb; i++) {
+        struct coll_blk d = coll_block(&loc, i, o->staged_nb), k = coll_block(&o->staged, i, o->staged_nb);
+        coll_copy(&d, &k, 0, d.bytes < k.bytes ? d.bytes : k.bytes);
+    }
+}
+
+/* --- The sequence every collective goes through ------------------------------------- */
+
+static struct {
+    struct coll_op *head, *tail;
+    bool busy;                  /* coll_progress is running (no re-entry) */
+} L;
+static bool poll_p2p;
+
+void coll_poll_p2p(bool on) { poll_p2p = on; }
+
+static void list_add(struct coll_op *o)
+{
+    o->listed = true;
+    o->next = NULL, o->prev = L.tail;
+    if (L.tail) L.tail->next = o; else L.head = o;
+    L.tail = o;
+    o->g->active++;
+    p2p_progress_hook = coll_progress;
+}
+static void list_del(struct coll_op *o)
+{
+    if (o->prev) o->prev->next = o->next; else L.head = o->next;
+    if (o->next) o->next->prev = o->prev; else L.tail = o->prev;
+    o->listed = false;
+    o->g->active--;
+    if (!L.head) p2p_progress_hook = NULL;
+}
+
+/* This member's progress: every collective of g up to the first one still
+ * using its peers' memory. */
+static void advance(struct coll_op *o)
+{
+    struct coll_group *g = o->g;
+    uint32_t wm = g->seq;
+    if (o->listed)
+        for (struct coll_op *p = L.head; p; p = p->next)
+            if (p->g == g && !p->released && (int32_t)(p->seq - 1 - wm) < 0) wm = p->seq - 1;
+    if (wm == g->progress) return;
+    g->progress = wm;
+    atomic_store_explicit(&coll_slot_of(g, g->m.me)->progress, wm, memory_order_release);
+    coll_wake_all(g);
+}
+
+/* May this member write the record for o: has everyone (itself too)
+ * finished the collective that last used it? */
+static bool record_free(struct coll_op *o)
+{
+    uint32_t last = o->seq - COLL_RECS;
+    if ((int32_t)(o->g->progress - last) < 0) return false;
+    for (int i = 0; i < o->n; i++)
+        if (i != o->me && !coll_finished(o->g, i, last)) return false;
+    return true;
+}
+
+static void publish(struct coll_op *o)
+{
+    struct coll_group *g = o->g;
+    struct coll_rec *r = coll_rec_of(g, o->me, o->seq);
+    r->sig = o->sig;
+    r->fin = g->progress;
+    o->flags = 0, o->len = 0;
+    atomic_store_explicit(&r->claim, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->vote, 0, memory_order_relaxed);
+    sm_status_t st = o->st ? o->st : coll_kinds[o->a.kind]->prepare(o, r);
+    if (st) {
+        coll_fail(o, st);
+        o->flags = REC_FAILED;
+        o->readers = COLL_NONE;
+    }
+    r->flags = o->flags, r->len = o->len;
+    r->src = o->src, r->dst = o->dst;
+    if (coll_aset(g)) {
+        sm_barrier_run(&g->m, (uintptr_t)&coll_area_of(0)->aset_bar[g->aset] - sm_slot_base(0), true);
+        return;
+    }
+    atomic_store_explicit(&r->stamp, o->seq, memory_order_release);
+    g->pub = o->seq;
+    coll_wake_all(g);
+}
+
+/* Those who use this member's buffers have finished with them. */
+static bool readers_done(struct coll_op *o)
+{
+    if (o->readers >= 0) return coll_finished(o->g, o->readers, o->seq);
+    for (int i = 0; i < o->n; i++)
+        if (i != o->me && !coll_finished(o->g, i, o->seq)) return false;
+    return true;
+}
+
+/* A member that read no peer's record checks the next member's: in a
+ * collective where everyone thinks himself the root, say, nobody else would. */
+static bool verified(struct coll_op *o)
+{
+    int j = coll_next(o, 1);
+    struct coll_rec *p = coll_await(o, j);
+    if (!p) return false;
+    coll_check(o, j, p, false);
+    return true;
+}
+
+static bool step(struct coll_op *o)
+{
+    struct coll_group *g = o->g;
+    bool aset = coll_aset(g);
+    CO_BEGIN(o->pc);
+    if (!aset) CO_WAIT(o->pc, g->pub + 1 == o->seq && record_free(o));
+    publish(o);
+    CO_WAIT(o->pc, coll_kinds[o->a.kind]->body(o));
+    if (o->n > 1 && !o->read_any && !aset) CO_WAIT(o->pc, verified(o));
+    o->released = true;
+    if (aset) {
+        sm_barrier_run(&g->m, (uintptr_t)&coll_area_of(0)->aset_bar[g->aset] - sm_slot_base(0), true);
+    } else {
+        advance(o);
+        if (o->n > 1 && o->readers != COLL_NONE) CO_WAIT(o->pc, readers_done(o));
+    }
+    if (o->finish && !o->st) o->finish(o);
+    if (o->staged_nb && !o->st) unstage(o);
+    CO_END(o->pc);
+}
+
+/* --- Starting, ending, waiting ------------------------------------------------------ */
+
+static bool rooted(enum coll_kind k)
+{
+    return k == COLL_BCAST || k == COLL_GATHER || k == COLL_SCATTER || k == COLL_REDUCE;
+}
+
+sm_status_t coll_op_init(struct coll_op *o, struct coll_group *g, const struct coll_args *a)
+{
+    *o = (struct coll_op){ .g = g, .a = *a, .n = g->m.size, .me = g->m.me, .readers = COLL_NONE };
+    if (g->num == -1 || g->m.me < 0) return sm_fail(SM_ERR_ARG, "this rank is not a member of the group");
+    if ((unsigned)a->kind >= COLL_KINDS || !coll_kinds[a->kind])
+        return sm_fail(SM_ERR_ARG, "no collective of kind %d", (int)a->kind);
+    int root = rooted(a->kind) ? a->root : -1;
+    if (rooted(a->kind) && (unsigned)root >= (unsigned)o->n)
+        return sm_fail(SM_ERR_ARG, "root %d is not a member of the group of %d", root, o->n);
+    bool red = a->kind >= COLL_REDUCE && a->kind <= COLL_EXSCAN;
+    if (red && a->red.op != COLL_USER && !coll_kernel(a->red.t, a->red.op))
+        return sm_fail(SM_ERR_ARG, "reduction %s is not defined on %s", coll_redop_name(a->red.op),
+                       coll_dtype_name(a->red.t));
+    if (red && a->red.op == COLL_USER && !a->red.fn.fn) return sm_fail(SM_ERR_ARG, "the user operation is NULL");
+    o->sig = SIG(a->kind, root, red && a->red.op != COLL_USER ? a->red.t : 0, red ? a->red.op : 0);
+    return SM_OK;
+}
+
+/* Free what the op owned; its status, the reason recorded again for the caller. */
+static sm_status_t end(struct coll_op *o)
+{
+    for (int i = 0; i < o->nowned; i++) free(o->owned[i]);
+    o->nowned = 0;
+    sm_status_t st = o->st;
+    if (st) sm_fail(st, "%s", o->why ? o->why : "the collective failed");
+    free(o->why);
+    o->why = NULL;
+    return st;
+}
+
+void coll_progress(void)
+{
+    if (L.busy) return;
+    L.busy = true;
+    for (struct coll_op *o = L.head, *next; o; o = next) {
+        next = o->next;
+        if (o->pc == -1 || !step(o) || !o->done) continue;   /* a blocking one: its caller ends it */
+        list_del(o);
+        advance(o);
+        char reason[256] = "";
+        if (o->st) snprintf(reason, sizeof reason, "%s", o->why ? o->why : "");
+        sm_status_t st = end(o);
+        o->done(o->ctx, st, reason);         /* marks a request: the list stays as it is */
+        free(o);
+    }
+    L.busy = false;
+}
+
+static bool wait_cond(void *arg)
+{
+    struct coll_op *o = arg;
+    if (poll_p2p) p2p_progress();            /* and the list, through the hook */
+    else if (L.head) coll_progress();
+    return o->listed ? o->pc == -1 : step(o);
+}
+
+/* Start o (initialised): a new sequence number; nonblocking ones join the
+ * list, blocking ones run here to the end (on the list only behind
+ * nonblocking ones of the same group, which must publish first). */
+sm_status_t coll_launch(struct coll_op *o, bool blocking)
+{
+    struct coll_group *g = o->g;
+    o->seq = g->seq = g->seq + 1 ? g->seq + 1 : 1;   /* never 0: a record never written */
+    if (!blocking || g->active) list_add(o);
+    if (!blocking) {
+        coll_progress();
+        return SM_OK;
+    }
+    if (o->listed) {
+        coll_progress();
+        if (o->pc != -1) sm_wait(wait_cond, o);
+        list_del(o);
+        advance(o);
+    } else if (!step(o)) {
+        sm_wait(wait_cond, o);
+    }
+    return end(o);
+}
+
+struct until { bool (*cond)(void *); void *arg; };
+static bool until_cond(void *arg)
+{
+    struct until *u = arg;
+    if (poll_p2p) p2p_progress();
+    else if (L.head) coll_progress();
+    return u->cond(u->arg);
+}
+void coll_wait(bool (*cond)(void *), void *arg)
+{
+    struct until u = { cond, arg };
+    sm_wait(until_cond, &u);
+}
+
+sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)
+{
+    struct coll_op o;
+    sm_status_t st = coll_op_init(&o, g, a);
+    return st ? st : coll_launch(&o, true);
+}
+
+sm_status_t coll_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx)
+{
+    struct coll_op *o = malloc(sizeof *o);
+    if (!o) return sm_fail(SM_ERR_NOMEM, "no memory for a nonblocking collective");
+    sm_status_t st = coll_op_init(o, g, a);
+    if (st) {
+        free(o);
+        return st;
+    }
+    o->done = done, o->ctx = ctx;
+    return coll_launch(o, false);
+}
