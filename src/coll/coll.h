@@ -205,8 +205,10 @@ enum coll_kind {
  *  COLLECT (src everywhere; dst: every member's src, concatenated in order).
  * root: a member index for the rooted ones. A collective's members must
  * agree on the kind, root, reduction and the sizes each sends and receives:
- * where they do not, those that can see it fail with SM_ERR_MISMATCH, the
- * reason naming the values. */
+ * where they do not, those that can see it fail (SM_ERR_TRUNCATE for sizes,
+ * SM_ERR_MISMATCH for the rest), the reason naming the values. Every member
+ * sees the others' records or checks the next member's, so members that
+ * disagree on a root are seen even when each thinks itself the root. */
 struct coll_args {
     enum coll_kind kind;
     int root;

@@ -83,7 +83,7 @@ static struct coll_blk local_block(const struct coll_buf *b, int i, int nblocks)
 static __attribute__((noinline, cold)) void size_mismatch(struct coll_op *o, int i, const char *what, size_t theirs,
                                                           size_t mine)
 {
-    coll_fail(o, sm_fail(SM_ERR_MISMATCH, "member %d of the group (rank %d) %s %zu bytes, this member (%d) %zu", i,
+    coll_fail(o, sm_fail(SM_ERR_TRUNCATE, "member %d of the group (rank %d) %s %zu bytes, this member (%d) %zu", i,
                          coll_rank(o, i), what, theirs, o->me, mine));
 }
 

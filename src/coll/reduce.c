@@ -137,22 +137,31 @@ static size_t span(const struct coll_op *o, size_t k)
 }
 
 /* Elements [e0, e0 + k) of the sources from..to combined in member order,
- * ((s_from op s_from+1) op ...) op s_to; with out, each partial result after
- * source j goes to out(j). Returns the result: a C array in accmem
- * (predefined), or the origin of its first element in accmem or s2 (user
- * functions compute inout = in op inout, so each source is copied into
- * the buffer that takes the next result). */
+ * ((s_from op s_from+1) op ...) op s_to. Returns the result: a C array in
+ * accmem (predefined), or the origin of its first element in accmem or s2
+ * (user functions compute inout = in op inout, so each source is copied
+ * into the buffer that takes the next result). Prefixes go out on the way:
+ * with SCAN each member j gets the result up to its source, with EXSCAN
+ * the one before it (member j's source read first: in place, it is its
+ * destination). */
+enum prefix { NONE, SCAN, EXSCAN };
 static const char *fold(struct coll_op *o, size_t e0, size_t k, int from, int to, char *accmem, char *s1, char *s2,
-                        void (*out)(struct coll_op *o, int j, const char *acc, size_t e0, size_t k))
+                        enum prefix pre)
 {
     if (!o->r.user) {
+        size_t bytes = k * o->r.es_c;
         const char *x = view(o, from, e0, k, s1);
-        if (from == to || out) memcpy(accmem, x, k * o->r.es_c);
-        if (out) out(o, from, accmem, e0, k);
+        if (from == to || pre) memcpy(accmem, x, bytes);
+        if (pre == SCAN) emit(o, from, accmem, e0, k);
         for (int j = from + 1; j <= to; j++) {
             const char *y = view(o, j, e0, k, s2);
-            o->r.k(accmem, j == from + 1 && !out ? x : accmem, y, k);
-            if (out) out(o, j, accmem, e0, k);
+            if (pre == EXSCAN) {
+                if (y != s2) y = memcpy(s2, y, bytes);
+                emit(o, j, accmem, e0, k);
+                if (j == to) break;
+            }
+            o->r.k(accmem, j == from + 1 && !pre ? x : accmem, y, k);
+            if (pre == SCAN) emit(o, j, accmem, e0, k);
         }
         return accmem;
     }
@@ -160,21 +169,18 @@ static const char *fold(struct coll_op *o, size_t e0, size_t k, int from, int to
     size_t bytes = span(o, k);
     char *a = accmem, *b = s2;
     memcpy(a, view(o, from, e0, k, s1) + lb, bytes);
-    if (out) out(o, from, a - lb, e0, k);
+    if (pre == SCAN) emit(o, from, a - lb, e0, k);
     for (int j = from + 1; j <= to; j++) {
         memcpy(b, view(o, j, e0, k, s1) + lb, bytes);
+        if (pre == EXSCAN) {
+            emit(o, j, a - lb, e0, k);
+            if (j == to) break;
+        }
         o->a.red.fn.fn(a - lb, b - lb, k, o->a.red.fn.ctx);     /* b = a op s_j */
         char *t = a; a = b, b = t;
-        if (out) out(o, j, a - lb, e0, k);
+        if (pre == SCAN) emit(o, j, a - lb, e0, k);
     }
     return a - lb;
-}
-
-/* Outputs of a chunk, by kind (sliced: into every member that gets it). */
-static void out_scan(struct coll_op *o, int j, const char *acc, size_t e0, size_t k)
-{
-    if (o->a.kind == COLL_SCAN) emit(o, j, acc, e0, k);
-    else if (j + 1 < o->n) emit(o, j + 1, acc, e0, k);
 }
 
 /* Scratch for one chunk: on the stack when it fits. */
@@ -217,11 +223,11 @@ static void sliced_chunk(struct coll_op *o, uint32_t c, struct scratch *s)
     switch (o->a.kind) {
     case COLL_SCAN:
     case COLL_EXSCAN:
-        fold(o, e0, k, 0, o->a.kind == COLL_SCAN ? o->n - 1 : o->n - 2, s->acc, s->s1, s->s2, out_scan);
+        fold(o, e0, k, 0, o->n - 1, s->acc, s->s1, s->s2, o->a.kind == COLL_SCAN ? SCAN : EXSCAN);
         return;
     default: break;
     }
-    const char *acc = fold(o, e0, k, 0, o->n - 1, s->acc, s->s1, s->s2, NULL);
+    const char *acc = fold(o, e0, k, 0, o->n - 1, s->acc, s->s1, s->s2, NONE);
     if (o->a.kind == COLL_REDUCE) emit(o, o->a.root, acc, e0, k);
     else if (o->a.kind == COLL_REDUCE_SCATTER) emit(o, owner, acc, e0 - o->r.bstart[owner], k);
     else
@@ -240,7 +246,7 @@ static void serial_result(struct coll_op *o)
     if (o->a.kind == COLL_EXSCAN) to = o->me - 1;
     for (size_t e0 = lo; e0 < hi; e0 += o->r.E) {
         size_t k = hi - e0 < o->r.E ? hi - e0 : o->r.E;
-        emit(o, o->me, fold(o, e0, k, 0, to, s.acc, s.s1, s.s2, NULL), e0 - lo, k);
+        emit(o, o->me, fold(o, e0, k, 0, to, s.acc, s.s1, s.s2, NONE), e0 - lo, k);
     }
     free(s.heap);
 }

@@ -79,8 +79,10 @@ static __attribute__((noinline, cold)) void mismatch(struct coll_op *o, int i, c
     char theirs[160], mine[160];
     describe(theirs, sizeof theirs, p->sig, p->len, with_len);
     describe(mine, sizeof mine, o->sig, o->len, with_len);
-    coll_fail(o, sm_fail(SM_ERR_MISMATCH, "member %d of the group (rank %d) called %s, this member (%d) %s", i,
-                         coll_rank(o, i), theirs, o->me, mine));
+    /* the same collective with other sizes: as a message longer than its buffer */
+    coll_fail(o, sm_fail(p->sig == o->sig ? SM_ERR_TRUNCATE : SM_ERR_MISMATCH,
+                         "member %d of the group (rank %d) called %s, this member (%d) %s", i, coll_rank(o, i), theirs,
+                         o->me, mine));
 }
 
 bool coll_check(struct coll_op *o, int i, const struct coll_rec *p, bool same_len)
@@ -375,11 +377,10 @@ static void list_del(struct coll_op *o)
 
 /* This member's progress: every collective of g up to the first one still
  * using its peers' memory. */
-static void advance(struct coll_op *o)
+static void advance(struct coll_group *g)
 {
-    struct coll_group *g = o->g;
     uint32_t wm = g->seq;
-    if (o->listed)
+    if (g->active)
         for (struct coll_op *p = L.head; p; p = p->next)
             if (p->g == g && !p->released && (int32_t)(p->seq - 1 - wm) < 0) wm = p->seq - 1;
     if (wm == g->progress) return;
@@ -459,7 +460,7 @@ static bool step(struct coll_op *o)
     if (aset) {
         sm_barrier_run(&g->m, (uintptr_t)&coll_area_of(0)->aset_bar[g->aset] - sm_slot_base(0), true);
     } else {
-        advance(o);
+        advance(o->g);
         if (o->n > 1 && o->readers != COLL_NONE) CO_WAIT(o->pc, readers_done(o));
     }
     if (o->finish && !o->st) o->finish(o);
@@ -512,7 +513,7 @@ void coll_progress(void)
         next = o->next;
         if (o->pc == -1 || !step(o) || !o->done) continue;   /* a blocking one: its caller ends it */
         list_del(o);
-        advance(o);
+        advance(o->g);
         char reason[256] = "";
         if (o->st) snprintf(reason, sizeof reason, "%s", o->why ? o->why : "");
         sm_status_t st = end(o);
@@ -546,7 +547,7 @@ sm_status_t coll_launch(struct coll_op *o, bool blocking)
         coll_progress();
         if (o->pc != -1) sm_wait(wait_cond, o);
         list_del(o);
-        advance(o);
+        advance(o->g);
     } else if (!step(o)) {
         sm_wait(wait_cond, o);
     }

@@ -371,6 +371,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     sm_status_t st = p2p_test(&(*request)->p);
     *flag = st != SM_INPROGRESS && p2p_done(&(*request)->p);
     if (*flag) return finish1(request, status, R);
+    smpi_idle();
     return st == SM_INPROGRESS ? MPI_SUCCESS : progress_error((*request)->comm, st, R);
 }
 #pragma weak MPI_Test = PMPI_Test
@@ -466,6 +467,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
     struct arr a = { count, reqs, 0 };
     sm_status_t st = p2p_progress();
     *flag = all_done(&a);
+    if (!*flag) smpi_idle();
     return *flag ? finish_all(count, reqs, sts, R) : st ? progress_error(NULL, st, R) : MPI_SUCCESS;
 }
 #pragma weak MPI_Testall = PMPI_Testall
@@ -491,6 +493,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
         return finish1(&reqs[i], st, R);
     }
     if (!active) { if (flag) *flag = 1; status_empty(st, MPI_ANY_SOURCE); }
+    else smpi_idle();
     return ps && active ? progress_error(NULL, ps, R) : MPI_SUCCESS;
 }
 
@@ -530,6 +533,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int idx[], MPI_Sta
         n++;
     }
     *outcount = active ? n : MPI_UNDEFINED;
+    if (!n && active) smpi_idle();
     if (!n && active && ps) return progress_error(NULL, ps, R);
     return many_error(&f, sts, R);
 }
@@ -568,6 +572,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     sm_status_t st = p2p_test(&request->p);
     *flag = p2p_done(&request->p);
     if (*flag) status_of(request, status);
+    else smpi_idle();
     return *flag || st == SM_INPROGRESS ? MPI_SUCCESS : progress_error(request->comm, st, R);
 }
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
@@ -676,6 +681,7 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag, bool matched, MP
         if (st && !p.err) p.err = st;
     }
     if (p.err && !p.found) return progress_error(c, p.err, R);
+    if (!p.found) smpi_idle();
     if (flag) *flag = p.found;
     if (msg) *msg = p.found ? (MPI_Message)p.m : MPI_MESSAGE_NULL;
     if (p.found) status_probe(status, &p.st);

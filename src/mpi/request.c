@@ -2,6 +2,7 @@
  * at once (MPI_Comm_idup, MPI_Ibsend) and for MPI_PROC_NULL. Making and
  * releasing requests is inline in smpi.h (every message does); starting and
  * completing them is pt2pt.c's. */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,3 +46,5 @@ void smpi_request_coll_done(struct smpi_request *q, sm_status_t st, const char *
     atomic_store_explicit(&q->p.done, 1, memory_order_release);
     if (q->p.detached) smpi_request_release(q);
 }
+
+void smpi_idle_slow(void) { sched_yield(); }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "mpi.h"
+#include "sm_core.h"
 #include "dt.h"
 #include "p2p.h"
 #include "coll.h"
@@ -100,6 +101,15 @@ struct smpi_request {
     void     *bcopy;            /* a buffered send's copy of the message */
     void     *coll;             /* a nonblocking collective's state (collective.c, comm.c) */
 };
+
+/* A test or probe that found nothing: when ranks outnumber cores, the core
+ * goes to a rank that may make progress for us (a program polling in a
+ * loop would otherwise keep it for a whole time slice). */
+void smpi_idle_slow(void);
+static inline void smpi_idle(void)
+{
+    if (SM_UNLIKELY(sm_core.oversubscribed)) smpi_idle_slow();
+}
 
 /* Handle resolution: predefined handles are small integers. */
 extern struct smpi_comm smpi_comm_world, smpi_comm_self;
