@@ -48,11 +48,11 @@ struct coll_rec {
     uint32_t fin;               /* the member's progress when it published */
     uint32_t flags;
     uint64_t len;               /* bytes this member contributes (or expects), by kind */
-    uint64_t aux;               /* by kind */
+    uint64_t aux;               /* carried: where the copy is; else by kind */
     /* the first 32 bytes share the stamp's line; aligned for any element
      * (long double), as the kernels read it in place */
     alignas(16) unsigned char data[COLL_INLINE];
-    struct coll_lay src, dst;
+    struct coll_lay src, dst;           /* written only for buffers published in place */
     /* Written after the stamp, by the member or its peers: a broadcast
      * reader's chunks (claimed, copied), a sliced reduction's chunks
      * (member 0's), a group creation's rounds. */
@@ -63,6 +63,16 @@ struct coll_rec {
 _Static_assert(offsetof(struct coll_rec, data) == 32 && offsetof(struct coll_rec, src) == 128,
                "a small contribution starts in the stamp's line, the layouts in the third");
 _Static_assert(sizeof(struct coll_rec) == 5 * SM_CACHELINE, "a record is five lines");
+
+/* A record's source: its layouts, or for a contribution carried in the
+ * record or bounce buffer (whose owner writes only the stamp's line), plain
+ * bytes at aux, len bytes per block. */
+static inline const struct coll_lay *coll_src(const struct coll_rec *p, struct coll_lay *tmp)
+{
+    if (!(p->flags & REC_CARRIED)) return &p->src;
+    *tmp = (struct coll_lay){ p->aux, 0, p->len, 0, 0, 0, 1, 1 };
+    return tmp;
+}
 
 /* A group's state in one member's area. progress: the last collective up
  * to which this member has finished with its peers' memory (it may have
@@ -132,7 +142,7 @@ extern const struct coll_kind_ops coll_barrier_ops, coll_bcast_ops, coll_gather_
 struct coll_op {
     struct coll_op *next, *prev;        /* the engine's list of started schedules */
     struct coll_group *g;
-    struct coll_args a;
+    const struct coll_args *a;          /* the caller's (blocking), or the copy after the op (nonblocking) */
     uint32_t seq, sig;
     int n, me;
     int pc, bpc;                        /* where the schedule and its body resume */

@@ -122,6 +122,7 @@ static sm_status_t create_job(struct coll_group *g, const struct sm_group *m)
  * its progress at the candidate number. */
 struct create {
     struct coll_op op;
+    struct coll_args args;
     struct coll_group *g;
     struct sm_group m;
     uint64_t set[USED_WORDS], all[USED_WORDS];
@@ -203,8 +204,8 @@ static struct create *create_new(struct coll_group *g, const struct sm_group *m,
         *st = sm_fail(SM_ERR_NOMEM, "no memory to create a group");
         return NULL;
     }
-    struct coll_args a = { .kind = COLL_KIND_CREATE };
-    if ((*st = coll_op_init(&c->op, parent, &a))) {
+    c->args = (struct coll_args){ .kind = COLL_KIND_CREATE };
+    if ((*st = coll_op_init(&c->op, parent, &c->args))) {
         free(c);
         return NULL;
     }
@@ -256,6 +257,7 @@ sm_status_t coll_group_icreate(struct coll_group *g, const struct sm_group *m, s
     }
     c = big;
     c->op.kctx = c;
+    c->op.a = &c->args;
     *(struct icreate *)(c + 1) = (struct icreate){ done, ctx };
     c->op.done = icreate_done, c->op.ctx = c;
     return coll_launch(&c->op, false);

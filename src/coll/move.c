@@ -114,10 +114,10 @@ const struct coll_kind_ops coll_barrier_ops = { "barrier", barrier_prepare, barr
  * unless NULL or src). A reader of a large broadcast publishes its dst and
  * a chunk counter: whoever claims a chunk (the reader, the root, which has
  * nothing else to do) copies it, and the reader waits until all are done. */
-static const struct coll_buf *bcast_src(const struct coll_op *o) { return o->a.src.base ? &o->a.src : &o->a.dst; }
+static const struct coll_buf *bcast_src(const struct coll_op *o) { return o->a->src.base ? &o->a->src : &o->a->dst; }
 static size_t bcast_len(const struct coll_op *o)
 {
-    const struct coll_buf *b = o->me == o->a.root ? bcast_src(o) : &o->a.dst;
+    const struct coll_buf *b = o->me == o->a->root ? bcast_src(o) : &o->a->dst;
     return b->count * coll_elem_size(b->type);
 }
 static inline uint32_t chunks_of(size_t len) { return (uint32_t)((len + BCAST_CHUNK - 1) / BCAST_CHUNK); }
@@ -126,10 +126,10 @@ static sm_status_t bcast_prepare(struct coll_op *o, struct coll_rec *mine)
 {
     (void)mine;
     o->len = bcast_len(o);
-    if (o->me == o->a.root) return publish_src(o, bcast_src(o), 1);
+    if (o->me == o->a->root) return publish_src(o, bcast_src(o), 1);
     if (o->len < BCAST_COOP || o->n == 1) return SM_OK;
     o->flags |= REC_SHARE;
-    return coll_lay_dst(o, &o->dst, &o->a.dst, 1);
+    return coll_lay_dst(o, &o->dst, &o->a->dst, 1);
 }
 
 /* Claim chunks of reader i's dst (its record r) and copy them from src. */
@@ -147,7 +147,7 @@ static void bcast_chunks(struct coll_op *o, struct coll_rec *r, const struct col
 
 static bool bcast_body(struct coll_op *o)
 {
-    int root = o->a.root;
+    int root = o->a->root;
     struct coll_rec *p;
     CO_BEGIN(o->bpc);
     if (o->me == root) {
@@ -163,8 +163,8 @@ static bool bcast_body(struct coll_op *o)
             }
         }
         const struct coll_buf *s = bcast_src(o);
-        if (o->a.dst.base && o->a.dst.base != s->base && o->len) {
-            struct coll_blk d = local_block(&o->a.dst, 0, 1), k = local_block(s, 0, 1);
+        if (o->a->dst.base && o->a->dst.base != s->base && o->len) {
+            struct coll_blk d = local_block(&o->a->dst, 0, 1), k = local_block(s, 0, 1);
             coll_copy(&d, &k, 0, o->len);
         }
         return true;
@@ -173,8 +173,9 @@ static bool bcast_body(struct coll_op *o)
     p = coll_rec_of(o->g, root, o->seq);
     if (coll_check(o, root, p, true) && !o->st && o->len) {
         /* a sharing reader's dst is the one it published (perhaps a stage) */
-        struct coll_blk s = coll_block(&p->src, 0, 1),
-                        d = o->flags & REC_SHARE ? coll_block(&o->dst, 0, 1) : local_block(&o->a.dst, 0, 1);
+        struct coll_lay tmp;
+        struct coll_blk s = coll_block(coll_src(p, &tmp), 0, 1),
+                        d = o->flags & REC_SHARE ? coll_block(&o->dst, 0, 1) : local_block(&o->a->dst, 0, 1);
         if (!(o->flags & REC_SHARE) || (p->flags & REC_CARRIED)) {
             coll_copy(&d, &s, 0, o->len);
             return true;
@@ -195,27 +196,27 @@ const struct coll_kind_ops coll_bcast_ops = { "broadcast", bcast_prepare, bcast_
  * record (the root copies it), else writes it into the root's dst itself. */
 static size_t gather_mine(const struct coll_op *o)
 {
-    if (o->a.src.base == COLL_IN_PLACE) return local_block(&o->a.dst, o->me, o->n).bytes;
-    return o->a.src.count * coll_elem_size(o->a.src.type);
+    if (o->a->src.base == COLL_IN_PLACE) return local_block(&o->a->dst, o->me, o->n).bytes;
+    return o->a->src.count * coll_elem_size(o->a->src.type);
 }
 
 static sm_status_t gather_prepare(struct coll_op *o, struct coll_rec *mine)
 {
     (void)mine;
     o->len = gather_mine(o);
-    if (o->me == o->a.root) {
+    if (o->me == o->a->root) {
         o->flags |= REC_PUSH;
         o->readers = COLL_NONE;          /* COLL_ALL once a peer writes into dst (body) */
-        return coll_lay_dst(o, &o->dst, &o->a.dst, o->n);
+        return coll_lay_dst(o, &o->dst, &o->a->dst, o->n);
     }
     void *c = coll_carrier(o, o->len);
-    if (c) return publish_src(o, &o->a.src, 1);
-    return coll_lay_src(o, &o->src, &o->a.src, 1);   /* written into the root's dst by this member */
+    if (c) return publish_src(o, &o->a->src, 1);
+    return coll_lay_src(o, &o->src, &o->a->src, 1);   /* written into the root's dst by this member */
 }
 
 static bool gather_body(struct coll_op *o)
 {
-    int root = o->a.root;
+    int root = o->a->root;
     struct coll_rec *p;
     CO_BEGIN(o->bpc);
     if (o->me != root) {
@@ -223,7 +224,7 @@ static bool gather_body(struct coll_op *o)
         CO_WAIT(o->bpc, coll_await(o, root));
         p = coll_rec_of(o->g, root, o->seq);
         if (!coll_check(o, root, p, false) || o->st) return true;
-        struct coll_blk d = coll_block(&p->dst, o->me, o->n), s = local_block(&o->a.src, 0, 1);
+        struct coll_blk d = coll_block(&p->dst, o->me, o->n), s = local_block(&o->a->src, 0, 1);
         if (d.bytes != o->len) size_mismatch(o, root, "as the root expects", d.bytes, o->len);
         else if (o->len) coll_copy(&d, &s, 0, o->len);
         return true;
@@ -236,12 +237,13 @@ static bool gather_body(struct coll_op *o)
         struct coll_blk d = coll_block(&o->dst, i, o->n);       /* as published: perhaps a stage */
         if (p->len != d.bytes) size_mismatch(o, i, "sends", p->len, d.bytes);
         else if (p->flags & REC_CARRIED) {
-            struct coll_blk s = coll_block(&p->src, 0, 1);
+            struct coll_lay tmp;
+            struct coll_blk s = coll_block(coll_src(p, &tmp), 0, 1);
             if (!o->st && d.bytes) coll_copy(&d, &s, 0, d.bytes);
         } else o->readers = COLL_ALL;      /* it writes into dst: wait for it */
     }
-    if (o->a.src.base != COLL_IN_PLACE && o->len && !o->st) {
-        struct coll_blk d = coll_block(&o->dst, root, o->n), s = local_block(&o->a.src, 0, 1);
+    if (o->a->src.base != COLL_IN_PLACE && o->len && !o->st) {
+        struct coll_blk d = coll_block(&o->dst, root, o->n), s = local_block(&o->a->src, 0, 1);
         if (d.bytes != o->len) size_mismatch(o, root, "(the root itself) sends", o->len, d.bytes);
         else coll_copy(&d, &s, 0, o->len);
     }
@@ -255,28 +257,34 @@ const struct coll_kind_ops coll_gather_ops = { "gather", gather_prepare, gather_
 static sm_status_t scatter_prepare(struct coll_op *o, struct coll_rec *mine)
 {
     (void)mine;
-    o->len = o->a.dst.base == COLL_IN_PLACE ? 0 : o->a.dst.count * coll_elem_size(o->a.dst.type);
-    if (o->me != o->a.root) return SM_OK;
-    return publish_src(o, &o->a.src, o->n);
+    /* a member: the bytes it expects; the root: those of a block it sends */
+    o->len = o->a->dst.base == COLL_IN_PLACE ? 0 : o->a->dst.count * coll_elem_size(o->a->dst.type);
+    if (o->me != o->a->root) return SM_OK;
+    size_t own = o->len;
+    o->len = o->a->src.counts ? 0 : o->a->src.count * coll_elem_size(o->a->src.type);
+    sm_status_t st = publish_src(o, &o->a->src, o->n);
+    o->x = own;
+    return st;
 }
 
 static bool scatter_body(struct coll_op *o)
 {
-    int root = o->a.root;
+    int root = o->a->root;
     struct coll_rec *p;
     CO_BEGIN(o->bpc);
     if (o->me == root) {
-        if (o->a.dst.base != COLL_IN_PLACE && o->len) {
-            struct coll_blk s = local_block(&o->a.src, root, o->n), d = local_block(&o->a.dst, 0, 1);
-            if (s.bytes != o->len) size_mismatch(o, root, "(the root itself) sends", s.bytes, o->len);
-            else coll_copy(&d, &s, 0, o->len);
+        if (o->a->dst.base != COLL_IN_PLACE) {
+            struct coll_blk s = local_block(&o->a->src, root, o->n), d = local_block(&o->a->dst, 0, 1);
+            if (s.bytes != o->x) size_mismatch(o, root, "(the root itself) sends", s.bytes, o->x);
+            else if (o->x) coll_copy(&d, &s, 0, o->x);
         }
         return true;
     }
     CO_WAIT(o->bpc, coll_await(o, root));
     p = coll_rec_of(o->g, root, o->seq);
     if (!coll_check(o, root, p, false) || o->st) return true;
-    struct coll_blk s = coll_block(&p->src, o->me, o->n), d = local_block(&o->a.dst, 0, 1);
+    struct coll_lay tmp;
+    struct coll_blk s = coll_block(coll_src(p, &tmp), o->me, o->n), d = local_block(&o->a->dst, 0, 1);
     if (s.bytes != o->len) size_mismatch(o, root, "(the root) sends", s.bytes, o->len);
     else if (o->len) coll_copy(&d, &s, 0, o->len);
     CO_END(o->bpc);
@@ -288,7 +296,7 @@ const struct coll_kind_ops coll_scatter_ops = { "scatter", scatter_prepare, scat
  * Every record is checked before any data moves: a mismatch is everyone's. */
 static struct coll_buf allgather_mine(const struct coll_op *o)
 {
-    return o->a.src.base == COLL_IN_PLACE ? block_buf(&o->a.dst, o->me, o->n) : o->a.src;
+    return o->a->src.base == COLL_IN_PLACE ? block_buf(&o->a->dst, o->me, o->n) : o->a->src;
 }
 
 static sm_status_t allgather_prepare(struct coll_op *o, struct coll_rec *mine)
@@ -301,16 +309,17 @@ static sm_status_t allgather_prepare(struct coll_op *o, struct coll_rec *mine)
 
 static bool allgather_body(struct coll_op *o)
 {
-    bool collect = o->a.kind == COLL_COLLECT;
+    bool collect = o->a->kind == COLL_COLLECT;
     CO_BEGIN(o->bpc);
-    AWAIT_PEERS(o, collect ? false : !o->a.dst.counts);
+    AWAIT_PEERS(o, collect ? false : !o->a->dst.counts);
     if (o->st) return true;
     if (collect) {           /* dst: every member's bytes concatenated in order */
         size_t at = 0;
         for (int i = 0; i < o->n; i++) {
             struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
-            struct coll_blk d = { (char *)o->a.dst.base + at, p->len, NULL, p->len };
-            struct coll_blk s = i == o->me ? local_block(&o->a.src, 0, 1) : coll_block(&p->src, 0, 1);
+            struct coll_blk d = { (char *)o->a->dst.base + at, p->len, NULL, p->len };
+            struct coll_lay tmp;
+            struct coll_blk s = i == o->me ? local_block(&o->a->src, 0, 1) : coll_block(coll_src(p, &tmp), 0, 1);
             if (p->len && !(i == o->me && s.base == d.base && !s.type)) coll_copy(&d, &s, 0, p->len);
             at += p->len;
         }
@@ -319,7 +328,7 @@ static bool allgather_body(struct coll_op *o)
     for (int k = 1; k < o->n; k++) {     /* sizes first: a mismatch moves nothing */
         int i = coll_next(o, k);
         struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
-        size_t want = local_block(&o->a.dst, i, o->n).bytes;
+        size_t want = local_block(&o->a->dst, i, o->n).bytes;
         if (p->len != want) {
             size_mismatch(o, i, "sends", p->len, want);
             return true;
@@ -328,11 +337,12 @@ static bool allgather_body(struct coll_op *o)
     for (int k = 1; k < o->n; k++) {
         int i = coll_next(o, k);
         struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
-        struct coll_blk d = local_block(&o->a.dst, i, o->n), s = coll_block(&p->src, 0, 1);
+        struct coll_lay tmp;
+        struct coll_blk d = local_block(&o->a->dst, i, o->n), s = coll_block(coll_src(p, &tmp), 0, 1);
         if (d.bytes) coll_copy(&d, &s, 0, d.bytes);
     }
-    if (o->a.src.base != COLL_IN_PLACE) {
-        struct coll_blk d = local_block(&o->a.dst, o->me, o->n), s = local_block(&o->a.src, 0, 1);
+    if (o->a->src.base != COLL_IN_PLACE) {
+        struct coll_blk d = local_block(&o->a->dst, o->me, o->n), s = local_block(&o->a->src, 0, 1);
         if (d.bytes != o->len) size_mismatch(o, o->me, "(this member) sends", o->len, d.bytes);
         else if (o->len) coll_copy(&d, &s, 0, o->len);
     }
@@ -347,26 +357,31 @@ const struct coll_kind_ops coll_allgather_ops = { "allgather", allgather_prepare
 static sm_status_t alltoall_prepare(struct coll_op *o, struct coll_rec *mine)
 {
     (void)mine;
-    const struct coll_buf *b = &o->a.src;
-    o->len = o->a.dst.counts ? 0 : o->a.dst.count * coll_elem_size(o->a.dst.type);
-    if (o->a.src.base != COLL_IN_PLACE) return publish_src(o, b, o->n);
+    const struct coll_buf *b = &o->a->src;
+    /* a block's bytes as published (a carried copy is read as len per block):
+     * the source's, so a sender whose blocks differ from its receiver's is seen */
+    if (o->a->src.base != COLL_IN_PLACE) {
+        o->len = o->a->src.counts ? 0 : o->a->src.count * coll_elem_size(o->a->src.type);
+        return publish_src(o, b, o->n);
+    }
+    o->len = o->a->dst.counts ? 0 : o->a->dst.count * coll_elem_size(o->a->dst.type);
     /* in place: the data to send is dst; a packed copy of it is published */
-    size_t total = bytes_of(&o->a.dst, o->n);
-    void *c = !o->a.dst.counts ? coll_carrier(o, total) : NULL;
+    size_t total = bytes_of(&o->a->dst, o->n);
+    void *c = !o->a->dst.counts ? coll_carrier(o, total) : NULL;
     int *displs = NULL, *counts = NULL;
-    if (!c && !(c = coll_alloc(o, total + (o->a.dst.counts ? 2 * sizeof(int) * (size_t)o->n : 0)))) return o->st;
-    pack_blocks(c, &o->a.dst, o->n);
+    if (!c && !(c = coll_alloc(o, total + (o->a->dst.counts ? 2 * sizeof(int) * (size_t)o->n : 0)))) return o->st;
+    pack_blocks(c, &o->a->dst, o->n);
     o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, o->len, 0, 0, 0, 1, 1 };
-    if (o->a.dst.counts) {
+    if (o->a->dst.counts) {
         counts = (int *)((char *)c + total), displs = counts + o->n;
         size_t at = 0;
         for (int i = 0; i < o->n; i++) {
-            counts[i] = (int)local_block(&o->a.dst, i, o->n).bytes, displs[i] = (int)at;
+            counts[i] = (int)local_block(&o->a->dst, i, o->n).bytes, displs[i] = (int)at;
             at += (size_t)counts[i];
         }
         o->src.counts = (uint64_t)(uintptr_t)coll_global(counts), o->src.displs = (uint64_t)(uintptr_t)coll_global(displs);
     }
-    bool carried = c == coll_carrier(o, total) && !o->a.dst.counts;
+    bool carried = c == coll_carrier(o, total) && !o->a->dst.counts;
     if (carried) o->flags |= REC_CARRIED;
     o->readers = carried ? COLL_NONE : COLL_ALL;
     return o->st;
@@ -375,12 +390,13 @@ static sm_status_t alltoall_prepare(struct coll_op *o, struct coll_rec *mine)
 static bool alltoall_body(struct coll_op *o)
 {
     CO_BEGIN(o->bpc);
-    AWAIT_PEERS(o, !o->a.dst.counts);
+    AWAIT_PEERS(o, !o->a->dst.counts);
     if (o->st) return true;
     for (int k = 1; k < o->n; k++) {     /* sizes first: a mismatch moves nothing */
         int i = coll_next(o, k);
-        size_t theirs = coll_block(&coll_rec_of(o->g, i, o->seq)->src, o->me, o->n).bytes;
-        size_t want = local_block(&o->a.dst, i, o->n).bytes;
+        struct coll_lay tmp;
+        size_t theirs = coll_block(coll_src(coll_rec_of(o->g, i, o->seq), &tmp), o->me, o->n).bytes;
+        size_t want = local_block(&o->a->dst, i, o->n).bytes;
         if (theirs != want) {
             size_mismatch(o, i, "sends", theirs, want);
             return true;
@@ -388,12 +404,13 @@ static bool alltoall_body(struct coll_op *o)
     }
     for (int k = 1; k < o->n; k++) {
         int i = coll_next(o, k);
-        struct coll_blk s = coll_block(&coll_rec_of(o->g, i, o->seq)->src, o->me, o->n);
-        struct coll_blk d = local_block(&o->a.dst, i, o->n);
+        struct coll_lay tmp;
+        struct coll_blk s = coll_block(coll_src(coll_rec_of(o->g, i, o->seq), &tmp), o->me, o->n);
+        struct coll_blk d = local_block(&o->a->dst, i, o->n);
         if (d.bytes) coll_copy(&d, &s, 0, d.bytes);
     }
-    if (o->a.src.base != COLL_IN_PLACE) {
-        struct coll_blk s = local_block(&o->a.src, o->me, o->n), d = local_block(&o->a.dst, o->me, o->n);
+    if (o->a->src.base != COLL_IN_PLACE) {
+        struct coll_blk s = local_block(&o->a->src, o->me, o->n), d = local_block(&o->a->dst, o->me, o->n);
         if (s.bytes != d.bytes) size_mismatch(o, o->me, "(this member) sends", s.bytes, d.bytes);
         else if (d.bytes) coll_copy(&d, &s, 0, d.bytes);
     }

@@ -34,9 +34,9 @@ static bool is_red(enum coll_kind k) { return k >= COLL_REDUCE && k <= COLL_EXSC
  * whole vector: n blocks' elements of dst's type). */
 static struct coll_buf my_src(const struct coll_op *o)
 {
-    if (o->a.src.base != COLL_IN_PLACE) return o->a.src;
-    struct coll_buf b = o->a.dst;
-    if (o->a.kind == COLL_REDUCE_SCATTER) {
+    if (o->a->src.base != COLL_IN_PLACE) return o->a->src;
+    struct coll_buf b = o->a->dst;
+    if (o->a->kind == COLL_REDUCE_SCATTER) {
         size_t total = 0;
         for (int i = 0; i < o->n; i++)
             total += b.counts ? (size_t)(b.counts[i] > 0 ? b.counts[i] : 0) : b.count;
@@ -55,8 +55,8 @@ static size_t elements(const struct coll_op *o, const struct coll_buf *b)
 /* Does member j's output depend on this kind's sources 0..j (scan), 0..j-1 (exscan), all? */
 static bool gets_result(const struct coll_op *o, int i)
 {
-    switch (o->a.kind) {
-    case COLL_REDUCE: return i == o->a.root;
+    switch (o->a->kind) {
+    case COLL_REDUCE: return i == o->a->root;
     case COLL_EXSCAN: return i > 0;
     default: return true;
     }
@@ -64,8 +64,8 @@ static bool gets_result(const struct coll_op *o, int i)
 /* Is member i's source read by another member (serial)? */
 static bool source_read(const struct coll_op *o, int i)
 {
-    switch (o->a.kind) {
-    case COLL_REDUCE: return i != o->a.root;
+    switch (o->a->kind) {
+    case COLL_REDUCE: return i != o->a->root;
     case COLL_SCAN: case COLL_EXSCAN: return i < o->n - 1;
     default: return true;
     }
@@ -77,7 +77,7 @@ static bool source_read(const struct coll_op *o, int i)
  * chunk's first element). Sources are read in place where their layout is
  * that already, else copied into scratch. */
 
-static const struct coll_lay *lay_of(struct coll_op *o, int j, bool *carried)
+static const struct coll_lay *lay_of(struct coll_op *o, int j, bool *carried, struct coll_lay *tmp)
 {
     if (j == o->me) {
         *carried = false;
@@ -85,22 +85,23 @@ static const struct coll_lay *lay_of(struct coll_op *o, int j, bool *carried)
     }
     struct coll_rec *p = coll_rec_of(o->g, j, o->seq);
     *carried = p->flags & REC_CARRIED;
-    return &p->src;
+    return coll_src(p, tmp);
 }
 
 /* The C layout of the chunk's elements: NULL (plain bytes) unless t's own layout has padding. */
-static inline size_t c_step(const struct coll_op *o) { return o->a.red.elem ? o->r.es_c : o->r.es_s; }
+static inline size_t c_step(const struct coll_op *o) { return o->a->red.elem ? o->r.es_c : o->r.es_s; }
 
 static const char *view(struct coll_op *o, int j, size_t e0, size_t k, char *scratch)
 {
     bool carried;
-    const struct coll_lay *l = lay_of(o, j, &carried);
+    struct coll_lay tmp;
+    const struct coll_lay *l = lay_of(o, j, &carried, &tmp);
     const char *base = (const char *)(uintptr_t)l->base;
     const struct dt_type *T = (const struct dt_type *)(uintptr_t)l->type;
     if (!o->r.user) {
         if (!T) return base + e0 * o->r.es_c;
         if (o->r.es_s == o->r.es_c && T->contig) return base + T->true_lb + e0 * o->r.es_s;
-        dt_copy(scratch - e0 * c_step(o), o->a.red.elem, base, T, e0 * o->r.es_s, k * o->r.es_s);
+        dt_copy(scratch - e0 * c_step(o), o->a->red.elem, base, T, e0 * o->r.es_s, k * o->r.es_s);
         return scratch;
     }
     const struct dt_type *U = o->r.U;
@@ -121,7 +122,7 @@ static void emit(struct coll_op *o, int i, const char *acc, size_t e0, size_t k)
     if (!o->r.user) {
         if (!T) memcpy(base + e0 * o->r.es_c, acc, k * o->r.es_c);
         else if (o->r.es_s == o->r.es_c && T->contig) memcpy(base + T->true_lb + e0 * o->r.es_s, acc, k * o->r.es_s);
-        else dt_copy(base, T, acc - e0 * c_step(o), o->a.red.elem, e0 * o->r.es_s, k * o->r.es_s);
+        else dt_copy(base, T, acc - e0 * c_step(o), o->a->red.elem, e0 * o->r.es_s, k * o->r.es_s);
         return;
     }
     const struct dt_type *U = o->r.U;
@@ -176,7 +177,7 @@ static const char *fold(struct coll_op *o, size_t e0, size_t k, int from, int to
             emit(o, j, a - lb, e0, k);
             if (j == to) break;
         }
-        o->a.red.fn.fn(a - lb, b - lb, k, o->a.red.fn.ctx);     /* b = a op s_j */
+        o->a->red.fn.fn(a - lb, b - lb, k, o->a->red.fn.ctx);     /* b = a op s_j */
         char *t = a; a = b, b = t;
         if (pre == SCAN) emit(o, j, a - lb, e0, k);
     }
@@ -201,7 +202,7 @@ static bool scratch_fit(struct coll_op *o, struct scratch *s)
 /* Chunk c: its elements [*e0, *e0 + *k) and, for a reduce-scatter, the block's member. */
 static int chunk_of(const struct coll_op *o, uint32_t c, size_t *e0, size_t *k)
 {
-    if (o->a.kind != COLL_REDUCE_SCATTER) {
+    if (o->a->kind != COLL_REDUCE_SCATTER) {
         *e0 = (size_t)c * o->r.E;
         *k = o->r.N - *e0 < o->r.E ? o->r.N - *e0 : o->r.E;
         return -1;
@@ -220,16 +221,16 @@ static void sliced_chunk(struct coll_op *o, uint32_t c, struct scratch *s)
     size_t e0, k;
     int owner = chunk_of(o, c, &e0, &k);
     if (!k) return;
-    switch (o->a.kind) {
+    switch (o->a->kind) {
     case COLL_SCAN:
     case COLL_EXSCAN:
-        fold(o, e0, k, 0, o->n - 1, s->acc, s->s1, s->s2, o->a.kind == COLL_SCAN ? SCAN : EXSCAN);
+        fold(o, e0, k, 0, o->n - 1, s->acc, s->s1, s->s2, o->a->kind == COLL_SCAN ? SCAN : EXSCAN);
         return;
     default: break;
     }
     const char *acc = fold(o, e0, k, 0, o->n - 1, s->acc, s->s1, s->s2, NONE);
-    if (o->a.kind == COLL_REDUCE) emit(o, o->a.root, acc, e0, k);
-    else if (o->a.kind == COLL_REDUCE_SCATTER) emit(o, owner, acc, e0 - o->r.bstart[owner], k);
+    if (o->a->kind == COLL_REDUCE) emit(o, o->a->root, acc, e0, k);
+    else if (o->a->kind == COLL_REDUCE_SCATTER) emit(o, owner, acc, e0 - o->r.bstart[owner], k);
     else
         for (int d = 1; d <= o->n; d++) emit(o, coll_next(o, d % o->n), acc, e0, k);   /* the others first */
 }
@@ -241,9 +242,9 @@ static void serial_result(struct coll_op *o)
     if (!scratch_fit(o, &s)) return;
     size_t lo = 0, hi = o->r.N;
     int to = o->n - 1;
-    if (o->a.kind == COLL_REDUCE_SCATTER) lo = o->r.bstart[o->me], hi = o->r.bstart[o->me + 1];
-    if (o->a.kind == COLL_SCAN) to = o->me;
-    if (o->a.kind == COLL_EXSCAN) to = o->me - 1;
+    if (o->a->kind == COLL_REDUCE_SCATTER) lo = o->r.bstart[o->me], hi = o->r.bstart[o->me + 1];
+    if (o->a->kind == COLL_SCAN) to = o->me;
+    if (o->a->kind == COLL_EXSCAN) to = o->me - 1;
     for (size_t e0 = lo; e0 < hi; e0 += o->r.E) {
         size_t k = hi - e0 < o->r.E ? hi - e0 : o->r.E;
         emit(o, o->me, fold(o, e0, k, 0, to, s.acc, s.s1, s.s2, NONE), e0 - lo, k);
@@ -272,7 +273,7 @@ static void out_copy(struct coll_op *o)
 {
     struct coll_blk s = coll_block(&o->dst, 0, 1), d;
     struct coll_lay l;
-    coll_lay_local(&l, &o->a.dst);
+    coll_lay_local(&l, &o->a->dst);
     l.count = o->r.N, l.counts = l.displs = l.types = 0;
     d = coll_block(&l, 0, 1);
     size_t bytes = (o->r.bstart[o->me + 1] - o->r.bstart[o->me]) * (o->r.user ? o->r.U->size : o->r.es_s);
@@ -282,7 +283,7 @@ static void out_copy(struct coll_op *o)
 static sm_status_t setup(struct coll_op *o)
 {
     struct coll_red_state *r = &o->r;
-    const struct coll_red *red = &o->a.red;
+    const struct coll_red *red = &o->a->red;
     r->user = red->op == COLL_USER;
     r->k = r->user ? NULL : coll_kernel(red->t, red->op);
     struct coll_buf sb = my_src(o);
@@ -301,15 +302,15 @@ static sm_status_t setup(struct coll_op *o)
         r->E = RED_BLOCK / r->es_c;
     }
     r->N = elements(o, src);
-    if (o->a.kind == COLL_REDUCE_SCATTER) {
+    if (o->a->kind == COLL_REDUCE_SCATTER) {
         /* blocks: dst.count (or dst.counts[i]) elements of the datatype each */
-        size_t per = r->user ? 1 : (o->a.dst.type ? o->a.dst.type->nbasic : 0);
+        size_t per = r->user ? 1 : (o->a->dst.type ? o->a->dst.type->nbasic : 0);
         r->bstart = coll_alloc(o, sizeof *r->bstart * (size_t)(o->n + 1));
         r->cstart = coll_alloc(o, sizeof *r->cstart * (size_t)(o->n + 1));
         if (!r->bstart || !r->cstart) return o->st;
         r->bstart[0] = 0, r->cstart[0] = 0;
         for (int i = 0; i < o->n; i++) {
-            size_t c = o->a.dst.counts ? (size_t)(o->a.dst.counts[i] > 0 ? o->a.dst.counts[i] : 0) : o->a.dst.count;
+            size_t c = o->a->dst.counts ? (size_t)(o->a->dst.counts[i] > 0 ? o->a->dst.counts[i] : 0) : o->a->dst.count;
             size_t e = per ? c * per : c / r->es_c;      /* bytes (no type): C arrays */
             r->bstart[i + 1] = r->bstart[i] + e;
             r->cstart[i + 1] = r->cstart[i] + (uint32_t)((e + r->E - 1) / r->E);
@@ -333,9 +334,9 @@ static sm_status_t red_prepare(struct coll_op *o, struct coll_rec *mine)
     struct coll_red_state *r = &o->r;
     sm_status_t st = setup(o);
     if (st) return st;
-    struct coll_buf src = my_src(o), dst = o->a.dst;
-    const struct dt_type *as = r->user ? NULL : o->a.red.elem;
-    if (o->a.kind == COLL_REDUCE_SCATTER && o->a.src.base == COLL_IN_PLACE) {
+    struct coll_buf src = my_src(o), dst = o->a->dst;
+    const struct dt_type *as = r->user ? NULL : o->a->red.elem;
+    if (o->a->kind == COLL_REDUCE_SCATTER && o->a->src.base == COLL_IN_PLACE) {
         /* the result is made aside (dst holds the sources), copied at the end */
         size_t n = r->bstart[o->me + 1] - r->bstart[o->me];
         char *tmp = coll_alloc(o, span(o, n) + 1);
@@ -344,9 +345,9 @@ static sm_status_t red_prepare(struct coll_op *o, struct coll_rec *mine)
         else if (as) dst = (struct coll_buf){ tmp, n, as, NULL, NULL, NULL };
         else dst = (struct coll_buf){ tmp, n * r->es_c, NULL, NULL, NULL, NULL };
         o->finish = out_copy;
-    } else if (o->a.kind == COLL_REDUCE_SCATTER) {
+    } else if (o->a->kind == COLL_REDUCE_SCATTER) {
         dst.counts = NULL, dst.displs = NULL;
-        if (o->a.dst.counts) dst.count = (size_t)(o->a.dst.counts[o->me] > 0 ? o->a.dst.counts[o->me] : 0);
+        if (o->a->dst.counts) dst.count = (size_t)(o->a->dst.counts[o->me] > 0 ? o->a->dst.counts[o->me] : 0);
     }
     if (!r->sliced) {
         if (gets_result(o, o->me)) coll_lay_local(&o->dst, &dst);
@@ -370,37 +371,36 @@ static sm_status_t red_prepare(struct coll_op *o, struct coll_rec *mine)
     return st;
 }
 
-/* User functions: which peers' datatypes have this member's layout (their
- * elements are then read in place). */
-static void compare_types(struct coll_op *o)
+/* User functions: does member j's datatype have this member's layout (its
+ * elements are then read in place)? For the records this member reads. */
+static bool same_type(struct coll_op *o, int j)
 {
     const struct dt_type *U = o->r.U;
-    for (int j = 0; j < o->n; j++) {
-        bool carried;
-        const struct coll_lay *l = lay_of(o, j, &carried);
-        const struct dt_type *T = (const struct dt_type *)(uintptr_t)l->type;
-        o->r.same[j] = j == o->me ||
-                       (!carried && T && T->size == U->size && T->lb == U->lb && T->ub == U->ub &&
-                        T->true_lb == U->true_lb && T->nruns == U->nruns && T->nblk == U->nblk &&
-                        !memcmp(T + 1, U + 1, (size_t)T->nruns * sizeof(struct dt_run) +
-                                                  (size_t)T->nblk * sizeof(struct dt_blk)));
-    }
+    bool carried;
+    struct coll_lay tmp;
+    const struct dt_type *T = (const struct dt_type *)(uintptr_t)lay_of(o, j, &carried, &tmp)->type;
+    return j == o->me ||
+           (!carried && T && T->size == U->size && T->lb == U->lb && T->ub == U->ub && T->true_lb == U->true_lb &&
+            T->nruns == U->nruns && T->nblk == U->nblk &&
+            !memcmp(T + 1, U + 1, (size_t)T->nruns * sizeof(struct dt_run) + (size_t)T->nblk * sizeof(struct dt_blk)));
 }
 
 static bool red_body(struct coll_op *o)
 {
     struct coll_red_state *r = &o->r;
     CO_BEGIN(o->bpc);
+    if (r->user && !(r->same = coll_alloc(o, (size_t)o->n))) return true;
+    if (r->user) r->same[o->me] = 1;
     /* the records this member reads: every one when sliced; else its sources' */
     for (o->i = 1; o->i < o->n; o->i++) {
         int i = coll_next(o, o->i);
         if (!r->sliced && (!gets_result(o, o->me) || !source_read(o, i) ||
-                           (o->a.kind == COLL_SCAN && i > o->me) || (o->a.kind == COLL_EXSCAN && i >= o->me)))
+                           (o->a->kind == COLL_SCAN && i > o->me) || (o->a->kind == COLL_EXSCAN && i >= o->me)))
             continue;
         CO_WAIT(o->bpc, coll_await(o, coll_next(o, o->i)));
         coll_check(o, coll_next(o, o->i), coll_rec_of(o->g, coll_next(o, o->i), o->seq), true);
+        if (r->user) r->same[coll_next(o, o->i)] = same_type(o, coll_next(o, o->i));
     }
-    if (r->user && !o->st && (r->same = coll_alloc(o, (size_t)o->n))) compare_types(o);
     if (!r->sliced) {
         if (!o->st && gets_result(o, o->me) && r->N) serial_result(o);
         return true;
@@ -412,7 +412,7 @@ static bool red_body(struct coll_op *o)
 
 static sm_status_t reduce_prepare_any(struct coll_op *o, struct coll_rec *mine)
 {
-    if (!is_red(o->a.kind)) return sm_fail(SM_ERR_INTERN, "not a reduction");
+    if (!is_red(o->a->kind)) return sm_fail(SM_ERR_INTERN, "not a reduction");
     return red_prepare(o, mine);
 }
 

@@ -103,7 +103,7 @@ struct coll_rec *coll_await(struct coll_op *o, int i)
     if ((int32_t)(p->fin - o->g->seen[i]) > 0) o->g->seen[i] = p->fin;
     if (SM_UNLIKELY(p->flags & REC_FAILED) && !o->st)
         coll_fail(o, sm_fail(SM_ERR_PEER, "member %d of the group (rank %d) could not take part in %s", i,
-                             coll_rank(o, i), kind_names[o->a.kind]));
+                             coll_rank(o, i), kind_names[o->a->kind]));
     return p;
 }
 
@@ -113,12 +113,11 @@ void *coll_alloc(struct coll_op *o, size_t bytes)
 {
     void *p = NULL;
     if (o->nowned == (int)(sizeof o->owned / sizeof *o->owned))
-        sm_fail(SM_ERR_INTERN, "a collective needs more scratch than it may own");
+        coll_fail(o, sm_fail(SM_ERR_INTERN, "a collective needs more scratch than it may own"));
     else if (!(p = malloc(bytes ? bytes : 1)))
-        sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes of a collective's scratch", bytes);
+        coll_fail(o, sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes of a collective's scratch", bytes));
     else
         o->owned[o->nowned++] = p;
-    if (!p) coll_fail(o, sm_fail_reason()[0] ? SM_ERR_NOMEM : SM_ERR_NOMEM);
     return p;
 }
 
@@ -410,14 +409,18 @@ static void publish(struct coll_op *o)
     atomic_store_explicit(&r->claim, 0, memory_order_relaxed);
     atomic_store_explicit(&r->done, 0, memory_order_relaxed);
     atomic_store_explicit(&r->vote, 0, memory_order_relaxed);
-    sm_status_t st = o->st ? o->st : coll_kinds[o->a.kind]->prepare(o, r);
+    sm_status_t st = o->st ? o->st : coll_kinds[o->a->kind]->prepare(o, r);
     if (st) {
         coll_fail(o, st);
         o->flags = REC_FAILED;
         o->readers = COLL_NONE;
     }
     r->flags = o->flags, r->len = o->len;
-    r->src = o->src, r->dst = o->dst;
+    /* Only the stamp's line for a carried contribution: the others are
+     * cached by the readers of its last use, and invalidating them would
+     * hold up the stamp (stores become visible in order). */
+    if (o->flags & REC_CARRIED) r->aux = o->src.base;
+    else r->src = o->src, r->dst = o->dst;
     if (coll_aset(g)) {
         sm_barrier_run(&g->m, (uintptr_t)&coll_area_of(0)->aset_bar[g->aset] - sm_slot_base(0), true);
         return;
@@ -454,7 +457,7 @@ static bool step(struct coll_op *o)
     CO_BEGIN(o->pc);
     if (!aset) CO_WAIT(o->pc, g->pub + 1 == o->seq && record_free(o));
     publish(o);
-    CO_WAIT(o->pc, coll_kinds[o->a.kind]->body(o));
+    CO_WAIT(o->pc, coll_kinds[o->a->kind]->body(o));
     if (o->n > 1 && !o->read_any && !aset) CO_WAIT(o->pc, verified(o));
     o->released = true;
     if (aset) {
@@ -477,7 +480,14 @@ static bool rooted(enum coll_kind k)
 
 sm_status_t coll_op_init(struct coll_op *o, struct coll_group *g, const struct coll_args *a)
 {
-    *o = (struct coll_op){ .g = g, .a = *a, .n = g->m.size, .me = g->m.me, .readers = COLL_NONE };
+    /* what every schedule reads before writing; the rest is the kinds' (no
+     * 700-byte clear on a small collective's path) */
+    o->g = g, o->a = a, o->n = g->m.size, o->me = g->m.me;
+    o->pc = o->bpc = 0, o->i = o->k = 0, o->x = o->y = 0;
+    o->readers = COLL_NONE, o->listed = o->read_any = o->released = false;
+    o->flags = 0, o->len = 0, o->st = SM_OK, o->why = NULL, o->done = NULL, o->ctx = NULL;
+    o->nowned = 0, o->staged_nb = 0, o->finish = NULL, o->kctx = NULL;
+    o->r.bstart = NULL, o->r.cstart = NULL, o->r.same = NULL, o->r.sliced = false, o->r.N = o->r.nchunks = 0;
     if (g->num == -1 || g->m.me < 0) return sm_fail(SM_ERR_ARG, "this rank is not a member of the group");
     if ((unsigned)a->kind >= COLL_KINDS || !coll_kinds[a->kind])
         return sm_fail(SM_ERR_ARG, "no collective of kind %d", (int)a->kind);
@@ -577,9 +587,11 @@ sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)
 
 sm_status_t coll_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx)
 {
-    struct coll_op *o = malloc(sizeof *o);
+    struct coll_op *o = malloc(sizeof *o + sizeof *a);   /* the arguments live after the op */
     if (!o) return sm_fail(SM_ERR_NOMEM, "no memory for a nonblocking collective");
-    sm_status_t st = coll_op_init(o, g, a);
+    struct coll_args *copy = (struct coll_args *)(o + 1);
+    *copy = *a;
+    sm_status_t st = coll_op_init(o, g, copy);
     if (st) {
         free(o);
         return st;

@@ -335,6 +335,9 @@ static void bad(void)
         if (me == 0) sc[1] = 0, sd[1] = 1;          /* rank 0 sends rank 1 nothing, rank 1 expects one */
         rc = MPI_Alltoallv(buf, sc, sd, MPI_INT, out, rc2, rd, MPI_INT, c);
         expect(rc, me == 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "alltoallv counts");
+        /* every rank sends two per block and expects one: the same on all
+         * ranks, so no peer sees a difference; each rank's own sizes do */
+        expect(MPI_Alltoall(buf, 2, MPI_INT, out, 1, MPI_INT, c), MPI_ERR_TRUNCATE, "alltoall send 2 receive 1");
     }
     OK(MPI_Allreduce(&one, &s, 1, MPI_LONG, MPI_SUM, c));
     CHECK(s == n, "after the errors: %ld", s);
