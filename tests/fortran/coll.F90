@@ -5,6 +5,7 @@
 ! Gather/Scatter/Allgather/Alltoall, and communicators (split, dup, compare,
 ! names, free). One buffer type and rank per routine, for mpif.h's strict check.
 program coll
+  use ftest
 #ifdef USE_MPI_MODULE
   use mpi
   implicit none
@@ -23,6 +24,7 @@ program coll
 
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+  call ftest_start('coll', rank)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nproc, ierr)
   allocate(gat(nproc), every(nproc), a2a(nproc), b2a(nproc), lv(nproc))
 
@@ -111,17 +113,6 @@ program coll
   if (rank == 0) print '(a, i0, a)', 'coll: ok on ', nproc, ' ranks'
   call MPI_FINALIZE(ierr)
 
-contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    integer :: e
-    if (.not. ok) then
-      print '(a, i0, 2a)', 'coll: rank ', rank, ': FAILED: ', what
-      call MPI_ABORT(MPI_COMM_WORLD, 1, e)
-    end if
-  end subroutine check
 end program coll
 
 ! The value of larger magnitude, as an MPI user function: INTEGERs only.

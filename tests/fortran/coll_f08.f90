@@ -26,6 +26,7 @@ contains
 end module coll_f08_ops
 
 program coll_f08
+  use ftest
   use mpi_f08
   use coll_f08_ops
   implicit none
@@ -41,6 +42,7 @@ program coll_f08
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call ftest_start('coll_f08', rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nproc)
   allocate(gat(nproc), every(nproc), a2a(nproc), b2a(nproc))
 
@@ -119,14 +121,4 @@ program coll_f08
   if (rank == 0) print '(a, i0, a)', 'coll_f08: ok on ', nproc, ' ranks'
   call MPI_Finalize()
 
-contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(a, i0, 2a)', 'coll_f08: rank ', rank, ': FAILED: ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1)
-    end if
-  end subroutine check
 end program coll_f08

@@ -6,6 +6,7 @@
 ! with the module), Testsome's indices and a cancelled receive, info
 ! strings, MPI_AINT_ADD/DIFF, MPI_SIZEOF (module).
 program misc
+  use ftest
 #ifdef USE_MPI_MODULE
   use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer
   use mpi
@@ -30,6 +31,7 @@ program misc
 
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+  call ftest_start('misc', rank)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nproc, ierr)
   handled = 0
 
@@ -108,17 +110,6 @@ program misc
   if (rank == 0) print '(a, i0, a)', 'misc: ok on ', nproc, ' ranks'
   call MPI_FINALIZE(ierr)
 
-contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    integer :: e
-    if (.not. ok) then
-      print '(a, i0, 2a)', 'misc: rank ', rank, ': FAILED: ', what
-      call MPI_ABORT(MPI_COMM_WORLD, 1, e)
-    end if
-  end subroutine check
 end program misc
 
 ! MPI-1 copy function: INTEGER values; adds the extra state.

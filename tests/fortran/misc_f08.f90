@@ -45,6 +45,7 @@ contains
 end module misc_f08_cb
 
 program misc_f08
+  use ftest
   use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer, c_associated
   use mpi_f08
   use misc_f08_cb
@@ -73,6 +74,7 @@ program misc_f08
   call MPI_Initialized(flag)
   call check(flag, 'MPI_Initialized is .TRUE.')
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call ftest_start('misc_f08', rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nproc)
 
   ! A predefined attribute: Fortran gets the value itself.
@@ -203,14 +205,4 @@ program misc_f08
   call MPI_Finalized(flag)
   if (.not. flag) print '(a)', 'misc_f08: FAILED: MPI_Finalized is .FALSE.'
 
-contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(a, i0, 2a)', 'misc_f08: rank ', rank, ': FAILED: ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1)
-    end if
-  end subroutine check
 end program misc_f08

@@ -5,6 +5,7 @@
 program mixed
   use, intrinsic :: iso_c_binding, only : c_int
   use mpi_f08
+  use ftest
   implicit none
   interface
     ! C: void mixed_check(MPI_Fint *comm, MPI_Fint *type, MPI_Fint *op, MPI_Fint *group,
@@ -27,6 +28,7 @@ program mixed
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call ftest_start('mixed', rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nproc)
   call MPI_Comm_dup(MPI_COMM_WORLD, dup)
   call MPI_Type_contiguous(2, MPI_INTEGER, pair)
@@ -43,23 +45,23 @@ program mixed
   ok = 0
   call mixed_check(dup%MPI_VAL, pair%MPI_VAL, MPI_SUM%MPI_VAL, grp%MPI_VAL, info%MPI_VAL, fstatus, st, &
                    req%MPI_VAL, ncomm, nreq, ok)
-  if (ok /= 1) call fail('C''s checks')   ! (C completed req: its Fortran copy is stale now)
+  call check(ok == 1, 'C''s checks')   ! (C completed req: its Fortran copy is stale now)
 
   fromc%MPI_VAL = ncomm
   call MPI_Comm_compare(fromc, MPI_COMM_WORLD, cmp)
-  if (cmp /= MPI_CONGRUENT) call fail('the communicator C made')
+  call check(cmp == MPI_CONGRUENT, 'the communicator C made')
   call MPI_Comm_size(fromc, n)
-  if (n /= nproc) call fail('its size')
+  call check(n == nproc, 'its size')
   reqc%MPI_VAL = nreq
   call MPI_Send(rank + 50, 1, MPI_INTEGER, rank, 19, fromc)
   call MPI_Wait(reqc, st)
-  if (st%MPI_TAG /= 19 .or. .not. (reqc == MPI_REQUEST_NULL)) call fail('the request C made')
+  call check(st%MPI_TAG == 19 .and. reqc == MPI_REQUEST_NULL, 'the request C made')
   call MPI_Comm_free(fromc)
 
   ! And MPI_STATUS_IGNORE seen from C.
   fstatus = 0
   call mixed_ignore(MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE, ok)
-  if (ok /= 1) call fail('MPI_F_STATUS_IGNORE is Fortran''s MPI_STATUS_IGNORE')
+  call check(ok == 1, 'MPI_F_STATUS_IGNORE is Fortran''s MPI_STATUS_IGNORE')
 
   call MPI_Type_free(pair)
   call MPI_Group_free(grp)
@@ -69,11 +71,4 @@ program mixed
   if (rank == 0) print '(a, i0, a)', 'mixed: ok on ', nproc, ' ranks'
   call MPI_Finalize()
 
-contains
-
-  subroutine fail(what)
-    character(len=*), intent(in) :: what
-    print '(a, i0, 2a)', 'mixed: rank ', rank, ': FAILED: ', what
-    call MPI_Abort(MPI_COMM_WORLD, 1)
-  end subroutine fail
 end program mixed

@@ -5,6 +5,7 @@
 ! the error code in ierror. Each routine sees one buffer type and rank in
 ! this file, so that gfortran checks mpif.h's calls strictly.
 program p2p
+  use ftest
 #ifdef USE_MPI_MODULE
   use mpi
   implicit none
@@ -22,6 +23,7 @@ program p2p
   call MPI_INIT(ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_INIT ierror')
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+  call ftest_start('p2p', rank)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nproc, ierr)
   next = mod(rank + 1, nproc)
   prev = mod(rank + nproc - 1, nproc)
@@ -124,15 +126,4 @@ program p2p
   if (rank == 0) print '(a, i0, a)', 'p2p: ok on ', nproc, ' ranks'
   call MPI_FINALIZE(ierr)
 
-contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    integer :: e
-    if (.not. ok) then
-      print '(a, i0, 2a)', 'p2p: rank ', rank, ': FAILED: ', what
-      call MPI_ABORT(MPI_COMM_WORLD, 1, e)
-    end if
-  end subroutine check
 end program p2p

@@ -1,6 +1,7 @@
 ! p2p_f08.f90: point-to-point through module mpi_f08 (typed handles, the
 ! MPI_Status type, optional ierror): the checks of p2p.F90.
 program p2p_f08
+  use ftest
   use mpi_f08
   implicit none
   integer :: rank, nproc, ierr, next, prev, n, i, idx, cls, slen, cnt
@@ -14,6 +15,7 @@ program p2p_f08
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call ftest_start('p2p_f08', rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nproc, ierr)
   call check(ierr == MPI_SUCCESS, 'ierror present')
   next = mod(rank + 1, nproc)
@@ -106,14 +108,4 @@ program p2p_f08
   if (rank == 0) print '(a, i0, a)', 'p2p_f08: ok on ', nproc, ' ranks'
   call MPI_Finalize()
 
-contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(a, i0, 2a)', 'p2p_f08: rank ', rank, ': FAILED: ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1)
-    end if
-  end subroutine check
 end program p2p_f08

@@ -5,6 +5,7 @@
 ! subarray, a struct of absolute addresses sent from MPI_BOTTOM, extents in
 ! INTEGER(KIND=MPI_ADDRESS_KIND), envelope and contents, pack and unpack.
 program dtype
+  use ftest
 #ifdef USE_MPI_MODULE
   use mpi
   implicit none
@@ -24,6 +25,7 @@ program dtype
 
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+  call ftest_start('type', rank)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nproc, ierr)
   next = mod(rank + 1, nproc)
   prev = mod(rank + nproc - 1, nproc)
@@ -128,15 +130,4 @@ program dtype
   if (rank == 0) print '(a, i0, a)', 'type: ok on ', nproc, ' ranks'
   call MPI_FINALIZE(ierr)
 
-contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    integer :: e
-    if (.not. ok) then
-      print '(a, i0, 2a)', 'type: rank ', rank, ': FAILED: ', what
-      call MPI_ABORT(MPI_COMM_WORLD, 1, e)
-    end if
-  end subroutine check
 end program dtype

@@ -1,6 +1,7 @@
 ! type_f08.f90: derived datatypes through module mpi_f08: the checks of
 ! type.F90, with a struct that mixes INTEGER and DOUBLE PRECISION.
 program type_f08
+  use ftest
   use mpi_f08
   implicit none
   integer, parameter :: n = 5, m = 4
@@ -17,6 +18,7 @@ program type_f08
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call ftest_start('type_f08', rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nproc)
   next = mod(rank + 1, nproc)
   prev = mod(rank + nproc - 1, nproc)
@@ -115,14 +117,4 @@ program type_f08
   if (rank == 0) print '(a, i0, a)', 'type_f08: ok on ', nproc, ' ranks'
   call MPI_Finalize()
 
-contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(a, i0, 2a)', 'type_f08: rank ', rank, ': FAILED: ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1)
-    end if
-  end subroutine check
 end program type_f08
