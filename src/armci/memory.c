@@ -115,8 +115,9 @@ static int free_group(void *ptr, const ARMCI_Group *group, const char *r)
         if (g->cg.m.me == who) {
             if (!a) armci_fail("%s: %p is not an address ARMCI_Malloc returned", r, ptr);
             if (a->g != g) armci_fail("%s: %p was allocated over another group (ARMCI_Free_group with that group)", r, ptr);
-            armci_fail("%s: process %d passed %p, but process %d passed %p of an allocation whose part here is %p",
-                       r, armci_me, ptr, g->abs[first], (void *)(uintptr_t)all[first], (void *)(uintptr_t)a->base[bad]);
+            armci_fail("%s: process %d passed %p, but process %d passed %p, of an allocation whose part on process %d is %p",
+                       r, armci_me, ptr, g->abs[first], (void *)(uintptr_t)all[first], armci_me,
+                       (void *)(uintptr_t)a->base[bad]);
         }
         sm_fail(SM_ERR_PEER, "process %d passed an address of another allocation", g->abs[who]);
         armci_fail_status(r, SM_ERR_PEER);
