@@ -1,8 +1,8 @@
-/* test_armci_bad.c: bad input to ARMCI: each case makes one mistake (in
- * process 1 unless it is a collective mistake), which must end the job
- * with one line naming the routine and the value (tests/armci/CMakeLists.txt
- * checks the line and the exit code). The other processes wait in a
- * barrier that never completes.
+/* test_armci_bad.c: bad input to ARMCI, and a process that dies. Each
+ * case makes one mistake (in process 1 unless it is a collective one),
+ * which must end the job with one line naming the routine and the value
+ * (tests/armci/CMakeLists.txt checks the line and the exit code); the
+ * other processes wait in a barrier that never completes.
  * Usage: test_armci_bad CASE */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +59,12 @@ int main(int argc, char **argv)
             else if (!strcmp(c, "unlock")) ARMCI_Unlock(0, 0);
             else ARMCI_Lock(2, 0);
         }
+    }
+    if (!strcmp(c, "die")) {   /* process 1 dies holding a mutex the others wait for: the job ends */
+        ARMCI_Create_mutexes(1);
+        if (me == 1) ARMCI_Lock(0, 0), abort();
+        ARMCI_Barrier();
+        ARMCI_Lock(0, 0);
     }
     if (!strcmp(c, "free")) ARMCI_Free(me == 1 ? buf : p[me]);   /* process 1 frees an address ARMCI did not give */
     if (!strcmp(c, "free_mismatch")) {   /* process 1 frees another allocation than the others */
