@@ -62,23 +62,15 @@ static void strided_args(struct strided *s, const int *src_stride, const int *ds
         armci_fail("%s: dst_stride_ar: %s", r, sm_fail_reason());
 }
 
-static int put_strided(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
-                       int stride_levels, int proc, const char *r)
+/* Put: the remote side is the destination; get: the source. */
+static int copy_strided(bool put, void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
+                        int count[], int stride_levels, int proc, const char *r)
 {
     struct strided s;
     strided_args(&s, src_stride_ar, dst_stride_ar, count, stride_levels, r);
-    void *d = armci_remote(proc, dst_ptr, s.dspan, r);
-    if (s.dspan) rma_strided_copy(d, s.ds, src_ptr, s.ss, s.count, s.levels);
-    return 0;
-}
-
-static int get_strided(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
-                       int stride_levels, int proc, const char *r)
-{
-    struct strided s;
-    strided_args(&s, src_stride_ar, dst_stride_ar, count, stride_levels, r);
-    void *p = armci_remote(proc, src_ptr, s.sspan, r);
-    if (s.sspan) rma_strided_copy(dst_ptr, s.ds, p, s.ss, s.count, s.levels);
+    if (put) dst_ptr = armci_remote(proc, dst_ptr, s.dspan, r);
+    else src_ptr = armci_remote(proc, src_ptr, s.sspan, r);
+    if (s.dspan) rma_strided_copy(dst_ptr, s.ds, src_ptr, s.ss, s.count, s.levels);
     return 0;
 }
 
@@ -110,12 +102,12 @@ static int acc_strided(int datatype, void *scale, void *src_ptr, int src_stride_
 int PARMCI_PutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
                 int stride_levels, int proc)
 {
-    return put_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc, "ARMCI_PutS");
+    return copy_strided(true, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc, "ARMCI_PutS");
 }
 int PARMCI_GetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
                 int stride_levels, int proc)
 {
-    return get_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc, "ARMCI_GetS");
+    return copy_strided(false, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc, "ARMCI_GetS");
 }
 int PARMCI_AccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
                 int count[], int stride_levels, int proc)
@@ -174,7 +166,7 @@ int PARMCI_PutS_flag(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_
                      int stride_levels, int *flag, int value, int proc)
 {
     const char *r = "ARMCI_PutS_flag";
-    put_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc, r);
+    copy_strided(true, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc, r);
     set_flag(flag, value, proc, r);
     return 0;
 }
@@ -251,14 +243,14 @@ int PARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int
 int PARMCI_NbPutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
                   int stride_levels, int proc, armci_hdl_t *hdl)
 {
-    put_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc, "ARMCI_NbPutS");
+    copy_strided(true, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc, "ARMCI_NbPutS");
     handle_set(hdl, proc);
     return 0;
 }
 int PARMCI_NbGetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
                   int stride_levels, int proc, armci_hdl_t *hdl)
 {
-    get_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc, "ARMCI_NbGetS");
+    copy_strided(false, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc, "ARMCI_NbGetS");
     handle_set(hdl, proc);
     return 0;
 }

@@ -276,26 +276,27 @@ void ARMCI_Group_set_default(ARMCI_Group *group)
     armci_default = *group;
 }
 
-void ARMCI_Group_get_default(ARMCI_Group *group_out)
+/* The world group's communicator: its dup of MPI_COMM_WORLD, or
+ * MPI_COMM_WORLD itself when MPI came after ARMCI (a dup needs every
+ * process, and these calls are not collective). */
+static MPI_Comm comm_of(const struct armci_igroup *g)
 {
-    armci_require_init("ARMCI_Group_get_default");
-    if (!group_out) armci_fail("ARMCI_Group_get_default: group_out is NULL");
-    *group_out = armci_default;
+    return g == &world_i && g->comm == MPI_COMM_NULL && mpi_on() ? MPI_COMM_WORLD : g->comm;
 }
 
-void ARMCI_Group_get_world(ARMCI_Group *group_out)
+static void get_group(ARMCI_Group *group_out, const ARMCI_Group *g, const char *r)
 {
-    armci_require_init("ARMCI_Group_get_world");
-    if (!group_out) armci_fail("ARMCI_Group_get_world: group_out is NULL");
-    *group_out = armci_world;
-    if (group_out->comm == MPI_COMM_NULL && mpi_on()) group_out->comm = MPI_COMM_WORLD;   /* MPI came after ARMCI */
+    armci_require_init(r);
+    if (!group_out) armci_fail("%s: group_out is NULL", r);
+    *group_out = *g;
+    group_out->comm = comm_of(g->impl);
 }
+void ARMCI_Group_get_default(ARMCI_Group *group_out) { get_group(group_out, &armci_default, "ARMCI_Group_get_default"); }
+void ARMCI_Group_get_world(ARMCI_Group *group_out) { get_group(group_out, &armci_world, "ARMCI_Group_get_world"); }
 
 MPI_Comm armci_group_comm(ARMCI_Group *group)
 {
-    struct armci_igroup *g = armci_group_check(group, "armci_group_comm");
-    if (g == &world_i && g->comm == MPI_COMM_NULL && mpi_on()) return MPI_COMM_WORLD;
-    return g->comm;
+    return comm_of(armci_group_check(group, "armci_group_comm"));
 }
 
 int ARMCI_Absolute_id(ARMCI_Group *group, int group_rank)
