@@ -13,10 +13,17 @@
 
 #include "coll_internal.h"
 
-/* Measured on this machine (2 cores): see the table in reduce.c's header
- * for the command. A broadcast of at least this many bytes is copied in
- * chunks by the root and every reader together. */
-#define BCAST_COOP  (64 << 10)
+/* A broadcast of at least this many bytes is copied in chunks by the root
+ * and every reader together: the crossover is in the table in reduce.c's
+ * header, with the command that measured it (bench/mpi/crossover.sh, which
+ * builds with -DCOLL_BCAST_COOP...=... to try others). */
+#ifndef COLL_BCAST_COOP_2
+#define COLL_BCAST_COOP_2 (16 << 10)    /* 2 members */
+#endif
+#ifndef COLL_BCAST_COOP
+#define COLL_BCAST_COOP (64 << 10)      /* more */
+#endif
+#define BCAST_COOP(n) ((size_t)((n) <= 2 ? COLL_BCAST_COOP_2 : COLL_BCAST_COOP))
 #define BCAST_CHUNK (32 << 10)
 
 /* --- Helpers --------------------------------------------------------------------- */
@@ -127,7 +134,7 @@ static sm_status_t bcast_prepare(struct coll_op *o, struct coll_rec *mine)
     (void)mine;
     o->len = bcast_len(o);
     if (o->me == o->a->root) return publish_src(o, bcast_src(o), 1);
-    if (o->len < BCAST_COOP || o->n == 1) return SM_OK;
+    if (o->len < BCAST_COOP(o->n) || o->n == 1) return SM_OK;
     o->flags |= REC_SHARE;
     return coll_lay_dst(o, &o->dst, &o->a->dst, 1);
 }
@@ -151,7 +158,7 @@ static bool bcast_body(struct coll_op *o)
     struct coll_rec *p;
     CO_BEGIN(o->bpc);
     if (o->me == root) {
-        if (o->n > 1 && !(o->flags & REC_CARRIED) && o->len >= BCAST_COOP) {
+        if (o->n > 1 && !(o->flags & REC_CARRIED) && o->len >= BCAST_COOP(o->n)) {
             /* help every reader that shares its copy, as they come */
             for (o->i = 1; o->i < o->n; o->i++) {
                 CO_WAIT(o->bpc, coll_await(o, coll_next(o, o->i)));

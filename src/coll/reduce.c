@@ -15,10 +15,23 @@
  * member's for a scan). A member that waits has work while chunks are left:
  * when ranks outnumber cores, those that run do the work.
  *
- * Crossovers, measured on this machine (2 cores; other helpers' load, so
- * provisional) with
- *   bench/mpi/coll.c through smrun -n N, one operation at a time, sizes 4 B..1 MiB:
- *   serial below 2 KiB (n = 2) and 1 KiB (n > 2): TODO(measure). */
+ * Crossovers, measured on this machine (2 cores, under other helpers' load
+ * of 30-45: provisional) with
+ *   bench/mpi/crossover.sh "2 4" 5 65536
+ * (every reduction serial against every one sliced, every broadcast plain
+ * against every one cooperative; medians of 5 alternated runs; sliced/serial
+ * time, below 1 the sliced or cooperative algorithm wins):
+ *   bytes        4     64    256    1K     4K    16K    64K
+ *   2 ranks
+ *   reduce     0.86  0.94  1.66  1.53   0.38   0.45   0.48   -> serial to 2 KiB
+ *   allreduce  0.91  0.77  0.57  1.13   1.69   0.81   0.84   -> serial to 8 KiB
+ *   bcast      (noise below 4 KiB)     1.37   0.53   0.63   -> cooperative from 16 KiB
+ *   4 ranks on 2 cores
+ *   reduce     1.69  1.96  1.26  1.58   1.01   0.59   0.44   -> serial to 4 KiB
+ *   allreduce  1.24  1.23  0.83  0.83   0.89   0.26   0.37   -> serial to 4 KiB
+ *   bcast      (noise)                 0.86   1.27   1.15   -> cooperative from 64 KiB
+ * Below 1 KiB both algorithms take the same few microseconds and the
+ * ratios are the load's noise. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +39,22 @@
 
 #define RED_BLOCK 4096          /* bytes combined at a time: the chunk's sources stay in L1 */
 
-static size_t serial_max(int n) { return n <= 2 ? 2048 : 1024; }
+/* The crossovers of the table above; bench/mpi/crossover.sh builds with
+ * -DCOLL_SERIAL_MAX_...=... to try others. */
+#ifndef COLL_SERIAL_MAX_ROOTED
+#define COLL_SERIAL_MAX_ROOTED 2048     /* a reduce to a root, 2 members */
+#endif
+#ifndef COLL_SERIAL_MAX_2
+#define COLL_SERIAL_MAX_2 8192          /* the others, 2 members (at most COLL_BOUNCE: no waiting) */
+#endif
+#ifndef COLL_SERIAL_MAX_N
+#define COLL_SERIAL_MAX_N 4096          /* every reduction, more members */
+#endif
+static size_t serial_max(int n, enum coll_kind k)
+{
+    if (n > 2) return COLL_SERIAL_MAX_N;
+    return k == COLL_REDUCE ? COLL_SERIAL_MAX_ROOTED : COLL_SERIAL_MAX_2;
+}
 
 static bool is_red(enum coll_kind k) { return k >= COLL_REDUCE && k <= COLL_EXSCAN; }
 
@@ -322,7 +350,7 @@ static sm_status_t setup(struct coll_op *o)
         r->nchunks = (uint32_t)((r->N + r->E - 1) / r->E);
     }
     if (r->N / (r->E ? r->E : 1) > UINT32_MAX - 1) return sm_fail(SM_ERR_ARG, "%zu elements are too many", r->N);
-    r->sliced = span(o, r->N) > serial_max(o->n) && o->n > 1;
+    r->sliced = span(o, r->N) > serial_max(o->n, o->a->kind) && o->n > 1;
     o->len = r->N * r->es_s;
     coll_lay_local(&r->mine, src);
     return SM_OK;
