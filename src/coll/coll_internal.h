@@ -181,7 +181,6 @@ struct coll_op {
         size_t *bstart;                 /* reduce-scatter: each member's first element (n + 1), */
         uint32_t *cstart;               /* ... and first chunk (n + 1) */
         uint8_t *same;                  /* user: member j's datatype has this member's layout */
-        void *out;                      /* in place: the result, copied into dst at the end */
     } r;
 };
 
