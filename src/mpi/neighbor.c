@@ -8,10 +8,11 @@
  *
  * Matching: blocks between two ranks pair in the order the two lists give
  * them (one tag, the engine keeps order). A Cartesian grid's blocks carry
- * their direction instead: the block sent downwards (block 2d) is the one
- * received from below... by the neighbour above, its block 2d + 1 (MPI 4.0
- * errata to 3.1, mpi-forum/mpi-issues#153), which only the tag can say
- * when a periodic dimension of 1 or 2 ranks makes both neighbours one. */
+ * their direction instead: what a rank sends downwards (its block 2d)
+ * arrives at the neighbour below as the block from above (2d + 1), and the
+ * other way round (MPI 4.0's errata to 3.1, mpi-forum/mpi-issues#153);
+ * when a periodic dimension of 1 or 2 ranks makes both neighbours one
+ * rank, only the tag tells the two blocks apart. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,7 +165,8 @@ static int alltoall(const void *sendbuf, int sendcount, const int sendcounts[], 
                       .bdispls = sbdispls, .type = sendtype, .types = sendtypes, .w = f == W, .name = "send" };
     struct side r = { .buf = recvbuf, .count = recvcount, .counts = recvcounts, .displs = rdispls,
                       .bdispls = rbdispls, .type = recvtype, .types = recvtypes, .w = f == W, .name = "receive" };
-    if (f != PLAIN && ((nout && (!sendcounts || !(sdispls || sbdispls))) || (nin && (!recvcounts || !(rdispls || rbdispls)))))
+    if (f != PLAIN && ((nout && (!sendcounts || !(sdispls || sbdispls))) ||
+                       (nin && (!recvcounts || !(rdispls || rbdispls)))))
         return smpi_error(c, MPI_ERR_ARG, R, "an array of counts or displacements is NULL");
     if (f == W && ((nout && !sendtypes) || (nin && !recvtypes)))
         return smpi_error(c, MPI_ERR_ARG, R, "an array of datatypes is NULL");

@@ -45,8 +45,7 @@ static int *take(int **cur, int n)
 
 static __attribute__((noinline, cold)) int no_topo(struct smpi_comm *c, int kind, const char *R)
 {
-    if (!kind || !c->topo)
-        return smpi_error(c, MPI_ERR_TOPOLOGY, R, "%s has no %s topology", cname(c), kind ? kind_name(kind) : "process");
+    if (!c->topo) return smpi_error(c, MPI_ERR_TOPOLOGY, R, "%s has no %s topology", cname(c), kind_name(kind));
     return smpi_error(c, MPI_ERR_TOPOLOGY, R, "%s has a %s topology, not a %s one", cname(c),
                       kind_name(c->topo->kind), kind_name(kind));
 }
@@ -112,8 +111,8 @@ static const char *dims_str(int ndims, const int *dims)
     static __thread char b[96];
     int n = 0;
     b[0] = 0;
-    for (int i = 0; i < ndims && n < (int)sizeof b - 16; i++) n += snprintf(b + n, sizeof b - (size_t)n, "%s%d", i ? "x" : "", dims[i]);
-    if (!ndims) snprintf(b, sizeof b, "0-dimensional");
+    for (int i = 0; i < ndims && n < (int)sizeof b - 16; i++)
+        n += snprintf(b + n, sizeof b - (size_t)n, "%s%d", i ? "x" : "", dims[i]);
     return b;
 }
 
@@ -513,7 +512,8 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
     int rc = check_node(c, t, rank, R);
     if (rc) return rc;
     int first = rank ? t->index[rank - 1] : 0;
-    return copy_out(c, neighbors, t->edges + first, t->index[rank] - first, maxneighbors, "maxneighbors", "neighbors", R);
+    return copy_out(c, neighbors, t->edges + first, t->index[rank] - first, maxneighbors, "maxneighbors",
+                    "neighbors", R);
 }
 #pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
 
@@ -592,8 +592,8 @@ static void weights_agree(struct bad *b, const struct hello *from, int size, boo
         if (from[p].weights == W_ANY) continue;
         if (first < 0) first = p;
         else if (from[p].weights != from[first].weights)
-            bad(b, MPI_ERR_ARG, "rank %d gave %s edges and rank %d %s ones: MPI_UNWEIGHTED must be given by all or none",
-                first, from[first].weights == W_NO ? "unweighted" : "weighted", p,
+            bad(b, MPI_ERR_ARG,
+                "rank %d gave %s edges and rank %d %s ones: MPI_UNWEIGHTED must be given by all or none", first, from[first].weights == W_NO ? "unweighted" : "weighted", p,
                 from[p].weights == W_NO ? "unweighted" : "weighted");
     }
     *weighted = first >= 0 && from[first].weights == W_YES;
@@ -611,7 +611,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     if (!comm_dist_graph) return smpi_error(c, MPI_ERR_ARG, R, "comm_dist_graph is NULL");
     int n = c->pt.size, inw, outw;
     struct bad b = { 0 };
-    if (!check_ranks(&b, sources, indegree, n, "sources") && !check_ranks(&b, destinations, outdegree, n, "destinations") &&
+    if (!check_ranks(&b, sources, indegree, n, "sources") &&
+        !check_ranks(&b, destinations, outdegree, n, "destinations") &&
         !check_weights(&b, sourceweights, indegree, "sourceweights", &inw) &&
         !check_weights(&b, destweights, outdegree, "destweights", &outw) && inw != W_ANY && outw != W_ANY &&
         inw != outw)

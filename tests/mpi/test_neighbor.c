@@ -244,8 +244,8 @@ static void all_ops(const struct topo *t)
     OK(MPI_Isend(&ring_out, 1, MPI_INT, (me + 1) % t->size, 5, t->c, &q[nq++]));
     MPI_Status sts[2 * NOPS + 2];
     OK(MPI_Waitall(nq, q, sts));
-    CHECK(ring_in == (me + t->size - 1) % t->size && sts[0].MPI_TAG == 5, "%s: the user's message (%d, tag %d)", t->name,
-          ring_in, sts[0].MPI_TAG);
+    CHECK(ring_in == (me + t->size - 1) % t->size && sts[0].MPI_TAG == 5, "%s: the user's message (%d, tag %d)",
+          t->name, ring_in, sts[0].MPI_TAG);
     for (int i = 0; i < 2 * NOPS; i++) check(t, &runs[i]);
     /* all at once again, completed one by one by Testany, with a blocking
      * one done in between */

@@ -183,7 +183,8 @@ static void check_sub(MPI_Comm cart, int ndims, const int *dims, const int *peri
         int remain[8], kept = 0, kdims[8], kcoords[8], kper[8], expsize = 1;
         for (int i = 0; i < ndims; i++) {
             remain[i] = mask >> i & 1;
-            if (remain[i]) kdims[kept] = dims[i], kper[kept] = periods[i] != 0, kcoords[kept++] = gc[i], expsize *= dims[i];
+            if (!remain[i]) continue;
+            kdims[kept] = dims[i], kper[kept] = periods[i] != 0, kcoords[kept++] = gc[i], expsize *= dims[i];
         }
         MPI_Comm sub;
         OK(MPI_Cart_sub(cart, remain, &sub));
@@ -382,9 +383,9 @@ static void dist_graphs(void)
         OK(MPI_Info_create(&info));
         OK(MPI_Info_set(info, "some_hint", "ignored"));
         MPI_Comm g;
-        OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nin, s, weighted ? (nin ? sw : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED,
-                                          nout, d, weighted ? (nout ? dw : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED, info,
-                                          round > 1, &g));
+        const int *inw = weighted ? (nin ? sw : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED;
+        const int *outw = weighted ? (nout ? dw : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED;
+        OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nin, s, inw, nout, d, outw, info, round > 1, &g));
         check_dist(g, weighted, ein, nin, eout, nout);
         MPI_Comm h;
         OK(MPI_Comm_dup(g, &h));
@@ -400,8 +401,8 @@ static void dist_graphs(void)
             else srcs[k] = esrc[e], degs[k++] = 1;
             dsts[m] = edst[e], wts[m++] = ew[e];
         }
-        OK(MPI_Dist_graph_create(MPI_COMM_WORLD, k, srcs, degs, dsts, weighted ? (m ? wts : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED,
-                                 MPI_INFO_NULL, 0, &g));
+        const int *ws = weighted ? (m ? wts : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED;
+        OK(MPI_Dist_graph_create(MPI_COMM_WORLD, k, srcs, degs, dsts, ws, MPI_INFO_NULL, 0, &g));
         nin = nout = 0;
         for (int giver = 0; giver < n; giver++)
             for (int e = giver; e < ne; e += n) {
@@ -435,7 +436,7 @@ int main(int argc, char **argv)
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     CHECK(n <= 64, "at most 64 ranks");
-    dims_create();
+    if (me == 0) dims_create();          /* local: one rank's CPU will do */
     carts();
     graphs();
     dist_graphs();
