@@ -212,7 +212,9 @@ static int dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
     c->group->refs++;
     int rc = comm_new(c->group, c, NULL, newcomm, R);
-    return rc ? rc : attrs_copy(c, *newcomm, R);
+    if (rc) return rc;
+    (*newcomm)->topo = smpi_topo_ref(c->topo);       /* a duplicate keeps the topology */
+    return attrs_copy(c, *newcomm, R);
 }
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -273,6 +275,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         smpi_comm_unref(n);
         return smpi_error(c, smpi_class_of(st), R, "%s", sm_fail_reason());
     }
+    n->topo = smpi_topo_ref(c->topo);                /* a duplicate keeps the topology */
     *newcomm = n;
     *request = q;
     return attrs_copy(c, n, R);
