@@ -277,6 +277,18 @@ static void idup(void)
         OK(MPI_Barrier(d));
         OK(MPI_Comm_free(&d));
     }
+    /* a duplicate keeps the process topology, as MPI_Comm_dup's does */
+    MPI_Comm cart, cd;
+    int dims[1] = { n }, periods[1] = { 1 }, kind = MPI_UNDEFINED, left, right;
+    OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart));
+    OK(MPI_Comm_idup(cart, &cd, &r[0]));
+    OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    OK(MPI_Topo_test(cd, &kind));
+    CHECK(kind == MPI_CART, "idup of a Cartesian communicator: topology %d", kind);
+    OK(MPI_Cart_shift(cd, 0, 1, &left, &right));
+    CHECK(left == (me + n - 1) % n && right == (me + 1) % n, "idup's ring: %d %d", left, right);
+    OK(MPI_Comm_free(&cd));
+    OK(MPI_Comm_free(&cart));
     OK(MPI_Comm_free(&half));
 }
 
