@@ -41,6 +41,11 @@ sm_status_t sm_alloc_attach(void *base, size_t len)
 {
     mi_option_set(mi_option_limit_os_alloc, 1);
     mi_option_disable(mi_option_show_errors);
+    /* Purge what is freed at once, every size class: mimalloc's delayed
+     * purge runs only when the same segment is used again, so freed pages
+     * stayed resident for good (shared memory is not swappable). glibc
+     * trims about as promptly. */
+    mi_option_set(mi_option_decommit_delay, 0);
     heap_lo = arena_lo = (uintptr_t)base;
     heap_hi = heap_lo + len;
     arena_len = len;
