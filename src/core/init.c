@@ -115,6 +115,8 @@ static sm_status_t map_slots(int fd0)
         if (p != at)
             return sm_fail(SM_ERR_NOMEM, "cannot map rank %d's slot (fd %d, %llu bytes): %s", r, fd0 + r,
                            (unsigned long long)sm_core.slot_bytes, strerrordesc_np(errno));
+        /* Out of core dumps, which would write it whole (dump.c). */
+        madvise(at, sm_core.slot_bytes, MADV_DONTDUMP);
         if (sm_core.huge_pages) {
             madvise((char *)at + SM_HEAP_OFF, sm_core.heap_bytes, MADV_HUGEPAGE);
             madvise((char *)at + SM_SYM_OFF, sm_core.slot_bytes - SM_SYM_OFF, MADV_HUGEPAGE);
@@ -334,6 +336,7 @@ static void init_once(void)
     if (!st) st = expose_stack();
     if (!st) st = sm_alloc_attach((void *)(sm_slot_base(sm_core.rank) + SM_HEAP_OFF), sm_core.heap_bytes);
     if (st) sm_fatal("init: %s", sm_fail_reason());
+    sm_dump_init();
 
     struct sm_rank_ctrl *c = sm_ctrl_of(sm_core.rank);
     c->job.rank = sm_core.rank;

@@ -3,7 +3,7 @@
  * core's internal routines.
  *
  * Inside the core, calls flow one way: api.c and fork.c (entry points) ->
- * init.c (bootstrap) -> alloc.c, copy.c -> wait.c -> maps.c, log.c,
+ * init.c (bootstrap) -> alloc.c, copy.c, dump.c -> wait.c -> maps.c, log.c,
  * settings.c, status.c, state.c. The one exception is the lazy-init upcall:
  * the first malloc (alloc.c), which may come before the constructor, calls
  * sm_core_init(). tests/tools/check_core_deps.py keeps it so. */
@@ -134,6 +134,11 @@ static inline void sm_core_ensure(void)
 /* Run fn on a private stack in libsmartmap's own (never exposed) memory;
  * callers serialise (init runs once; fork holds its lock). */
 void sm_on_private_stack(void (*fn)(void));
+
+/* dump.c. Leave the slots' untouched memory and the peers' slots out of
+ * core dumps (init has marked every slot MADV_DONTDUMP): install the crash
+ * handler that puts the rank's own touched memory back. */
+void sm_dump_init(void);
 
 /* wait.c. Choose how wakers and sleepers fence; once per process, before
  * its first wake. */
