@@ -67,7 +67,7 @@ struct sm_rank_ctrl {
 _Static_assert(sizeof(struct sm_rank_ctrl) <= SM_AREA_OFF, "control block fits");
 
 struct sm_core {
-    int      initialized;         /* set (release) when sm_core_init has finished */
+    int      joined;              /* set (release) when sm_core_join has finished */
     int      rank, size;
     pid_t    pid;
     bool     singleton;           /* not started by smrun: a job of one */
@@ -122,14 +122,19 @@ static inline uint64_t sm_local_offset(uintptr_t a)
     return UINT64_MAX;
 }
 
-/* init.c. Initialise the core once: called by the constructor, and first
- * by the first malloc if that comes earlier (the lazy-init upcall). */
+/* init.c. Initialise the core once (claim the rank, map the slots, expose
+ * the globals and the stack, attach the heap): called by the constructor,
+ * and first by the first malloc if that comes earlier (the lazy-init upcall). */
 void sm_core_init(void);
-/* The cheap check for entry points (api.c, fork.c, the bindings): a plain
- * load once initialised. */
+/* Join the job once, at the program's first use of it (sm_core_ensure): the
+ * start-up barrier. A process that could not take its rank ends here, with
+ * one line saying why. */
+void sm_core_join(void);
+/* The cheap check for entry points (api.c, the bindings): a plain load once
+ * joined. */
 static inline void sm_core_ensure(void)
 {
-    if (SM_UNLIKELY(!__atomic_load_n(&sm_core.initialized, __ATOMIC_ACQUIRE))) sm_core_init();
+    if (SM_UNLIKELY(!__atomic_load_n(&sm_core.joined, __ATOMIC_ACQUIRE))) sm_core_join();
 }
 /* Run fn on a private stack in libsmartmap's own (never exposed) memory;
  * callers serialise (init runs once; fork holds its lock). */
@@ -147,6 +152,9 @@ void sm_wait_init(void);
 void sm_wait_ready(int rank);
 /* The job-wide barrier (sm_barrier without the initialisation check). */
 void sm_job_barrier(void);
+/* Count the caller in the job barrier without waiting (a rank that exits
+ * without having joined the job). */
+void sm_job_barrier_leave(void);
 
 /* copy.c. Start the staged-copy service thread (after init, outside malloc). */
 sm_status_t sm_copy_start_service(void);

@@ -141,20 +141,33 @@ void sm_wake(int rank)
     }
 }
 
-/* Central counter with a generation number, in rank 0's control block. */
+/* Central counter with a generation number, in rank 0's control block.
+ * Arrive; true if the caller was the last and released the others. */
+static bool job_barrier_arrive(uint32_t *gen)
+{
+    struct sm_rank_ctrl *c0 = sm_ctrl_of(0);
+    *gen = atomic_load_explicit(&c0->bar_gen, memory_order_acquire);
+    if (atomic_fetch_add(&c0->bar_arrived, 1) != (uint32_t)sm_core.size - 1) return false;
+    atomic_store_explicit(&c0->bar_arrived, 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c0->bar_gen, 1, memory_order_release);
+    sm_wake_word((volatile uint32_t *)&c0->bar_gen);
+    return true;
+}
+
 void sm_job_barrier(void)
 {
     if (sm_core.size == 1) return;
     struct sm_rank_ctrl *c0 = sm_ctrl_of(0);
-    uint32_t gen = atomic_load_explicit(&c0->bar_gen, memory_order_acquire);
-    if (atomic_fetch_add(&c0->bar_arrived, 1) == (uint32_t)sm_core.size - 1) {
-        atomic_store_explicit(&c0->bar_arrived, 0, memory_order_relaxed);
-        atomic_fetch_add_explicit(&c0->bar_gen, 1, memory_order_release);
-        sm_wake_word((volatile uint32_t *)&c0->bar_gen);
-    } else {
-        while (atomic_load_explicit(&c0->bar_gen, memory_order_acquire) == gen)
-            sm_wait_word((volatile uint32_t *)&c0->bar_gen, gen);
-    }
+    uint32_t gen;
+    if (job_barrier_arrive(&gen)) return;
+    while (atomic_load_explicit(&c0->bar_gen, memory_order_acquire) == gen)
+        sm_wait_word((volatile uint32_t *)&c0->bar_gen, gen);
+}
+
+void sm_job_barrier_leave(void)
+{
+    uint32_t gen;
+    if (sm_core.size > 1) job_barrier_arrive(&gen);
 }
 
 void sm_wait_ready(int rank)

@@ -18,10 +18,12 @@ static struct sm_ctrl *map_ctrl(void)
     return p;
 }
 
-/* Lifecycle client i requires routine (NULL: finalized). */
+/* Lifecycle client i requires routine (NULL: finalized); as the library,
+ * the routine is remembered in seen[] for good. */
 static void client(struct sm_ctrl *c, int i, const char *routine)
 {
     if (routine) snprintf(c->client[i].finalize, sizeof c->client[i].finalize, "%s", routine);
+    if (routine) snprintf(c->seen[i], sizeof c->seen[i], "%s", routine);
     atomic_store(&c->client[i].state, routine ? SM_CLIENT_REGISTERED : SM_CLIENT_FREE);
 }
 
