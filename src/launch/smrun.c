@@ -672,7 +672,14 @@ static void rank_exited(int r)
 {
     struct rank *k = &ranks[r];
     const struct sm_ctrl *c = k->ctrl;
-    bool valid = c->magic == SM_CTRL_MAGIC && c->pid == k->pid;
+    /* The block is the rank's program's: the rank process's own, or, for a
+     * wrapper that ran the program as its child (sh -c ./prog, gdb --args
+     * ./prog), that program's once it is gone too. */
+    char holder[16], state = 'X';
+    int ppid, pgrp;
+    snprintf(holder, sizeof holder, "%d", (int)c->pid);
+    bool valid = c->magic == SM_CTRL_MAGIC && c->pid > 0 &&
+                 (c->pid == k->pid || !proc_stat(holder, &state, &ppid, &pgrp) || state == 'Z' || state == 'X');
     uint32_t flags = valid ? atomic_load(&((struct sm_ctrl *)c)->flags) : 0;
     int st = k->status;
     char how[200], sig[16];

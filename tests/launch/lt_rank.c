@@ -34,7 +34,10 @@ static void die(int who, const char *how, char **rest)
 }
 
 /* A grandchild that sleeps forever: in the ranks' process group, and one
- * that left it with setsid(); then rank `who` exits 0, or all do (-1). */
+ * that left it with setsid(); then rank `who` exits 0, or all do (-1). With
+ * $LT_GRANDCHILD_EXEC, the grandchildren exec that program (with argument
+ * "sleep") after recording themselves: a smartmap program, whose exposed
+ * stack must not hide its environment from smrun's guardian. */
 static void grandchild(int who, bool fail)
 {
     for (int k = 0; k < 2; k++) {
@@ -42,6 +45,8 @@ static void grandchild(int who, bool fail)
         if (p == 0) {
             if (k == 1) setsid();          /* both keep the rank's stdout open */
             lt_record("grandchild");
+            const char *prog = getenv("LT_GRANDCHILD_EXEC");
+            if (prog) execl(prog, prog, "sleep", (char *)NULL);
             lt_sleep_forever();
         }
     }

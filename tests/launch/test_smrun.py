@@ -602,6 +602,22 @@ class TestFailure(SmrunTest):
         self.assertEqual(left, [], "processes of the job survived a killed smrun")
         self.assertLess(took, ENDS_WITHIN + 1)
 
+    def test_smartmap_grandchildren_die_with_a_killed_smrun(self):
+        # The same, the grandchildren being smartmap programs: their stacks
+        # are exposed, and their environment (the job's mark) must still
+        # read in /proc for the guardian to find the one that left with setsid.
+        prog = os.path.join(BINDIR, "test_claim")
+        if not os.access(prog, os.X_OK):
+            self.skipTest("no test_claim in " + BINDIR)
+        def ready():
+            self.wait_records(6, "grandchild")
+            self.wait_records(3)
+            time.sleep(0.5)                       # exec'd and initialised by now
+        left, took = self.kill_smrun_and_reap(["-n", "3", "-x", "LT_GRANDCHILD_EXEC=" + prog, LT_RANK,
+                                               "grandchild", "1"], ready, ["rank", "grandchild"])
+        self.assertEqual(left, [], "smartmap processes of the job survived a killed smrun")
+        self.assertLess(took, ENDS_WITHIN + 1)
+
     def test_exec_failure(self):
         bad = os.path.join(self.dir, "badinterp")
         with open(bad, "w") as f:
