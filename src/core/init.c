@@ -28,24 +28,10 @@
 #include "arch.h"
 #include "sm_core.h"
 #include "sm_alloc.h"
+#include "sm_memlimit.h"
 
 static _Atomic int init_state; /* 0 not started, 1 running, 2 done */
 static _Atomic pid_t init_tid; /* the thread running init: its own mallocs must not wait */
-
-/* MemTotal from /proc/meminfo, in bytes (0 if unreadable). */
-static uint64_t mem_total(void)
-{
-    char buf[256];
-    int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = 0;
-    unsigned long long kb = 0;
-    if (sscanf(buf, "MemTotal: %llu kB", &kb) != 1) return 0;
-    return (uint64_t)kb << 10;
-}
 
 /* Copy [src, src+len) into the rank's own slot at offset off (mapped by
  * then), by hand: the source is the live stack or the globals, which a
@@ -224,10 +210,9 @@ static sm_status_t make_singleton(int *fd_out)
     sm_core.rank = 0;
     sm_core.size = 1;
     sm_core.singleton = true;
-    uint64_t heap = mem_total() / 10 * 9;
+    uint64_t heap = sm_memory_limit() / 10 * 9 / SM_HEAP_ALIGN * SM_HEAP_ALIGN;  /* as smrun's default */
     if (heap < SM_HEAP_MIN) heap = SM_HEAP_MIN;
     if (heap > SM_HEAP_MAX) heap = SM_HEAP_MAX;
-    heap = (heap + SM_HEAP_ALIGN - 1) & ~(SM_HEAP_ALIGN - 1);
     int fd = memfd_create("smartmap.single", MFD_CLOEXEC);
     if (fd < 0) return sm_fail(SM_ERR_NOMEM, "memfd_create: %s", strerrordesc_np(errno));
     sm_core.heap_bytes = heap;

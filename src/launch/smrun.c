@@ -340,7 +340,7 @@ static _Noreturn void child(int r, int sp_out[2], int sp_err[2])
     snprintf(num, sizeof num, "%d", (int)getpid()); setenv(SM_ENV_PID, num, 1);
     snprintf(num, sizeof num, "%d", fd0);         setenv(SM_ENV_FD0, num, 1);
     setenv(SM_ENV_PAGES, opt.pages, 1);
-    snprintf(num, sizeof num, "%llu", (unsigned long long)opt.heap_bytes);
+    snprintf(num, sizeof num, "%llu", (unsigned long long)a->heap_bytes);
     setenv(SM_ENV_HEAP, num, 1);
     setenv(SM_ENV_LAUNCHER, "smrun " SMRUN_VERSION, 1);
     setenv(SM_ENV_JOB, job_token, 1);
@@ -691,8 +691,17 @@ static void rank_exited(int r)
         snprintf(how, sizeof how, "%s", note);
         code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     } else if (WIFSIGNALED(st)) {
-        snprintf(how, sizeof how, "killed by %s%s", signal_name(WTERMSIG(st), sig),
-                 WCOREDUMP(st) ? " (core dumped)" : "");
+        int n = snprintf(how, sizeof how, "killed by %s%s", signal_name(WTERMSIG(st), sig),
+                         WCOREDUMP(st) ? " (core dumped)" : "");
+        /* Not smrun's SIGKILL (the job was not ending): the kernel's OOM
+         * killer, likely, if the heaps can outgrow the memory. */
+        if (WTERMSIG(st) == SIGKILL && opt.mem_limit && opt.heap_total > opt.mem_limit) {
+            char total[32], limit[32];
+            format_bytes(opt.heap_total, total, sizeof total);
+            format_bytes(opt.mem_limit, limit, sizeof limit);
+            snprintf(how + n, sizeof how - (size_t)n, " (out of memory? the ranks' heaps, %s in all, can "
+                     "outgrow the %s this job may use)", total, limit);
+        }
         code = 128 + WTERMSIG(st);
     } else if (WEXITSTATUS(st) != 0) {
         snprintf(how, sizeof how, "exited with code %d", WEXITSTATUS(st));
@@ -829,10 +838,13 @@ int main(int argc, char **argv)
     start_stdin_relay();
 
     if (opt.verbose) {
-        char heap[32];
+        char heap[32], total[32], limit[32];
         format_bytes(opt.heap_bytes, heap, sizeof heap);
-        msg("%d rank%s, %s of heap each, memfds at fd %d.., %s pages, bind to %s", nranks,
-            nranks == 1 ? "" : "s", heap, fd0, opt.pages, opt.bind_core ? "core" : "none");
+        format_bytes(opt.heap_total, total, sizeof total);
+        format_bytes(opt.mem_limit, limit, sizeof limit);
+        msg("%d rank%s, up to %s of heap each (%s in all; smrun may use %s of memory), memfds at fd %d.., "
+            "%s pages, bind to %s", nranks, nranks == 1 ? "" : "s", heap, total, limit, fd0, opt.pages,
+            opt.bind_core ? "core" : "none");
         if (opt.preload) msg("preload %s", opt.preload_lib);
         for (int i = 0; i < opt.ngenv; i++)
             if (!strchr(opt.genv[i], '=') && !getenv(opt.genv[i]))
