@@ -33,6 +33,7 @@ void msg(const char *fmt, ...)
     va_end(ap);
     n += m < 0 ? 0 : m < room ? m : room - 1;     /* a long message is cut */
     line[n++] = '\n';
+    end_partial_line(1);
     ssize_t w = write(STDERR_FILENO, line, (size_t)n);
     (void)w;
 }

@@ -112,11 +112,25 @@ static void write_all(int s, const char *buf, size_t len)
     }
 }
 
+/* The rank whose last output on stdout [0] / stderr [1] did not end its
+ * line (a last line without '\n', a runaway line), or -1. Another rank's
+ * output, or smrun's own message, starts a new line first. */
+static int unfinished[2] = { -1, -1 };
+
+void end_partial_line(int s)
+{
+    if (unfinished[s] >= 0) write_all(s, "\n", 1);
+    unfinished[s] = -1;
+}
+
 /* Forward the complete lines in [buf, buf+len) of rank r with one write(). */
 static void emit(int r, int s, const char *buf, size_t len)
 {
     if (!len) return;
+    if (unfinished[s] != r) end_partial_line(s);
+    unfinished[s] = buf[len - 1] == '\n' ? -1 : r;
     if (!opt.tag_output) { write_all(s, buf, len); return; }
+    unfinished[s] = -1;                          /* tagged lines are always ended */
     char tag[16];
     int tlen = snprintf(tag, sizeof tag, "[%d] ", r);
     size_t lines = 0;

@@ -55,6 +55,10 @@ struct options {
     int         ngenv;
 };
 
+/* smrun.c: a rank's unfinished line on stream s (0 stdout, 1 stderr) is
+ * ended before anything else is written there. */
+void end_partial_line(int s);
+
 /* info.c: the SMARTMAP_* settings (the core's table) */
 void print_settings_info(const char *format);
 void print_smrun_settings(void);

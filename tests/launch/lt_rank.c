@@ -13,7 +13,7 @@
 static void usage(void)
 {
     fprintf(stderr, "usage: lt_rank hello|env VAR...|lines N LEN|die RANK segv|exit N|"
-                    "hang|ignore-int|grandchild RANK|memfd HEAP|aslr|affinity|stdin|fds\n");
+                    "partial|hang|ignore-int|grandchild RANK|memfd HEAP|aslr|affinity|stdin|fds\n");
     exit(99);
 }
 
@@ -137,6 +137,8 @@ int main(int argc, char **argv)
         lines(atoi(argv[2]), atoi(argv[3]));
     } else if (strcmp(mode, "die") == 0 && argc >= 4) {
         die(atoi(argv[2]), argv[3], argv + 4);
+    } else if (strcmp(mode, "partial") == 0) {
+        printf("rank %d: no newline", lt_rank);   /* the last line, unfinished */
     } else if (strcmp(mode, "hang") == 0) {
         printf("rank %d: hanging\n", lt_rank);
         fflush(stdout);

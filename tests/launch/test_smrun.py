@@ -446,6 +446,15 @@ class TestOutput(SmrunTest):
         self.check_lines(res.out, n, count, length, "out", False)
         self.check_lines(res.err, n, count, length, "err", False)
 
+    def test_unfinished_lines_do_not_mix(self):
+        # Each rank's last line has no newline: another rank's output starts
+        # on a line of its own; the very last line stays unfinished, as the
+        # program wrote it.
+        res = self.run_smrun(["-n", "4", LT_RANK, "partial"])
+        self.assertEqual(res.rc, 0, res.err)
+        self.assertEqual(sorted(res.out.split("\n")), ["rank %d: no newline" % r for r in range(4)])
+        self.assertFalse(res.out.endswith("\n"))
+
     def test_tag_output(self):
         n, count, length = 4, 500, 5000
         res = self.run_smrun(["--tag-output", "-n", str(n), LT_RANK, "lines", str(count), str(length)])
