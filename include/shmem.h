@@ -438,16 +438,28 @@ SHMEM_TOALL_ARITH_TYPES(SHMEM_DECL_TOALL_AR_)
 extern "C" {
 #endif
 /* --- Beyond the specification (SMARTMAP) -------------------------------------------
- * Every RMA, atomic and wait routine above accepts not only symmetric
- * addresses but any address that smartmap exposes (sm_exposed() in
- * smartmap.h): globals, the malloc heap (every malloc is in the rank's slot),
- * and the main thread's stack. The address is taken as the caller names its
- * own object and translated as sm_remote(pe, addr) does: it designates the
- * object at the same offset of the target PE's slot. So a PE may, for
- * example, publish sm_global(p) of a private malloc buffer, and peers may
- * shmem_putmem() into that global address directly. Addresses that are not
- * exposed (private mmaps, other threads' stacks, shared libraries' data) are
- * rejected with a message naming the routine and the address. */
+ * The symmetric addresses are those of the symmetric heap (shmem_malloc and
+ * friends, SHMEM_SYMMETRIC_SIZE bytes per PE) and of the executable's
+ * globals and statics. Every RMA, atomic, signal, wait and lock routine, and
+ * shmem_ptr and shmem_addr_accessible, also accept these exposed addresses
+ * (smartmap.h):
+ *  - the main thread's stack: an address designates the same place of the
+ *    target PE's main stack (symmetric only if the PEs' stacks are laid out
+ *    alike: the same program at the same depth);
+ *  - global addresses, as sm_global() gives them: that of a global, of the
+ *    main stack or of the symmetric heap designates the same place in the
+ *    target PE; that of heap memory (malloc) designates that very object of
+ *    the PE it belongs to, which must then be the target. So a PE may publish
+ *    sm_global(p) of a malloc buffer p, and peers may shmem_putmem() into it
+ *    on that PE.
+ * Heap memory (malloc) is exposed but not symmetric: named by its own PE for
+ * another PE it is rejected (the same offset of another PE's heap is
+ * unrelated memory), and shmem_addr_accessible() says 0, shmem_ptr() NULL.
+ * Rejected too, each with one line naming the routine and the address:
+ * memory that is not exposed (private mmaps, other threads' stacks, shared
+ * libraries' data), control regions, ranges that run off the end of one of
+ * the above. RMA, atomics, signals, waits, locks, ordering, the heap, teams
+ * and collectives report a call before shmem_init or after shmem_finalize. */
 
 /* --- C11 generic selection -------------------------------------------------------------- */
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L

@@ -92,18 +92,18 @@ static sm_status_t map_slots(int fd0)
         if (res != MAP_FAILED) munmap(res, span);
         return slot_range_taken(want, span, err);
     }
+    /* Whole slots, beyond the memfds' ends: a rank that grows its memfd
+     * (sm_symmetric_grow) needs no peer to map anything. */
     for (int r = 0; r < sm_core.size; r++) {
         void *at = (void *)sm_slot_base(r);
-        void *p = mmap(at, sm_core.slot_bytes, PROT_READ | PROT_WRITE,
-                       MAP_SHARED | MAP_FIXED, fd0 + r, 0);
+        void *p = mmap(at, SM_SLOT, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd0 + r, 0);
         if (p != at)
-            return sm_fail(SM_ERR_NOMEM, "cannot map rank %d's slot (fd %d, %llu bytes): %s", r, fd0 + r,
-                           (unsigned long long)sm_core.slot_bytes, strerrordesc_np(errno));
+            return sm_fail(SM_ERR_NOMEM, "cannot map rank %d's slot (fd %d): %s", r, fd0 + r, strerrordesc_np(errno));
         /* Out of core dumps, which would write it whole (dump.c). */
-        madvise(at, sm_core.slot_bytes, MADV_DONTDUMP);
+        madvise(at, SM_SLOT, MADV_DONTDUMP);
         if (sm_core.huge_pages) {
             madvise((char *)at + SM_HEAP_OFF, sm_core.heap_bytes, MADV_HUGEPAGE);
-            madvise((char *)at + SM_SYM_OFF, sm_core.slot_bytes - SM_SYM_OFF, MADV_HUGEPAGE);
+            madvise((char *)at + SM_SYM_OFF, SM_SYM_MAX, MADV_HUGEPAGE);
         }
     }
     return SM_OK;
@@ -173,11 +173,9 @@ static int find_job(void)
     uint64_t rank = sm_setting(SM_SET_RANK), size = sm_setting(SM_SET_SIZE), fd0 = sm_setting(SM_SET_FD0);
     if (size < 1 || size > SM_NMAX || rank >= size || fd0 > INT_MAX - SM_NMAX) return -1;
     /* The memfds must be open: a process that closed them has left the job. */
-    struct stat st0;
-    if (fstat((int)fd0, &st0) != 0 || st0.st_size < (off_t)SM_SYM_OFF) return -1;
-    for (uint64_t r = 1; r < size; r++) {
+    for (uint64_t r = 0; r < size; r++) {   /* (a rank may have grown its symmetric region) */
         struct stat st;
-        if (fstat((int)(fd0 + r), &st) != 0 || st.st_size != st0.st_size) return -1;
+        if (fstat((int)(fd0 + r), &st) != 0 || st.st_size < (off_t)SM_SYM_OFF) return -1;
     }
     /* Claim the rank: the first process to initialise in it takes it (the
      * rank itself, or the program a non-smartmap wrapper such as sh starts),
@@ -197,7 +195,7 @@ static int find_job(void)
     }
     sm_core.rank = (int)rank;
     sm_core.size = (int)size;
-    sm_core.slot_bytes = (uint64_t)st0.st_size;
+    sm_core.slot_bytes = SM_SYM_OFF;
     uint64_t heap = sm_setting(SM_SET_HEAP);
     if (heap < SM_HEAP_MIN || heap > SM_HEAP_MAX || heap % SM_HEAP_ALIGN) heap = SM_HEAP_MIN;
     sm_core.heap_bytes = heap;
@@ -216,11 +214,27 @@ static sm_status_t make_singleton(int *fd_out)
     int fd = memfd_create("smartmap.single", MFD_CLOEXEC);
     if (fd < 0) return sm_fail(SM_ERR_NOMEM, "memfd_create: %s", strerrordesc_np(errno));
     sm_core.heap_bytes = heap;
-    sm_core.slot_bytes = SM_SYM_OFF + heap; /* a symmetric heap as large as the heap */
+    sm_core.slot_bytes = SM_SYM_OFF;
     if (ftruncate(fd, (off_t)sm_core.slot_bytes) != 0)
         return sm_fail(SM_ERR_NOMEM, "cannot size the slot to %llu bytes: %s",
                        (unsigned long long)sm_core.slot_bytes, strerrordesc_np(errno));
     *fd_out = fd;
+    return SM_OK;
+}
+
+/* The symmetric region grows at an engine's request (sm_core.h); every
+ * rank maps every slot whole (map_slots), so peers see it at once. */
+sm_status_t sm_symmetric_grow(uint64_t bytes)
+{
+    if (bytes > SM_SYM_MAX)
+        return sm_fail(SM_ERR_NOMEM, "a symmetric region of %llu bytes exceeds the %llu bytes a slot has room for",
+                       (unsigned long long)bytes, (unsigned long long)SM_SYM_MAX);
+    if (bytes <= sm_core.sym_bytes) return SM_OK;
+    if (ftruncate(sm_core.own_fd, (off_t)(SM_SYM_OFF + bytes)) != 0)
+        return sm_fail(SM_ERR_NOMEM, "cannot grow the slot's memfd to %llu bytes: %s",
+                       (unsigned long long)(SM_SYM_OFF + bytes), strerrordesc_np(errno));
+    sm_core.sym_bytes = bytes;
+    sm_core.slot_bytes = SM_SYM_OFF + bytes;
     return SM_OK;
 }
 
@@ -405,7 +419,6 @@ static sm_status_t join_job(void)
         if ((st = make_singleton(&own)) || (st = map_slots(own))) return st;
     }
     sm_core.own_fd = own;
-    sm_core.sym_bytes = sm_core.slot_bytes - SM_SYM_OFF;
     /* Taking the rank over from the wrapper that exec'd us: its heap,
      * globals and stack go (the allocator needs a zero arena). Not its
      * control block, which holds the job barrier if we are rank 0; no peer

@@ -29,7 +29,7 @@
 /* Engine areas: fixed places in every rank's control region that an engine
  * may lay out as it likes (rings, flags, locks). Zero when the job starts. */
 enum sm_area {
-    SM_AREA_P2P, SM_AREA_COLL, SM_AREA_RMA, SM_AREA_SHMEM, SM_AREA_MPI,
+    SM_AREA_P2P, SM_AREA_COLL, SM_AREA_RMA, SM_AREA_SHMEM,
     SM_AREA_COUNT
 };
 #define SM_AREA_OFF  (1ULL << 20)
@@ -74,9 +74,9 @@ struct sm_core {
     bool     oversubscribed;      /* more ranks than CPUs: wait politely */
     bool     huge_pages;
     int      own_fd;              /* the rank's memfd (close-on-exec) */
-    uint64_t slot_bytes;          /* size of every rank's memfd */
+    uint64_t slot_bytes;          /* valid bytes of every rank's slot: SM_SYM_OFF + sym_bytes */
     uint64_t heap_bytes;          /* malloc arena at SM_HEAP_OFF */
-    uint64_t sym_bytes;           /* symmetric heap at SM_SYM_OFF, same in every rank */
+    uint64_t sym_bytes;           /* symmetric region at SM_SYM_OFF, same in every rank */
     uintptr_t globals_lo, globals_len;
     uintptr_t stack_lo, stack_len;
     uint64_t setting[SM_SET_COUNT]; /* the SMARTMAP_* settings, read once by init */
@@ -99,9 +99,12 @@ static inline void *sm_area(int rank, enum sm_area a)
 {
     return (void *)(sm_slot_base(rank) + SM_AREA_OFF + (uintptr_t)a * SM_AREA_SIZE);
 }
-/* The rank's symmetric heap: [SM_SYM_OFF, +sym_bytes) of its slot, the same
- * size in every rank. Whoever manages it (SHMEM) must allocate the same
- * offsets in every rank. */
+/* The symmetric region: [SM_SYM_OFF, +sym_bytes) of every rank's slot, empty
+ * until an engine asks for it. sm_symmetric_grow(bytes) makes the caller's
+ * own region at least that long (its memfd grows; peers see it at once);
+ * the engine that manages the region (src/rma) has every rank call it with
+ * the same size, and touches a peer's region only after all have. */
+sm_status_t sm_symmetric_grow(uint64_t bytes);
 static inline void *sm_symmetric_base(size_t *len)
 {
     *len = sm_core.sym_bytes;
@@ -148,6 +151,17 @@ void sm_dump_init(void);
 /* wait.c. Choose how wakers and sleepers fence; once per process, before
  * its first wake. */
 void sm_wait_init(void);
+/* sm_wake(rank) for a valid rank, its check inline (the one-sided fast
+ * path): a compiler barrier and one load of the rank's sleeper count where
+ * this process needs no waker fence (wait.c); sm_wake does the rest. */
+extern bool sm_wake_unfenced;
+static inline __attribute__((always_inline)) void sm_wake_inline(int rank)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    if (SM_UNLIKELY(!sm_wake_unfenced ||
+                    atomic_load_explicit(&sm_ctrl_of(rank)->sleepers, memory_order_relaxed)))
+        sm_wake(rank);
+}
 /* Wait until a peer has published its layout (sm_rank_ctrl.ready). */
 void sm_wait_ready(int rank);
 /* The job-wide barrier (sm_barrier without the initialisation check). */

@@ -28,11 +28,14 @@
 #define SM_HEAP_OFF    (4ULL << 30)           /* the malloc arena: SMARTMAP_HEAP_BYTES long */
 #define SM_HEAP_ALIGN  (64ULL << 20)          /* mimalloc arena blocks are 32 MiB */
 #define SM_HEAP_MIN    (64ULL << 20)
-#define SM_SYM_OFF     (32ULL << 30)          /* symmetric heap (SHMEM), up to the memfd's end */
+#define SM_SYM_OFF     (32ULL << 30)          /* the symmetric region (sm_symmetric_grow) */
 #define SM_SYM_MAX     (SM_SLOT - SM_SYM_OFF)
 #define SM_HEAP_MAX    (SM_SYM_OFF - SM_HEAP_OFF)
-/* Every memfd is SM_SYM_OFF + symmetric bytes long; the hole between the end
- * of the heap and SM_SYM_OFF is never touched, so it costs no memory. */
+/* smrun makes every memfd SM_SYM_OFF long; the hole between the end of the
+ * heap and SM_SYM_OFF is never touched, so it costs no memory. Every rank
+ * maps every slot whole, so when a rank grows its own memfd beyond
+ * SM_SYM_OFF (the symmetric region, at an engine's request) its peers see
+ * the new bytes without mapping anything. */
 
 /* Environment set by smrun for each rank (sm_settings.h has the whole
  * table of SMARTMAP_* settings). */
@@ -44,7 +47,6 @@
 #define SM_ENV_HEAP     "SMARTMAP_HEAP_BYTES" /* malloc heap per rank, a multiple of SM_HEAP_ALIGN */
 #define SM_ENV_LAUNCHER "SMARTMAP_LAUNCHER"   /* "smrun VERSION" */
 #define SM_ENV_JOB      "SMARTMAP_JOB"        /* a mark unique to the job (smrun's guardian) */
-#define SM_ENV_SYM      "SHMEM_SYMMETRIC_SIZE" /* OpenSHMEM's variable: symmetric heap per rank */
 
 /* The first bytes of every slot: written by the rank, read by peers and by
  * smrun (which maps the first page of every memfd). Layout is ABI between

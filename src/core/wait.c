@@ -23,20 +23,20 @@
  * full barrier on every CPU that runs a registered process, i.e. on every
  * waker of the job, and the waker's barrier becomes a compiler barrier.
  * Without membarrier (old kernel, seccomp) wakers fence. */
-static bool wake_unfenced;      /* this process is registered: wakers need no fence */
+bool sm_wake_unfenced;          /* this process is registered: wakers need no fence */
 static bool sleep_membarrier;   /* sleepers can force the barrier on the wakers */
 
 void sm_wait_init(void)
 {
     long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     sleep_membarrier = q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED);
-    wake_unfenced = sleep_membarrier &&
+    sm_wake_unfenced = sleep_membarrier &&
                     syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
 }
 
 static inline void waker_fence(void)
 {
-    if (SM_LIKELY(wake_unfenced)) atomic_signal_fence(memory_order_seq_cst);
+    if (SM_LIKELY(sm_wake_unfenced)) atomic_signal_fence(memory_order_seq_cst);
     else sm_full_fence();
 }
 

@@ -261,8 +261,6 @@ static void print_help(void)
 "                          the ranks' heaps may add up to more than memory.\n"
 "                          Default: 90%% of the memory smrun may use (physical,\n"
 "                          or its memory cgroup's limit) shared by the ranks.\n"
-"                          SHMEM_SYMMETRIC_SIZE sets the symmetric heap apart\n"
-"                          (default: the largest heap)\n"
 "  --pages 4k|2m           page size for the ranks' shared memory (default 4k;\n"
 "                          2m needs transparent huge pages for shmem)\n"
 "  --bind-to core|none     pin rank i to the i-th CPU smrun may run on, wrapping\n"
@@ -519,18 +517,6 @@ void parse_options(int argc, char **argv, struct options *o)
         else a->heap_bytes = o->apps[0].mem_arg ? o->apps[0].heap_bytes : share;
         if (a->heap_bytes > o->heap_bytes) o->heap_bytes = a->heap_bytes;
         o->heap_total += a->heap_bytes * (uint64_t)a->nranks;
-    }
-    /* The symmetric heap (SHMEM), the same in every rank: OpenSHMEM's
-     * SHMEM_SYMMETRIC_SIZE, else the largest heap. Address space until touched. */
-    const char *sym = getenv(SM_ENV_SYM);
-    o->sym_bytes = o->heap_bytes;
-    if (sym && *sym) {
-        if (!sm_parse_size(sym, &o->sym_bytes) || o->sym_bytes > SM_SYM_MAX) {
-            char a[32];
-            format_bytes(SM_SYM_MAX, a, sizeof a);
-            usage_error("SHMEM_SYMMETRIC_SIZE: '%s' is not a size up to %s", sym, a);
-        }
-        o->sym_bytes = (o->sym_bytes + SM_HEAP_ALIGN - 1) / SM_HEAP_ALIGN * SM_HEAP_ALIGN;
     }
     o->pages = check_pages(pages_req);
     if (o->preload) o->preload_lib = find_preload_lib();

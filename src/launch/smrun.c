@@ -428,7 +428,8 @@ static void create_memfds(void)
             if (dup2(fd, fd0 + r) < 0) die("dup2");
             close(fd);
         }
-        if (ftruncate(fd0 + r, (off_t)(SM_SYM_OFF + opt.sym_bytes)) != 0) die("ftruncate(memfd)");
+        /* Up to the symmetric region, which each rank grows itself if it needs one. */
+        if (ftruncate(fd0 + r, (off_t)SM_SYM_OFF) != 0) die("ftruncate(memfd)");
         void *p = mmap(NULL, ctrl_len, PROT_READ, MAP_SHARED, fd0 + r, 0);
         if (p == MAP_FAILED) die("mmap(memfd)");
         ranks[r].ctrl = p;

@@ -43,7 +43,6 @@ struct options {
     uint64_t    heap_bytes;      /* the largest heap of a rank (each context has its own) */
     uint64_t    heap_total;      /* the heaps of all ranks */
     uint64_t    mem_limit;       /* the memory smrun may use (machine or cgroup); 0: unknown */
-    uint64_t    sym_bytes;       /* symmetric heap per rank, a multiple of SM_HEAP_ALIGN */
     const char *pages;           /* "4k" or "2m" after the THP check */
     bool        tag_output;
     double      timeout;         /* seconds; 0: none */

@@ -19,7 +19,7 @@ static int check_data(struct smpi_comm *c, const void *buf, int count, MPI_Datat
     int rc = smpi_type_check(c, type, R, t);
     if (rc) return rc;
     if (count < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", count);
-    if (!buf && count > 0 && (*t)->size && (*t)->id)
+    if (!buf && count > 0 && (*t)->dt->size && (*t)->id)
         return smpi_error(c, MPI_ERR_BUFFER, R, "buffer is NULL with count %d", count);
     return MPI_SUCCESS;
 }
@@ -42,7 +42,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     struct smpi_type *t;
     if ((rc = check_data(c, buffer, count, datatype, &t, R)) || (rc = check_root(c, root, R))) return rc;
     void *tmp, *b = smpi_contig_buf(buffer, count, t, c->pt.rank == root, &tmp);
-    coll_bcast(b, (size_t)count * t->size, root, &c->co);
+    coll_bcast(b, (size_t)count * t->dt->size, root, &c->co);
     if (tmp) {
         if (c->pt.rank != root) smpi_unpack(tmp, count, t, buffer);
         free(tmp);
@@ -54,10 +54,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 /* Copy the bytes of count elements of t from src to dst, leaving the holes. */
 static void copy_typemap(void *dst, const void *src, int count, const struct smpi_type *t)
 {
-    ptrdiff_t ext = smpi_extent(t);
-    for (int i = 0; i < count; i++)
-        for (int b = 0; b < t->nblk; b++)
-            memcpy((char *)dst + i * ext + t->blk[b].off, (const char *)src + i * ext + t->blk[b].off, t->blk[b].len);
+    dt_copy(dst, t->dt, src, t->dt, 0, (size_t)count * t->dt->size);
 }
 
 /* Reductions work on arrays of the element type: predefined types as they
@@ -78,15 +75,15 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     if ((rc = smpi_op_prepare(c, op, datatype, t, R, &o))) return rc;
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     bool user = (uintptr_t)op >= 4096;   /* user functions see the datatype's own layout */
-    size_t n = user ? (size_t)count : (size_t)count * t->nbasic;
+    size_t n = user ? (size_t)count : (size_t)count * t->dt->nbasic;
     void *stmp = NULL, *rtmp = NULL, *out = recvbuf;
     /* A user function on a type with holes (or a lower bound) works on whole
      * extents: they travel as they are, the result lands in a scratch copy
      * and only the typemap's bytes reach recvbuf. */
-    bool raw = user && !(smpi_contig(t) && (!t->nblk || !t->blk[0].off) && !t->lb);
+    bool raw = user && !(smpi_contig(t) && !t->dt->true_lb && !t->dt->lb);
     if (raw) {
         size_t span = (size_t)count * (size_t)smpi_extent(t);
-        in = (const char *)in + t->lb;
+        in = (const char *)in + t->dt->lb;
         if (at_root && !(rtmp = malloc(span + 1))) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", span);
         out = rtmp;
     } else if (!t->id && !user) {        /* derived: pack into an array of elements */
@@ -97,7 +94,7 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     else if (root < 0) coll_scan(in, out, n, &o, root == EXSCAN, &c->co);
     else coll_reduce(in, out, n, &o, root, &c->co);
     if (rtmp && !(root == EXSCAN && c->pt.rank == 0)) {  /* Exscan leaves rank 0's recvbuf alone */
-        if (raw) copy_typemap(recvbuf, (char *)rtmp - t->lb, count, t);
+        if (raw) copy_typemap(recvbuf, (char *)rtmp - t->dt->lb, count, t);
         else smpi_unpack(rtmp, count, t, recvbuf);
     }
     free(stmp);
@@ -119,13 +116,13 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     struct coll_op o;
     if ((rc = smpi_op_prepare(NULL, op, datatype, t, R, &o))) return rc;
     bool user = (uintptr_t)op >= 4096;
-    size_t n = user ? (size_t)count : (size_t)count * t->nbasic;
+    size_t n = user ? (size_t)count : (size_t)count * t->dt->nbasic;
     void *itmp = NULL, *otmp = NULL;
     const void *in = inbuf;
     void *out = inoutbuf;
     if (user) {                          /* the function sees the buffers as they are */
-        in = (const char *)inbuf + t->lb;
-        out = (char *)inoutbuf + t->lb;
+        in = (const char *)inbuf + t->dt->lb;
+        out = (char *)inoutbuf + t->dt->lb;
     } else if (!t->id) {                 /* derived: on arrays of the element type, as in reduce */
         in = smpi_contig_buf((void *)inbuf, count, t, true, &itmp);
         out = smpi_contig_buf(inoutbuf, count, t, true, &otmp);
@@ -243,10 +240,10 @@ static int move(const void *sendbuf, int scount, MPI_Datatype stype, void *recvb
     if (send_side && !send_from_recv && (rc = check_data(c, sendbuf, scount, stype, &st, R))) return rc;
     int per_s = kind == ALLTOALL || kind == SCATTER ? n : 1;     /* blocks in the send buffer */
     int per_r = kind == SCATTER ? 1 : n;                           /* blocks in the receive buffer */
-    size_t len = st ? (size_t)scount * st->size : (size_t)rcount * rt->size;
-    if (st && rt && (size_t)rcount * rt->size != len)
+    size_t len = st ? (size_t)scount * st->dt->size : (size_t)rcount * rt->dt->size;
+    if (st && rt && (size_t)rcount * rt->dt->size != len)
         return smpi_error(c, MPI_ERR_TRUNCATE, R, "%zu bytes sent per rank but %zu expected",
-                          len, (size_t)rcount * rt->size);
+                          len, (size_t)rcount * rt->dt->size);
     void *stmp = NULL, *rtmp = NULL;
     const void *in = NULL;
     void *out = NULL;
@@ -319,9 +316,9 @@ static int vview(struct smpi_comm *c, void *buf, const int *counts, const int *d
     v->disp = v->len + n, v->counts = counts, v->displs = displs;
     ptrdiff_t ext = smpi_extent(v->t);
     size_t total = 0;
-    for (int i = 0; i < n; i++) v->len[i] = (size_t)counts[i] * v->t->size, total += v->len[i];
+    for (int i = 0; i < n; i++) v->len[i] = (size_t)counts[i] * v->t->dt->size, total += v->len[i];
     if (smpi_contig(v->t)) {
-        ptrdiff_t off0 = v->t->nblk ? v->t->blk[0].off : 0;
+        ptrdiff_t off0 = v->t->dt->true_lb;
         /* displacements may be negative: bytes are counted from the lowest */
         ptrdiff_t lo = 0;
         for (int i = 0; i < n; i++) if (displs[i] * ext + off0 < lo) lo = displs[i] * ext + off0;
@@ -355,7 +352,7 @@ static int view1(struct smpi_comm *c, const void *buf, int count, MPI_Datatype t
     int rc = check_data(c, buf, count, type, &t, R);
     if (rc) return rc;
     *out = smpi_contig_buf((void *)buf, count, t, pack, tmp);
-    *len = (size_t)count * t->size;
+    *len = (size_t)count * t->dt->size;
     return MPI_SUCCESS;
 }
 

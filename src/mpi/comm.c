@@ -1,5 +1,6 @@
-/* Communicators and groups: MPI_COMM_WORLD/SELF, dup/split/create/free,
- * context ids, names, predefined attributes; group construction and queries. */
+/* Communicators and groups: dup/split/create/free, context ids, names,
+ * attributes; group construction and queries (the objects' lifetimes and
+ * the predefined ones are objects.c's). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,76 +9,25 @@
 #include "sm_core.h"
 #include "smpi.h"
 
-struct smpi_comm smpi_comm_world, smpi_comm_self;
-static struct smpi_group group_empty = { SMPI_MAGIC_GRP, 1, 0, MPI_UNDEFINED, NULL };
 /* Context ids: WORLD uses 0/1, SELF 2/3; new communicators agree on the next
  * free even id over their parent (each uses id and id + 1 for collectives). */
 static uint32_t next_ctx = 4;
 
-const char *smpi_comm_name(const struct smpi_comm *c) { return c->name; }
-
+/* A group of size members to fill in (out of memory ends the job, as for
+ * the communicators made from it). */
 static struct smpi_group *group_new(int size)
 {
-    struct smpi_group *g = calloc(1, sizeof *g);
-    if (!g || !(g->world = malloc(sizeof(int) * (size_t)(size ? size : 1))))
-        sm_fatal("MPI: out of memory for a group of %d", size);
-    g->magic = SMPI_MAGIC_GRP, g->refs = 1, g->size = size, g->rank = MPI_UNDEFINED;
+    struct smpi_group *g = smpi_group_new(size);
+    if (!g) sm_fatal("MPI: out of memory for a group of %d", size);
     return g;
 }
-static void group_set_rank(struct smpi_group *g)
-{
-    g->rank = MPI_UNDEFINED;
-    for (int i = 0; i < g->size; i++)
-        if (g->world[i] == sm_core.rank) g->rank = i;
-}
-static void group_unref(struct smpi_group *g)
-{
-    if (g == &group_empty || --g->refs > 0) return;
-    g->magic = 0;
-    free(g->world);
-    free(g);
-}
+
 static struct smpi_group *group_of(MPI_Group h)
 {
     uintptr_t v = (uintptr_t)h;
-    if (v == 1) return &group_empty;
+    if (v == 1) return &smpi_group_empty;
     if (v < 4096 || h->magic != SMPI_MAGIC_GRP) return NULL;
     return h;
-}
-
-static void comm_setup(struct smpi_comm *c, struct smpi_group *g, uint32_t ctx, const char *name)
-{
-    c->magic = SMPI_MAGIC_COMM, c->refs = 1, c->group = g;
-    c->errh = MPI_ERRORS_ARE_FATAL;
-    c->pt = (struct p2p_comm){ ctx, g->rank, g->size, g->world, 0 };
-    c->co = c->pt;
-    c->co.ctx = ctx + 1;
-    snprintf(c->name, sizeof c->name, "%s", name);
-}
-
-void smpi_comm_init_predef(void)
-{
-    struct smpi_group *w = group_new(sm_core.size), *s = group_new(1);
-    for (int i = 0; i < sm_core.size; i++) w->world[i] = i;
-    s->world[0] = sm_core.rank;
-    group_set_rank(w);
-    group_set_rank(s);
-    comm_setup(&smpi_comm_world, w, 0, "MPI_COMM_WORLD");
-    comm_setup(&smpi_comm_self, s, 2, "MPI_COMM_SELF");
-}
-
-void smpi_comm_ref(struct smpi_comm *c)
-{
-    if (c != &smpi_comm_world && c != &smpi_comm_self) c->refs++;
-}
-
-void smpi_comm_unref(struct smpi_comm *c)
-{
-    if (c == &smpi_comm_world || c == &smpi_comm_self || --c->refs > 0) return;
-    group_unref(c->group);
-    smpi_errh_unref(c->errh);
-    c->magic = 0;
-    free(c);
 }
 
 static void max_u32(const void *in, void *inout, size_t n, const void *ctx)
@@ -104,7 +54,7 @@ static MPI_Comm comm_new(struct smpi_group *g, uint32_t ctx, const struct smpi_c
     if (!g) return MPI_COMM_NULL;
     struct smpi_comm *c = calloc(1, sizeof *c);
     if (!c) sm_fatal("MPI: out of memory for a communicator");
-    comm_setup(c, g, ctx, "");
+    smpi_comm_setup(c, g, ctx, "");
     c->errh = parent->errh;              /* inherited, as MPI says */
     smpi_errh_ref(c->errh);
     return c;
@@ -304,7 +254,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     if (!request) return smpi_error(c, MPI_ERR_REQUEST, R, "request pointer is NULL");
     int rc = dup(c, newcomm, R);
     if (rc) return rc;
-    *request = smpi_request_done(c);
+    if (!(*request = smpi_request_done(c))) return smpi_error(c, MPI_ERR_NO_MEM, R, "%s", sm_fail_reason());
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
@@ -333,7 +283,7 @@ static int split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, con
         qsort(all, (size_t)m, sizeof *all, split_cmp);
         g = group_new(m);
         for (int i = 0; i < m; i++) g->world[i] = c->group->world[all[i].rank];
-        group_set_rank(g);
+        smpi_group_set_rank(g);
     }
     free(all);
     *newcomm = comm_new(g, ctx, c);
@@ -378,7 +328,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     if (g->rank == MPI_UNDEFINED) { *newcomm = MPI_COMM_NULL; return MPI_SUCCESS; }
     struct smpi_group *ng = group_new(g->size);
     memcpy(ng->world, g->world, sizeof(int) * (size_t)g->size);
-    group_set_rank(ng);
+    smpi_group_set_rank(ng);
     *newcomm = comm_new(ng, ctx, c);
     return MPI_SUCCESS;
 }
@@ -406,7 +356,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     uint32_t ctx = agree_ctx_over(&tmp);
     struct smpi_group *ng = group_new(g->size);
     memcpy(ng->world, g->world, sizeof(int) * (size_t)g->size);
-    group_set_rank(ng);
+    smpi_group_set_rank(ng);
     *newcomm = comm_new(ng, ctx, c);
     return MPI_SUCCESS;
 }
@@ -584,7 +534,7 @@ static int group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newg
     if (!n) { *newgroup = MPI_GROUP_EMPTY; return MPI_SUCCESS; }
     struct smpi_group *ng = group_new(n);
     for (int i = 0; i < n; i++) ng->world[i] = g->world[ranks[i]];
-    group_set_rank(ng);
+    smpi_group_set_rank(ng);
     *newgroup = ng;
     return MPI_SUCCESS;
 }
@@ -609,7 +559,7 @@ static int group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newg
         for (int j = 0; j < n && !out; j++) out = ranks[j] == i;
         if (!out) ng->world[m++] = g->world[i];
     }
-    group_set_rank(ng);
+    smpi_group_set_rank(ng);
     *newgroup = ng;
     return MPI_SUCCESS;
 }
@@ -690,9 +640,9 @@ static int group_set(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, bo
     if (add_b)
         for (int i = 0; i < b->size; i++)
             if (!group_has(a, b->world[i])) ng->world[m++] = b->world[i];
-    if (!m) { group_unref(ng); *newgroup = MPI_GROUP_EMPTY; return MPI_SUCCESS; }
+    if (!m) { smpi_group_unref(ng); *newgroup = MPI_GROUP_EMPTY; return MPI_SUCCESS; }
     ng->size = m;
-    group_set_rank(ng);
+    smpi_group_set_rank(ng);
     *newgroup = ng;
     return MPI_SUCCESS;
 }
@@ -747,7 +697,7 @@ int PMPI_Group_free(MPI_Group *group)
 {
     if (!group) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Group_free", "group is NULL");
     GET_GROUP(g, *group, "MPI_Group_free");
-    group_unref(g);
+    smpi_group_unref(g);
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
 }

@@ -11,7 +11,6 @@
 #include "sm_core.h"
 #include "smpi.h"
 
-int smpi_state;
 static int thread_level;
 static pthread_t main_thread;
 
@@ -23,9 +22,9 @@ static int init(int required, int *provided, const char *routine)
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
         return smpi_error(NULL, MPI_ERR_ARG, routine, "invalid thread level %d", required);
     sm_core_ensure();
-    if (p2p_init(sizeof(struct smpi_request)))
-        sm_abort(MPI_ERR_OTHER, "MPI_Init: cannot start the point-to-point engine");
-    smpi_comm_init_predef();
+    sm_status_t st = p2p_init(sizeof(struct smpi_request));
+    if (st) return smpi_error(NULL, st == SM_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER, routine, "%s", sm_fail_reason());
+    if (smpi_comm_init_predef()) return smpi_error(NULL, MPI_ERR_NO_MEM, routine, "no memory for MPI_COMM_WORLD");
     /* MULTIPLE needs a thread-safe engine: not yet. */
     thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
     if (provided) *provided = thread_level;

@@ -75,22 +75,17 @@ static const char *text_of(int code)
     return class_text[code] ? class_text[code] : "MPI error";
 }
 
-static struct smpi_errh *user_errh(MPI_Errhandler e)
+int smpi_class_of(sm_status_t st)
 {
-    uintptr_t v = (uintptr_t)e;
-    return v >= 4096 && e->magic == SMPI_MAGIC_ERRH ? e : NULL;
-}
-
-void smpi_errh_ref(MPI_Errhandler e)
-{
-    if (user_errh(e)) e->refs++;
-}
-
-void smpi_errh_unref(MPI_Errhandler e)
-{
-    if (user_errh(e) && --e->refs == 0) {
-        e->magic = 0;
-        free(e);
+    switch (st) {
+    case SM_OK: return MPI_SUCCESS;
+    case SM_ERR_ARG: return MPI_ERR_ARG;
+    case SM_ERR_NOMEM: return MPI_ERR_NO_MEM;
+    case SM_ERR_ACCESS: return MPI_ERR_BUFFER;
+    case SM_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
+    case SM_ERR_UNSUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case SM_ERR_INTERN: return MPI_ERR_INTERN;
+    default: return MPI_ERR_OTHER;     /* SM_ERR_STATE, SM_ERR_PEER, SM_ERR_MISMATCH */
     }
 }
 
@@ -105,7 +100,7 @@ int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char 
     if (!comm) comm = &smpi_comm_world;
     MPI_Errhandler eh = comm->errh;
     if (eh == MPI_ERRORS_RETURN) return cls;
-    struct smpi_errh *u = user_errh(eh);
+    struct smpi_errh *u = smpi_user_errh(eh);
     if (u) {
         /* MPI passes the handle and the code; the handler may return (then
          * so does the routine, with the code) or end the program itself. */
@@ -131,7 +126,7 @@ int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char 
 
 static int errh_check(MPI_Errhandler e)
 {
-    return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || user_errh(e);
+    return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || smpi_user_errh(e);
 }
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)

@@ -1,6 +1,7 @@
-/* Point-to-point bindings: argument checks, datatype layouts, requests
- * (nonblocking, persistent, buffered), completion calls, probe and matched
- * probe; everything else is one call into the p2p engine. */
+/* Point-to-point bindings: argument checks, starting and completing
+ * requests (nonblocking, persistent, buffered), the completion calls, probe
+ * and matched probe, and the engine's failures as MPI errors; everything
+ * else is one call into the p2p engine. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ static int check_buf(struct smpi_comm *c, const void *buf, int count, MPI_Dataty
     int rc = smpi_type_check(c, type, R, t);
     if (rc) return rc;
     if (count < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", count);
-    if (!buf && count > 0 && (*t)->size > 0 && (*t)->id)
+    if (!buf && count > 0 && (*t)->dt->size > 0 && (*t)->id)
         return smpi_error(c, MPI_ERR_BUFFER, R, "buffer is NULL with count %d", count);
     return MPI_SUCCESS;
 }
@@ -52,88 +53,63 @@ static int check_req(struct smpi_comm *c, const MPI_Request *r, const char *R)
 
 /* --- Starting operations --------------------------------------------------------- */
 
-static struct smpi_request *req_new(struct smpi_comm *c, int kind, void *buf, int count,
-                                    struct smpi_type *t, int peer, int tag, enum p2p_mode mode)
+/* How the engine sees (buf, count, t): plain bytes at *b (type NULL) when
+ * they are contiguous, else the typemap of t from buf. */
+static inline const struct dt_type *engine_view(void *buf, int count, const struct smpi_type *t, void **b)
 {
-    struct smpi_request *q = (struct smpi_request *)p2p_req_alloc();
-    if (!q) sm_fatal("MPI: out of memory for a request");
-    q->kind = kind, q->comm = c, q->ubuf = buf, q->ucount = count, q->utype = t;
-    q->peer = peer, q->tag = tag, q->mode = mode;
-    smpi_comm_ref(c);                    /* both may be freed by the program while q lives */
-    smpi_type_ref(t);
-    return q;
-}
-
-/* Drop the request's references; the engine frees an active one when it completes. */
-static void req_release(struct smpi_request *q)
-{
-    smpi_comm_unref(q->comm);
-    smpi_type_unref(q->utype);
-    p2p_req_free(&q->p);
-}
-
-MPI_Request smpi_request_done(struct smpi_comm *c)
-{
-    struct smpi_request *q = req_new(c, SMPI_REQ_SEND, NULL, 0, NULL, MPI_PROC_NULL, 0, P2P_STANDARD);
-    q->started = true, q->proc_null = true;
-    memset(&q->p.st, 0, sizeof q->p.st);
-    q->p.st.source = MPI_PROC_NULL, q->p.st.tag = MPI_ANY_TAG;
-    atomic_store(&q->p.done, 1);
-    return q;
-}
-
-/* How the engine sees (buf, count, t): contiguous bytes at *b, or a layout
- * (typemap to typemap, no pack buffer). A send keeps to contiguous bytes
- * (false: pack it) when its memory is not directly readable by peers. */
-static bool buf_layout(void *buf, int count, const struct smpi_type *t, bool send, void **b,
-                       struct p2p_layout **lay)
-{
-    *lay = NULL;
-    if (smpi_contig(t) || !count) { *b = t->nblk ? (char *)buf + t->blk[0].off : buf; return true; }
+    if (SM_LIKELY(dt_is_contig(t->dt, (size_t)count))) { *b = (char *)buf + t->dt->true_lb; return NULL; }
     *b = buf;
-    if (send) {
-        ptrdiff_t ext = smpi_extent(t), last = (ptrdiff_t)(count - 1) * ext;
-        char *lo = (char *)buf + t->true_lb + (last < 0 ? last : 0);
-        char *hi = (char *)buf + t->true_ub - 1 + (last > 0 ? last : 0);
-        if (!p2p_layout_ok(lo, hi, (size_t)count * t->size)) return false;
-    }
-    *lay = smpi_layout(count, t);
-    return true;
+    return t->dt;
 }
 
 /* Start (or restart, if persistent) the operation q describes. */
-static void req_start(struct smpi_request *q)
+static sm_status_t req_start(struct smpi_request *q)
 {
     q->started = true;
     q->proc_null = q->peer == MPI_PROC_NULL;
-    if (q->p.tmp || q->p.lay) {         /* a persistent request's previous start */
-        free(q->p.tmp);
-        free(q->p.lay);
-        q->p.tmp = NULL, q->p.lay = NULL;
-    }
     if (q->proc_null) {
-        memset(&q->p.st, 0, sizeof q->p.st);
-        q->p.st.source = MPI_PROC_NULL, q->p.st.tag = MPI_ANY_TAG;
-        atomic_store(&q->p.done, 1);
-        return;
+        smpi_request_complete(q);
+        return SM_OK;
     }
-    size_t len = (size_t)q->ucount * q->utype->size;
+    size_t len = (size_t)q->ucount * q->utype->dt->size;
     void *b;
-    struct p2p_layout *lay = NULL;
-    if (q->kind == SMPI_REQ_SEND) {
-        if (!buf_layout(q->ubuf, q->ucount, q->utype, true, &b, &lay))
-            b = smpi_contig_buf(q->ubuf, q->ucount, q->utype, true, &q->p.tmp);
-        p2p_isend(&q->p, b, len, q->peer, q->tag, &q->comm->pt, q->mode, lay);
-    } else {
-        buf_layout(q->ubuf, q->ucount, q->utype, false, &b, &lay);
-        p2p_irecv(&q->p, b, len, q->peer == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : q->peer,
-                  q->tag == MPI_ANY_TAG ? P2P_ANY_TAG : q->tag, &q->comm->pt, lay);
-    }
+    const struct dt_type *type = engine_view(q->ubuf, q->ucount, q->utype, &b);
+    if (q->kind == SMPI_REQ_SEND) return p2p_isend(&q->p, b, len, q->peer, q->tag, &q->comm->pt, q->mode, type);
+    return p2p_irecv(&q->p, b, len, q->peer == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : q->peer,
+                     q->tag == MPI_ANY_TAG ? P2P_ANY_TAG : q->tag, &q->comm->pt, type);
 }
 
-static inline bool truncated(const struct smpi_request *q)
+/* What went wrong with a completed request whose st.err is set, in words
+ * (made before the request and perhaps its freed communicator go). */
+static void describe(const struct smpi_request *q, char *buf, size_t len)
 {
-    return q->kind == SMPI_REQ_RECV && q->p.st.truncated;
+    const struct p2p_status *ps = &q->p.st;
+    if (ps->err == SM_ERR_TRUNCATE)
+        snprintf(buf, len, "message from rank %d with tag %d is longer than the %zu-byte buffer", ps->source, ps->tag,
+                 q->p.len);
+    else if (q->kind == SMPI_REQ_RECV)
+        snprintf(buf, len, "the message from rank %d with tag %d could not be received: %s", ps->source, ps->tag,
+                 q->p.why ? q->p.why : sm_status_name(ps->err));
+    else if (ps->err == SM_ERR_ACCESS)
+        snprintf(buf, len, "rank %d could not read the send buffer %p (%zu bytes)", q->peer, q->ubuf, q->p.len);
+    else
+        snprintf(buf, len, "the send to rank %d failed (%s)", q->peer, sm_status_name(ps->err));
+}
+
+/* A completed request's status; its error class. */
+static int status_of(const struct smpi_request *q, MPI_Status *st)
+{
+    int err = SM_LIKELY(!q->p.st.err) ? MPI_SUCCESS : smpi_class_of(q->p.st.err);
+    if (IGNORED(st)) return err;
+    if (q->kind == SMPI_REQ_RECV) {
+        st->MPI_SOURCE = q->p.st.source, st->MPI_TAG = q->p.st.tag;
+        st->smpi_count = (MPI_Count)q->p.st.len, st->smpi_cancelled = q->p.st.cancelled;
+    } else {
+        st->MPI_SOURCE = MPI_ANY_SOURCE, st->MPI_TAG = MPI_ANY_TAG;
+        st->smpi_count = 0, st->smpi_cancelled = 0;
+    }
+    st->MPI_ERROR = err;
+    return err;
 }
 
 /* The request is done: report its status and release it unless it is
@@ -141,47 +117,62 @@ static inline bool truncated(const struct smpi_request *q)
 static int req_finish(MPI_Request *h, MPI_Status *st)
 {
     struct smpi_request *q = *h;
-    int err = truncated(q) ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-    if (!IGNORED(st)) {
-        if (q->kind == SMPI_REQ_RECV) {
-            st->MPI_SOURCE = q->p.st.source, st->MPI_TAG = q->p.st.tag;
-            st->smpi_count = (MPI_Count)q->p.st.len, st->smpi_cancelled = q->p.st.cancelled;
-        } else {
-            st->MPI_SOURCE = MPI_ANY_SOURCE, st->MPI_TAG = MPI_ANY_TAG;
-            st->smpi_count = 0, st->smpi_cancelled = 0;
-        }
-        st->MPI_ERROR = err;
-    }
+    int err = status_of(q, st);
     if (q->persistent) q->started = false;
     else {
-        req_release(q);
+        smpi_request_release(q);
         *h = MPI_REQUEST_NULL;
     }
     return err;
 }
 
-/* Finish one completed request and raise MPI_ERR_TRUNCATE if it was cut
- * short; the message is made before the request (and perhaps its freed
- * communicator) goes. */
+/* Finish one completed request and raise its error if it failed (a
+ * truncated receive, data that could not be moved). */
 static int finish1(MPI_Request *h, MPI_Status *st, const char *R)
 {
     struct smpi_request *q = *h;
-    if (SM_LIKELY(!truncated(q))) return req_finish(h, st);
+    if (SM_LIKELY(!q->p.st.err)) return req_finish(h, st);
     struct smpi_comm *c = q->comm;
-    int src = q->p.st.source, tag = q->p.st.tag;
-    size_t cap = q->p.len;
+    char what[256];
+    describe(q, what, sizeof what);
     smpi_comm_ref(c);
-    int err = req_finish(h, st);
-    if (err) err = smpi_error(c, MPI_ERR_TRUNCATE, R, "message from rank %d with tag %d is longer than the %zu-byte buffer",
-                              src, tag, cap);
+    int err = smpi_error(c, req_finish(h, st), R, "%s", what);
     smpi_comm_unref(c);
     return err;
+}
+
+/* The engine could not make progress (SM_ERR_NOMEM keeping a message
+ * aside), raised on c (NULL: MPI_COMM_WORLD, for the calls on many requests). */
+static __attribute__((noinline, cold)) int progress_error(struct smpi_comm *c, sm_status_t st, const char *R)
+{
+    return smpi_error(c, smpi_class_of(st), R, "%s", sm_fail_reason());
 }
 
 /* Inactive: the null request, or a persistent request not started. */
 static inline bool inactive(MPI_Request r) { return !r || (r->persistent && !r->started); }
 
 /* --- Send and receive ------------------------------------------------------------ */
+
+/* A request that could not be made or started: the engine's reason. */
+static __attribute__((noinline, cold)) int req_failed(struct smpi_comm *c, struct smpi_request *q, sm_status_t st,
+                                                      const char *R)
+{
+    if (q) smpi_request_release(q);
+    return smpi_error(c, smpi_class_of(st), R, "%s", sm_fail_reason());
+}
+
+/* A new request on checked arguments, started unless persistent. */
+static inline int req_open(struct smpi_comm *c, int kind, void *buf, int count, struct smpi_type *t, int peer,
+                           int tag, enum p2p_mode mode, bool persistent, MPI_Request *request, const char *R)
+{
+    struct smpi_request *q = smpi_request_new(c, kind, buf, count, t, peer, tag, mode);
+    if (SM_UNLIKELY(!q)) return req_failed(c, NULL, SM_ERR_NOMEM, R);
+    q->persistent = persistent;
+    sm_status_t st = persistent ? SM_OK : req_start(q);
+    if (SM_UNLIKELY(st)) return req_failed(c, q, st, R);
+    *request = q;
+    return MPI_SUCCESS;
+}
 
 static int isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                  MPI_Request *request, enum p2p_mode mode, bool persistent, const char *R)
@@ -193,11 +184,7 @@ static int isend(const void *buf, int count, MPI_Datatype type, int dest, int ta
     if ((rc = check_buf(c, buf, count, type, &t, R)) || (rc = check_peer(c, dest, false, "dest", R)) ||
         (rc = check_tag(c, tag, false, R)) || (rc = check_req(c, request, R)))
         return rc;
-    struct smpi_request *q = req_new(c, SMPI_REQ_SEND, (void *)buf, count, t, dest, tag, mode);
-    q->persistent = persistent;
-    if (!persistent) req_start(q);
-    *request = q;
-    return MPI_SUCCESS;
+    return req_open(c, SMPI_REQ_SEND, (void *)buf, count, t, dest, tag, mode, persistent, request, R);
 }
 
 static int irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -210,16 +197,13 @@ static int irecv(void *buf, int count, MPI_Datatype type, int source, int tag, M
     if ((rc = check_buf(c, buf, count, type, &t, R)) || (rc = check_peer(c, source, true, "source", R)) ||
         (rc = check_tag(c, tag, true, R)) || (rc = check_req(c, request, R)))
         return rc;
-    struct smpi_request *q = req_new(c, SMPI_REQ_RECV, buf, count, t, source, tag, P2P_STANDARD);
-    q->persistent = persistent;
-    if (!persistent) req_start(q);
-    *request = q;
-    return MPI_SUCCESS;
+    return req_open(c, SMPI_REQ_RECV, buf, count, t, source, tag, P2P_STANDARD, persistent, request, R);
 }
 
-static int wait1(MPI_Request *h, MPI_Status *st, const char *R)
+static inline int wait1(MPI_Request *h, MPI_Status *st, const char *R)
 {
-    p2p_wait(&(*h)->p);
+    sm_status_t s = p2p_wait(&(*h)->p);
+    if (SM_UNLIKELY(s) && !p2p_done(&(*h)->p)) return progress_error((*h)->comm, s, R);
     return finish1(h, st, R);
 }
 
@@ -334,13 +318,14 @@ static int start(MPI_Request *request, const char *R)
     if (q->started) return smpi_error(q->comm, MPI_ERR_REQUEST, R, "request %p is already active", (void *)q);
     if (q->buffered) {                   /* copied aside now: complete at once */
         int rc = bsend_go(q->comm, q->ubuf, q->ucount, q->utype, q->peer, q->tag, R);
-        if (rc) return rc;
-        q->started = true, q->proc_null = true;
-        memset(&q->p.st, 0, sizeof q->p.st);
-        atomic_store(&q->p.done, 1);
-        return MPI_SUCCESS;
+        if (!rc) smpi_request_complete(q);
+        return rc;
     }
-    req_start(q);
+    sm_status_t st = req_start(q);
+    if (SM_UNLIKELY(st)) {
+        q->started = false;
+        return smpi_error(q->comm, smpi_class_of(st), R, "%s", sm_fail_reason());
+    }
     return MPI_SUCCESS;
 }
 
@@ -381,10 +366,10 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     SMPI_CHECK_INIT(R);
     if (!request || !flag) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
     if (inactive(*request)) { *flag = 1; status_empty(status, MPI_ANY_SOURCE); return MPI_SUCCESS; }
-    struct smpi_request *q = *request;
-    *flag = p2p_test(&q->p);
-    if (!*flag) return MPI_SUCCESS;
-    return finish1(request, status, R);
+    sm_status_t st = p2p_test(&(*request)->p);
+    *flag = st != SM_INPROGRESS && p2p_done(&(*request)->p);
+    if (*flag) return finish1(request, status, R);
+    return st == SM_INPROGRESS ? MPI_SUCCESS : progress_error((*request)->comm, st, R);
 }
 #pragma weak MPI_Test = PMPI_Test
 
@@ -395,7 +380,6 @@ static int check_array(int count, const MPI_Request reqs[], const char *R)
     return MPI_SUCCESS;
 }
 
-/* Finish every completed request of the array; the error of the call. */
 /* Requests to complete; all_done skips the prefix it has seen complete
  * (completion is final), so a wait on many polls each request once. */
 struct arr { int n; MPI_Request *r; int first; };
@@ -420,35 +404,41 @@ static bool any_done(void *a)
     return !active;
 }
 
-/* For the calls completing many: finish request i, noting the first that
- * failed (*bad) and keeping its communicator (*c, a reference) for the error. */
-static void finish_one(MPI_Request *h, MPI_Status *st, int i, int *bad, struct smpi_comm **c)
+/* For the calls completing many: the first request that failed, its
+ * communicator (a reference: the request goes) and what went wrong. */
+struct failure { int index, cls; struct smpi_comm *c; char what[256]; };
+
+static void finish_one(MPI_Request *h, MPI_Status *st, int i, struct failure *f)
 {
-    if (SM_LIKELY(!truncated(*h))) { req_finish(h, st); return; }
-    struct smpi_comm *qc = (*h)->comm;
-    smpi_comm_ref(qc);
-    if (req_finish(h, st) && *bad < 0) { *bad = i; *c = qc; smpi_comm_ref(qc); }
-    smpi_comm_unref(qc);
+    struct smpi_request *q = *h;
+    if (SM_LIKELY(!q->p.st.err)) { req_finish(h, st); return; }
+    bool first = f->index < 0;
+    if (first) {
+        f->index = i, f->c = q->comm;
+        smpi_comm_ref(f->c);
+        describe(q, f->what, sizeof f->what);
+    }
+    int cls = req_finish(h, st);
+    if (first) f->cls = cls;
 }
-static int many_error(struct smpi_comm *c, int bad, MPI_Status sts[], const char *R)
+static int many_error(struct failure *f, MPI_Status sts[], const char *R)
 {
-    if (bad < 0) return MPI_SUCCESS;
-    int rc = smpi_error(c, sts == MPI_STATUSES_IGNORE ? MPI_ERR_TRUNCATE : MPI_ERR_IN_STATUS, R,
-                        "request %d: a message was longer than its receive buffer", bad);
-    smpi_comm_unref(c);
+    if (f->index < 0) return MPI_SUCCESS;
+    int rc = smpi_error(f->c, sts == MPI_STATUSES_IGNORE ? f->cls : MPI_ERR_IN_STATUS, R, "request %d: %s",
+                        f->index, f->what);
+    smpi_comm_unref(f->c);
     return rc;
 }
 
 static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[], const char *R)
 {
-    int bad = -1;
-    struct smpi_comm *c = NULL;
+    struct failure f = { .index = -1 };
     for (int i = 0; i < count; i++) {
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
         if (inactive(reqs[i])) { status_empty(st, MPI_ANY_SOURCE); continue; }
-        finish_one(&reqs[i], st, i, &bad, &c);
+        finish_one(&reqs[i], st, i, &f);
     }
-    return many_error(c, bad, sts, R);
+    return many_error(&f, sts, R);
 }
 
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
@@ -459,8 +449,8 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
     if (rc) return rc;
     struct arr a = { count, reqs, 0 };
     p2p_progress();
-    p2p_wait_until(all_done, &a);
-    return finish_all(count, reqs, sts, R);
+    sm_status_t st = p2p_wait_until(all_done, &a);
+    return st ? progress_error(NULL, st, R) : finish_all(count, reqs, sts, R);
 }
 #pragma weak MPI_Waitall = PMPI_Waitall
 
@@ -472,9 +462,9 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
     if (rc) return rc;
     if (!flag) return smpi_error(NULL, MPI_ERR_ARG, R, "flag is NULL");
     struct arr a = { count, reqs, 0 };
-    p2p_progress();
+    sm_status_t st = p2p_progress();
     *flag = all_done(&a);
-    return *flag ? finish_all(count, reqs, sts, R) : MPI_SUCCESS;
+    return *flag ? finish_all(count, reqs, sts, R) : st ? progress_error(NULL, st, R) : MPI_SUCCESS;
 }
 #pragma weak MPI_Testall = PMPI_Testall
 
@@ -485,8 +475,8 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
     if (rc) return rc;
     if (!index) return smpi_error(NULL, MPI_ERR_ARG, R, "index is NULL");
     struct arr a = { count, reqs, 0 };
-    p2p_progress();
-    if (block) p2p_wait_until(any_done, &a);
+    sm_status_t ps = block ? p2p_wait_until(any_done, &a) : p2p_progress();
+    if (ps && block) return progress_error(NULL, ps, R);
     *index = MPI_UNDEFINED;
     if (flag) *flag = 0;
     bool active = false;
@@ -499,7 +489,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
         return finish1(&reqs[i], st, R);
     }
     if (!active) { if (flag) *flag = 1; status_empty(st, MPI_ANY_SOURCE); }
-    return MPI_SUCCESS;
+    return ps && active ? progress_error(NULL, ps, R) : MPI_SUCCESS;
 }
 
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
@@ -523,22 +513,23 @@ static int some(int count, MPI_Request reqs[], int *outcount, int idx[], MPI_Sta
     if (rc) return rc;
     if (!outcount || (count && !idx)) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
     struct arr a = { count, reqs, 0 };
-    p2p_progress();
-    if (block) p2p_wait_until(any_done, &a);
-    int n = 0, bad = -1;
+    sm_status_t ps = block ? p2p_wait_until(any_done, &a) : p2p_progress();
+    if (ps && block) return progress_error(NULL, ps, R);
+    int n = 0;
     bool active = false;
-    struct smpi_comm *c = NULL;
+    struct failure f = { .index = -1 };
     for (int i = 0; i < count; i++) {
         if (inactive(reqs[i])) continue;
         active = true;
         if (!p2p_done(&reqs[i]->p)) continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
         idx[n] = i;
-        finish_one(&reqs[i], st, i, &bad, &c);
+        finish_one(&reqs[i], st, i, &f);
         n++;
     }
     *outcount = active ? n : MPI_UNDEFINED;
-    return many_error(c, bad, sts, R);
+    if (!n && active && ps) return progress_error(NULL, ps, R);
+    return many_error(&f, sts, R);
 }
 
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
@@ -560,7 +551,7 @@ int PMPI_Request_free(MPI_Request *request)
     if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, R, "null request");
     struct smpi_request *q = *request;
     if (q->persistent && !q->started) atomic_store(&q->p.done, 1);
-    req_release(q);            /* an active one completes, then goes */
+    smpi_request_release(q);            /* an active one completes, then goes */
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
@@ -572,16 +563,10 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     SMPI_CHECK_INIT(R);
     if (!flag) return smpi_error(NULL, MPI_ERR_ARG, R, "flag is NULL");
     if (inactive(request)) { *flag = 1; status_empty(status, MPI_ANY_SOURCE); return MPI_SUCCESS; }
-    *flag = p2p_test(&request->p);
-    if (*flag && !IGNORED(status)) {
-        bool recv = request->kind == SMPI_REQ_RECV;
-        status->MPI_SOURCE = recv ? request->p.st.source : MPI_ANY_SOURCE;
-        status->MPI_TAG = recv ? request->p.st.tag : MPI_ANY_TAG;
-        status->MPI_ERROR = recv && request->p.st.truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-        status->smpi_count = recv ? (MPI_Count)request->p.st.len : 0;
-        status->smpi_cancelled = recv && request->p.st.cancelled;
-    }
-    return MPI_SUCCESS;
+    sm_status_t st = p2p_test(&request->p);
+    *flag = p2p_done(&request->p);
+    if (*flag) status_of(request, status);
+    return *flag || st == SM_INPROGRESS ? MPI_SUCCESS : progress_error(request->comm, st, R);
 }
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 
@@ -589,9 +574,9 @@ int PMPI_Cancel(MPI_Request *request)
 {
     SMPI_CHECK_INIT("MPI_Cancel");
     if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "null request");
-    /* Receives that have not matched are cancelled; sends are not
-     * cancellable here and complete normally (MPI allows either). */
-    if ((*request)->kind == SMPI_REQ_RECV && !(*request)->proc_null) p2p_cancel(&(*request)->p);
+    /* Receives that have not matched are cancelled; the others (and sends,
+     * not cancellable here) complete normally, as MPI allows. */
+    if ((*request)->kind == SMPI_REQ_RECV && !(*request)->proc_null) (void)p2p_cancel(&(*request)->p);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Cancel = PMPI_Cancel
@@ -612,8 +597,8 @@ static int get_count(const MPI_Status *status, MPI_Datatype datatype, int *count
     if (rc) return rc;
     MPI_Count bytes = status->smpi_count, n;
     if (elements) n = smpi_type_elements(t, bytes);
-    else if (!t->size) n = 0;
-    else n = bytes % (MPI_Count)t->size ? MPI_UNDEFINED : bytes / (MPI_Count)t->size;
+    else if (!t->dt->size) n = 0;
+    else n = bytes % (MPI_Count)t->dt->size ? MPI_UNDEFINED : bytes / (MPI_Count)t->dt->size;
     *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;   /* MPI: a count an int cannot hold */
     return MPI_SUCCESS;
 }
@@ -651,11 +636,20 @@ static void status_probe(MPI_Status *st, const struct p2p_status *ps)
     st->smpi_count = (MPI_Count)ps->len, st->smpi_cancelled = 0;
 }
 
-struct probe { int src, tag; const struct p2p_comm *c; struct p2p_status st; bool take; struct p2p_msg *m; };
+struct probe {
+    int src, tag;
+    const struct p2p_comm *c;
+    bool take, found;
+    struct p2p_status st;
+    struct p2p_msg *m;
+    sm_status_t err;
+};
+/* Found, or the engine cannot make progress: stop waiting. */
 static bool probe_cond(void *a)
 {
     struct probe *p = a;
-    return p2p_iprobe(p->src, p->tag, p->c, &p->st, p->take, &p->m);
+    p->err = p2p_iprobe(p->src, p->tag, p->c, p->take, &p->found, &p->st, &p->m);
+    return p->found || p->err;
 }
 
 /* Probe (block) or Iprobe; with take, a matched probe returning the message. */
@@ -673,13 +667,16 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag, bool matched, MP
         status_empty(status, MPI_PROC_NULL);
         return MPI_SUCCESS;
     }
-    struct probe p = { source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : source,
-                       tag == MPI_ANY_TAG ? P2P_ANY_TAG : tag, &c->pt, { 0 }, matched, NULL };
-    bool found = probe_cond(&p);
-    if (!found && block) { p2p_wait_until(probe_cond, &p); found = true; }
-    if (flag) *flag = found;
-    if (msg) *msg = found ? (MPI_Message)p.m : MPI_MESSAGE_NULL;
-    if (found) status_probe(status, &p.st);
+    struct probe p = { .src = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : source,
+                       .tag = tag == MPI_ANY_TAG ? P2P_ANY_TAG : tag, .c = &c->pt, .take = matched };
+    if (!probe_cond(&p) && block) {
+        sm_status_t st = p2p_wait_until(probe_cond, &p);
+        if (st && !p.err) p.err = st;
+    }
+    if (p.err && !p.found) return progress_error(c, p.err, R);
+    if (flag) *flag = p.found;
+    if (msg) *msg = p.found ? (MPI_Message)p.m : MPI_MESSAGE_NULL;
+    if (p.found) status_probe(status, &p.st);
     return MPI_SUCCESS;
 }
 
@@ -717,14 +714,14 @@ static int imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *mess
     if (!message || *message == MPI_MESSAGE_NULL)
         return smpi_error(NULL, MPI_ERR_REQUEST, R, "invalid message handle");
     bool noproc = *message == MPI_MESSAGE_NO_PROC;
-    struct smpi_request *q = req_new(&smpi_comm_world, SMPI_REQ_RECV, buf, count, t,
-                                     noproc ? MPI_PROC_NULL : 0, 0, P2P_STANDARD);
+    struct smpi_request *q = smpi_request_new(&smpi_comm_world, SMPI_REQ_RECV, buf, count, t,
+                                              noproc ? MPI_PROC_NULL : 0, 0, P2P_STANDARD);
+    if (!q) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "%s", sm_fail_reason());
     if (noproc) req_start(q);
     else {
         void *b;
-        struct p2p_layout *lay;
-        buf_layout(buf, count, t, false, &b, &lay);
-        p2p_mrecv(&q->p, b, (size_t)count * t->size, (struct p2p_msg *)*message, lay);
+        const struct dt_type *type = engine_view(buf, count, t, &b);
+        p2p_mrecv(&q->p, b, (size_t)count * t->dt->size, (struct p2p_msg *)*message, type);
     }
     *message = MPI_MESSAGE_NULL;
     *request = q;
@@ -766,7 +763,8 @@ static void bsend_reap(bool all)
         if (!p2p_done(&q->p)) { pp = &q->bnext; continue; }
         *pp = q->bnext;
         B.used -= q->p.len + MPI_BSEND_OVERHEAD;
-        req_release(q);                  /* frees the copy (p.tmp) too */
+        free(q->bcopy);
+        smpi_request_release(q);
     }
 }
 
@@ -788,18 +786,26 @@ static int bsend_go(struct smpi_comm *c, const void *buf, int count, struct smpi
                     const char *R)
 {
     if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
-    size_t len = (size_t)count * t->size;
+    size_t len = (size_t)count * t->dt->size;
     p2p_progress();
     bsend_reap(false);
     if (B.used + len + MPI_BSEND_OVERHEAD > B.size)
         return smpi_error(c, MPI_ERR_BUFFER, R, "%zu bytes do not fit in the attached buffer (%zu of %zu used)",
                           len + MPI_BSEND_OVERHEAD, B.used, B.size);
     void *copy = malloc(len ? len : 1);
-    if (!copy) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", len);
-    struct smpi_request *q = req_new(c, SMPI_REQ_SEND, NULL, 0, t, dest, tag, P2P_STANDARD);
-    q->p.tmp = copy;
-    smpi_pack(buf, count, t, q->p.tmp);
-    p2p_isend(&q->p, q->p.tmp, len, dest, tag, &c->pt, P2P_STANDARD, NULL);
+    struct smpi_request *q = copy ? smpi_request_new(c, SMPI_REQ_SEND, NULL, 0, t, dest, tag, P2P_STANDARD) : NULL;
+    if (!q) {
+        free(copy);
+        return smpi_error(c, MPI_ERR_NO_MEM, R, "no memory for a copy of %zu bytes", len);
+    }
+    q->bcopy = copy;
+    smpi_pack(buf, count, t, copy);
+    sm_status_t st = p2p_isend(&q->p, copy, len, dest, tag, &c->pt, P2P_STANDARD, NULL);
+    if (st) {
+        free(copy);
+        smpi_request_release(q);
+        return smpi_error(c, smpi_class_of(st), R, "%s", sm_fail_reason());
+    }
     B.used += len + MPI_BSEND_OVERHEAD;
     q->bnext = B.out;
     B.out = q;
@@ -819,10 +825,8 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
     int rc = bsend(buf, count, datatype, dest, tag, comm, "MPI_Ibsend");
     if (rc) return rc;
     /* buffered: the user's request is complete at once */
-    struct smpi_request *q = req_new(smpi_comm(comm), SMPI_REQ_SEND, NULL, 0, NULL, MPI_PROC_NULL, tag,
-                                     P2P_STANDARD);
-    req_start(q);
-    *request = q;
+    if (!(*request = smpi_request_done(smpi_comm(comm))))
+        return smpi_error(smpi_comm(comm), MPI_ERR_NO_MEM, "MPI_Ibsend", "%s", sm_fail_reason());
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Ibsend = PMPI_Ibsend
@@ -863,12 +867,12 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     int rc = irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rr, false, R);
     if (rc) return rc;
     if ((rc = isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sr, P2P_STANDARD, false, R))) {
-        p2p_cancel(&rr->p);
-        req_finish(&rr, MPI_STATUS_IGNORE);
+        if (p2p_cancel(&rr->p) == SM_OK) req_finish(&rr, MPI_STATUS_IGNORE);
+        else wait1(&rr, MPI_STATUS_IGNORE, R);       /* it matched already: it completes */
         return rc;
     }
-    wait1(&sr, MPI_STATUS_IGNORE, R);
-    return wait1(&rr, status, R);
+    int src = wait1(&sr, MPI_STATUS_IGNORE, R), rrc = wait1(&rr, status, R);
+    return src ? src : rrc;
 }
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 
@@ -882,7 +886,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     int rc = check_buf(c, buf, count, datatype, &t, R);
     if (rc) return rc;
     /* The outgoing data is packed aside, so the receive may overwrite buf. */
-    size_t len = (size_t)count * t->size;
+    size_t len = (size_t)count * t->dt->size;
     void *copy = malloc(len ? len : 1);
     if (!copy) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", len);
     smpi_pack(buf, count, t, copy);

@@ -1,5 +1,8 @@
 /* smpi.h: the MPI bindings' internal objects (communicators, groups,
- * datatypes, requests, error handlers) and helpers shared by src/mpi/. */
+ * datatypes, requests, error handlers) and helpers shared by src/mpi/.
+ * Inside the binding, calls flow one way: the entry files (env.c, comm.c,
+ * collective.c, pt2pt.c) -> request.c -> type.c -> info.c -> err.c ->
+ * objects.c; nothing calls back up. */
 #ifndef SMPI_H
 #define SMPI_H
 
@@ -9,6 +12,7 @@
 #include <stdio.h>
 
 #include "mpi.h"
+#include "dt.h"
 #include "p2p.h"
 #include "coll.h"
 
@@ -34,8 +38,11 @@ struct smpi_errh {
     int      refs;
     MPI_Comm_errhandler_function *fn;
 };
-void smpi_errh_ref(MPI_Errhandler e);
-void smpi_errh_unref(MPI_Errhandler e);
+/* A user's error handler, or NULL (a predefined one, or not a handler). */
+static inline struct smpi_errh *smpi_user_errh(MPI_Errhandler e)
+{
+    return (uintptr_t)e >= 4096 && e->magic == SMPI_MAGIC_ERRH ? e : NULL;
+}
 
 struct smpi_comm {
     uint32_t magic;
@@ -56,21 +63,16 @@ struct smpi_op {
     MPI_Datatype type;          /* while a reduction runs: the datatype handed to fn */
 };
 
+/* A datatype handle: MPI's things about it; where its bytes are is its dt
+ * layout's (src/dt), shared by the handles of one typemap (MPI_Type_dup,
+ * the types MPI_Type_get_contents hands out) and the requests using it. */
 struct smpi_type {
     uint32_t  magic;
     int       id;               /* predefined index, 0 for derived types */
     int       combiner;
     int       refs;
     bool      committed;
-    size_t    size;             /* bytes of data in one element */
-    ptrdiff_t lb, ub;           /* extent = ub - lb */
-    ptrdiff_t true_lb, true_ub;
-    int       nblk;             /* the flattened typemap of one element */
-    struct p2p_blk *blk;
-    int       basic;            /* the one predefined type it is made of, or -1 */
-    size_t    nbasic;           /* how many of them in one element */
-    int       nruns;            /* one element's basic elements in typemap order, as runs */
-    struct smpi_run { size_t size, count; } *runs;   /* of equal sizes (MPI_Get_elements) */
+    struct dt_type *dt;         /* the layout (a reference; dt->basic: a predefined index) */
     const char *name;           /* a predefined type's name */
     char     *uname;            /* MPI_Type_set_name's (owned), or NULL */
     /* The constructor's arguments, for MPI_Type_get_envelope/contents
@@ -95,6 +97,7 @@ struct smpi_request {
     int       peer, tag;
     enum p2p_mode mode;
     struct smpi_request *bnext; /* buffered sends in flight (MPI_Bsend) */
+    void     *bcopy;            /* a buffered send's copy of the message */
 };
 
 /* Handle resolution: predefined handles are small integers. */
@@ -115,11 +118,8 @@ static inline struct smpi_type *smpi_type(MPI_Datatype t)
     if (v < 4096 || t->magic != SMPI_MAGIC_TYPE) return NULL;
     return t;
 }
-static inline ptrdiff_t smpi_extent(const struct smpi_type *t) { return t->ub - t->lb; }
-static inline bool smpi_contig(const struct smpi_type *t)
-{
-    return t->nblk == 0 || (t->nblk == 1 && (ptrdiff_t)t->blk[0].len == smpi_extent(t));
-}
+static inline ptrdiff_t smpi_extent(const struct smpi_type *t) { return dt_extent(t->dt); }
+static inline bool smpi_contig(const struct smpi_type *t) { return t->dt->contig; }
 
 /* --- Errors (err.c) ---------------------------------------------------------
  * Raise error class cls in routine: with MPI_ERRORS_ARE_FATAL on comm (NULL:
@@ -127,6 +127,8 @@ static inline bool smpi_contig(const struct smpi_type *t)
  * it; then return cls. */
 int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The error class for an engine's status (SM_ERR_NOMEM: MPI_ERR_NO_MEM...). */
+int smpi_class_of(sm_status_t st);
 const char *smpi_comm_name(const struct smpi_comm *c);
 
 /* A handle for a message: its null name, or its address. */
@@ -138,8 +140,21 @@ static inline const char *smpi_hstr(const void *h, const char *null_name)
     return b;
 }
 
-/* --- State (env.c) --- */
+/* --- Shared objects (objects.c) --- */
 extern int smpi_state;           /* 0 before MPI_Init, 1 initialised, 2 finalised */
+extern struct smpi_group smpi_group_empty;
+/* A group of size members (world[] to fill), or NULL when out of memory. */
+struct smpi_group *smpi_group_new(int size);
+void smpi_group_set_rank(struct smpi_group *g);
+void smpi_group_unref(struct smpi_group *g);
+void smpi_errh_ref(MPI_Errhandler e);
+void smpi_errh_unref(MPI_Errhandler e);
+/* Communicators are counted: MPI_Comm_free with requests still pending
+ * frees the handle, the object goes with the last request. */
+void smpi_comm_setup(struct smpi_comm *c, struct smpi_group *g, uint32_t ctx, const char *name);
+int  smpi_comm_init_predef(void);
+void smpi_comm_ref(struct smpi_comm *c);
+void smpi_comm_unref(struct smpi_comm *c);
 
 /* Argument checks shared by the bindings; each returns from the caller on error. */
 #define SMPI_CHECK_INIT(routine) do { \
@@ -164,9 +179,6 @@ void smpi_unpack(const void *in, int count, const struct smpi_type *t, void *out
 /* The contiguous view of (buf, count, t): buf itself, or a packed copy (*tmp,
  * to free) when pack; for receive buffers (pack false) an unpacked scratch. */
 void *smpi_contig_buf(void *buf, int count, const struct smpi_type *t, bool pack, void **tmp);
-/* The engine's view of count elements of a non-contiguous t (to free, or to
- * hand to the engine). */
-struct p2p_layout *smpi_layout(int count, const struct smpi_type *t);
 /* Reductions: the operation on predefined (or homogeneous derived) types. */
 int  smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t,
                      const char *routine, struct coll_op *out);
@@ -176,13 +188,31 @@ struct smpi_info *smpi_info(MPI_Info h);
 #define SMPI_CHECK_INFO(c, h, R) do { if ((h) != MPI_INFO_NULL && !smpi_info(h)) \
     return smpi_error(c, MPI_ERR_INFO, R, "info %p is not an info object", (void *)(h)); } while (0)
 
-/* Communicators (comm.c). Counted likewise: MPI_Comm_free with requests
- * still pending frees the handle, the object goes with the last request. */
-void smpi_comm_init_predef(void);
-void smpi_comm_ref(struct smpi_comm *c);
-void smpi_comm_unref(struct smpi_comm *c);
-/* A request that is already complete (empty status): the nonblocking calls
- * that finish at once (MPI_Comm_idup) return it. */
+/* Requests: a new one holding references to c and t (both may be freed
+ * by the program while it lives), or NULL when out of memory; released (the
+ * engine frees an active one when it completes). Inline: every message
+ * makes and releases one. */
+static inline struct smpi_request *smpi_request_new(struct smpi_comm *c, int kind, void *buf, int count,
+                                                    struct smpi_type *t, int peer, int tag, enum p2p_mode mode)
+{
+    struct smpi_request *q = (struct smpi_request *)p2p_req_alloc();
+    if (!q) return NULL;
+    q->kind = kind, q->comm = c, q->ubuf = buf, q->ucount = count, q->utype = t;
+    q->peer = peer, q->tag = tag, q->mode = mode;
+    smpi_comm_ref(c);
+    smpi_type_ref(t);
+    return q;
+}
+static inline void smpi_request_release(struct smpi_request *q)
+{
+    smpi_comm_unref(q->comm);
+    smpi_type_unref(q->utype);
+    p2p_req_free(&q->p);
+}
+/* (request.c) Complete q at once, with an empty status. */
+void smpi_request_complete(struct smpi_request *q);
+/* A request that is already complete (empty status), or NULL when out of
+ * memory: the nonblocking calls that finish at once (MPI_Comm_idup) return it. */
 MPI_Request smpi_request_done(struct smpi_comm *c);
 
 #endif

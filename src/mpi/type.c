@@ -1,5 +1,6 @@
-/* Datatypes: the predefined table, constructors (flattened to a list of
- * blocks per element), pack/unpack, and the predefined reduction operations. */
+/* Datatypes: the predefined table, the constructors (MPI's checks, handles
+ * and envelopes around src/dt's layouts), queries, pack/unpack, and the
+ * predefined reduction operations. */
 #include <complex.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -11,6 +12,8 @@
 #include "sm_core.h"
 #include "smpi.h"
 
+_Static_assert(_Generic((MPI_Aint *)0, ptrdiff_t *: 1, default: 0), "MPI_Aint arrays are ptrdiff_t arrays for src/dt");
+
 struct float_int { float v; int i; };
 struct double_int { double v; int i; };
 struct long_int { long v; int i; };
@@ -19,32 +22,19 @@ struct short_int { short v; int i; };
 struct ldouble_int { long double v; int i; };
 
 struct smpi_type smpi_types[SMPI_TYPE_PREDEF_COUNT];
-/* One or two blocks per predefined type; the pair types may have a hole. */
-static struct p2p_blk predef_blk[SMPI_TYPE_PREDEF_COUNT][2];
-static struct smpi_run predef_run[SMPI_TYPE_PREDEF_COUNT];
+static struct dt_predef predef_dt[SMPI_TYPE_PREDEF_COUNT];
 
-static void predef(int id, const char *name, size_t size, size_t extent, size_t off2, size_t len2)
+/* Predefined type id: its layout's basic type is its own id (reductions). */
+static void predef(int id, const char *name, size_t size, size_t align, size_t extent, size_t off2, size_t len2)
 {
-    struct smpi_type *t = &smpi_types[id];
-    t->magic = SMPI_MAGIC_TYPE, t->id = id, t->combiner = MPI_COMBINER_NAMED, t->refs = 1;
-    t->committed = true, t->name = name;
-    t->size = size, t->lb = 0, t->ub = (ptrdiff_t)extent;
-    t->blk = predef_blk[id];
-    t->blk[0] = (struct p2p_blk){ 0, size - len2 };
-    t->nblk = 1;
-    if (len2) t->blk[t->nblk++] = (struct p2p_blk){ (ptrdiff_t)off2, len2 };
-    t->true_lb = 0, t->true_ub = len2 ? (ptrdiff_t)(off2 + len2) : (ptrdiff_t)size;
-    t->basic = id, t->nbasic = 1;
-    t->runs = &predef_run[id], t->nruns = 1;
-    t->runs[0] = (struct smpi_run){ size, 1 };
+    dt_predef_init(&predef_dt[id], id, size, align, extent, off2, len2);
+    smpi_types[id] = (struct smpi_type){ .magic = SMPI_MAGIC_TYPE, .id = id, .combiner = MPI_COMBINER_NAMED,
+                                         .refs = 1, .committed = true, .dt = &predef_dt[id].t, .name = name };
 }
-#define P(id, T) predef((int)(intptr_t)id, #id, sizeof(T), sizeof(T), 0, 0)
-/* A pair {value, int}: the int may sit after padding. */
-#define PAIR(id, S, V) do { \
-    size_t o = offsetof(S, i); \
-    if (o == sizeof(V)) predef((int)(intptr_t)id, #id, sizeof(V) + sizeof(int), sizeof(S), 0, 0); \
-    else predef((int)(intptr_t)id, #id, sizeof(V) + sizeof(int), sizeof(S), o, sizeof(int)); \
-} while (0)
+#define P(id, T) predef((int)(intptr_t)id, #id, sizeof(T), _Alignof(T), sizeof(T), 0, 0)
+/* A pair {value, int}: the int may sit after padding, and the pair's extent is the C struct's. */
+#define PAIR(id, S, V) predef((int)(intptr_t)id, #id, sizeof(V) + sizeof(int), _Alignof(S), sizeof(S), \
+                              offsetof(S, i), sizeof(int))
 
 __attribute__((constructor)) static void types_init(void)
 {
@@ -76,30 +66,9 @@ void smpi_type_unref(struct smpi_type *t)
     t->magic = 0;
     for (int i = 0; i < t->nd; i++) smpi_type_unref(t->cd[i]);
     free(t->ci), free(t->ca), free(t->cd);
-    free(t->blk);
-    free(t->runs);
+    dt_unref(t->dt);
     free(t->uname);
     free(t);
-}
-
-/* Record how t was made: ni integers (the concatenation of up to three
- * arrays), na addresses, nd types. Out of memory is fatal, as for the typemap. */
-static void record(struct smpi_type *t, const int *i0, int n0, const int *i1, int n1, const int *i2, int n2,
-                   const MPI_Aint *a, int na, const MPI_Datatype *d, int nd)
-{
-    t->ni = n0 + n1 + n2, t->na = na, t->nd = nd;
-    t->ci = malloc(sizeof(int) * (size_t)(t->ni + 1));
-    t->ca = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    t->cd = malloc(sizeof *t->cd * (size_t)(nd + 1));
-    if (!t->ci || !t->ca || !t->cd) sm_fatal("MPI: out of memory recording a datatype's constructor");
-    if (n0) memcpy(t->ci, i0, sizeof(int) * (size_t)n0);
-    if (n1) memcpy(t->ci + n0, i1, sizeof(int) * (size_t)n1);
-    if (n2) memcpy(t->ci + n0 + n1, i2, sizeof(int) * (size_t)n2);
-    if (na) memcpy(t->ca, a, sizeof(MPI_Aint) * (size_t)na);
-    for (int i = 0; i < nd; i++) {
-        t->cd[i] = smpi_type(d[i]);
-        smpi_type_ref(t->cd[i]);
-    }
 }
 
 int smpi_type_check(struct smpi_comm *c, MPI_Datatype h, const char *R, struct smpi_type **out)
@@ -111,143 +80,91 @@ int smpi_type_check(struct smpi_comm *c, MPI_Datatype h, const char *R, struct s
     return MPI_SUCCESS;
 }
 
+MPI_Count smpi_type_elements(const struct smpi_type *t, MPI_Count bytes)
+{
+    int64_t n = dt_elements(t->dt, (size_t)bytes);
+    return n < 0 ? MPI_UNDEFINED : (MPI_Count)n;
+}
+
 /* --- Pack and unpack ------------------------------------------------------- */
 
 void smpi_pack(const void *in, int count, const struct smpi_type *t, void *out)
 {
-    char *o = out;
-    ptrdiff_t ext = smpi_extent(t);
-    for (int i = 0; i < count; i++)
-        for (int b = 0; b < t->nblk; b++) {
-            memcpy(o, (const char *)in + i * ext + t->blk[b].off, t->blk[b].len);
-            o += t->blk[b].len;
-        }
+    dt_pack(out, in, t->dt, (size_t)count);
 }
 
 void smpi_unpack(const void *in, int count, const struct smpi_type *t, void *out)
 {
-    const char *p = in;
-    ptrdiff_t ext = smpi_extent(t);
-    for (int i = 0; i < count; i++)
-        for (int b = 0; b < t->nblk; b++) {
-            memcpy((char *)out + i * ext + t->blk[b].off, p, t->blk[b].len);
-            p += t->blk[b].len;
-        }
+    dt_unpack(out, t->dt, (size_t)count, in);
 }
 
 void *smpi_contig_buf(void *buf, int count, const struct smpi_type *t, bool pack, void **tmp)
 {
     *tmp = NULL;
-    if (smpi_contig(t)) return t->nblk ? (char *)buf + t->blk[0].off : buf;
-    size_t len = (size_t)count * t->size;
+    if (dt_is_contig(t->dt, (size_t)count)) return (char *)buf + t->dt->true_lb;
+    size_t len = (size_t)count * t->dt->size;
     if (!(*tmp = malloc(len ? len : 1))) sm_fatal("MPI: out of memory packing %zu bytes", len);
     if (pack) smpi_pack(buf, count, t, *tmp);
     return *tmp;
 }
 
-struct p2p_layout *smpi_layout(int count, const struct smpi_type *t)
+/* --- Constructors ------------------------------------------------------------
+ * Each checks MPI's arguments, has src/dt build the layout, and keeps how
+ * the type was made (MPI_Type_get_envelope/contents): up to five integer
+ * arrays (concatenated), the addresses, and the component types, which it
+ * holds references to (a component's handle may be freed before). */
+struct contents {
+    struct { const int *v; int n; } i[5];
+    const MPI_Aint *a;
+    int na;
+    struct smpi_type *const *d;
+    int nd;
+};
+
+/* Record c in t; false when out of memory. */
+static bool record(struct smpi_type *t, const struct contents *c)
 {
-    struct p2p_layout *l = malloc(sizeof *l + sizeof l->blk[0] * (size_t)t->nblk);
-    if (!l) sm_fatal("MPI: out of memory for a layout of %d blocks", t->nblk);
-    l->count = (size_t)count, l->extent = smpi_extent(t), l->nblk = t->nblk;
-    memcpy(l->blk, t->blk, sizeof l->blk[0] * (size_t)t->nblk);
-    return l;
-}
-
-/* --- Constructors ------------------------------------------------------------ */
-
-struct builder { struct smpi_type *t; int cap, rcap; bool any; };
-
-/* count more basic elements of size bytes, merged into the last run if equal */
-static void add_run(struct builder *b, size_t size, size_t count)
-{
-    struct smpi_type *t = b->t;
-    if (!count) return;
-    if (t->nruns && t->runs[t->nruns - 1].size == size) { t->runs[t->nruns - 1].count += count; return; }
-    if (t->nruns == b->rcap) {
-        b->rcap = b->rcap ? 2 * b->rcap : 4;
-        t->runs = realloc(t->runs, sizeof *t->runs * (size_t)b->rcap);
-        if (!t->runs) sm_fatal("MPI: out of memory building a datatype");
+    t->ni = 0;
+    for (int k = 0; k < 5; k++) t->ni += c->i[k].n;
+    t->na = c->na, t->nd = c->nd;
+    t->ci = malloc(sizeof(int) * (size_t)(t->ni + 1));
+    t->ca = malloc(sizeof(MPI_Aint) * (size_t)(t->na + 1));
+    t->cd = malloc(sizeof *t->cd * (size_t)(t->nd + 1));
+    if (!t->ci || !t->ca || !t->cd) {
+        free(t->ci), free(t->ca), free(t->cd);
+        t->ci = NULL, t->ca = NULL, t->cd = NULL, t->ni = t->na = t->nd = 0;
+        return false;
     }
-    t->runs[t->nruns++] = (struct smpi_run){ size, count };
-}
-
-MPI_Count smpi_type_elements(const struct smpi_type *t, MPI_Count bytes)
-{
-    if (!t->size) return 0;
-    MPI_Count n = bytes / (MPI_Count)t->size * (MPI_Count)t->nbasic, rem = bytes % (MPI_Count)t->size;
-    for (int i = 0; i < t->nruns && rem > 0; i++) {
-        MPI_Count k = rem / (MPI_Count)t->runs[i].size;
-        if (k > (MPI_Count)t->runs[i].count) k = (MPI_Count)t->runs[i].count;
-        n += k, rem -= k * (MPI_Count)t->runs[i].size;
-        if (k < (MPI_Count)t->runs[i].count) break;
+    for (int k = 0, at = 0; k < 5; at += c->i[k].n, k++)
+        if (c->i[k].n) memcpy(t->ci + at, c->i[k].v, sizeof(int) * (size_t)c->i[k].n);
+    if (t->na) memcpy(t->ca, c->a, sizeof(MPI_Aint) * (size_t)t->na);
+    for (int i = 0; i < t->nd; i++) {
+        t->cd[i] = c->d[i];
+        smpi_type_ref(t->cd[i]);
     }
-    return rem ? MPI_UNDEFINED : n;
+    return true;
 }
 
-static void add_blk(struct builder *b, ptrdiff_t off, size_t len)
+/* The new handle for layout d (st: how building it went), made by combiner from c. */
+static int made(sm_status_t st, struct dt_type *d, int combiner, const struct contents *c, MPI_Datatype *newtype,
+                const char *R)
 {
-    struct smpi_type *t = b->t;
-    if (!len) return;
-    if (t->nblk && t->blk[t->nblk - 1].off + (ptrdiff_t)t->blk[t->nblk - 1].len == off) {
-        t->blk[t->nblk - 1].len += len;
-        return;
-    }
-    if (t->nblk == b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 8;
-        t->blk = realloc(t->blk, sizeof *t->blk * (size_t)b->cap);
-        if (!t->blk) sm_fatal("MPI: out of memory building a datatype");
-    }
-    t->blk[t->nblk++] = (struct p2p_blk){ off, len };
-}
-
-/* Append n elements of old, the first at displacement disp, one extent apart. */
-static void add_elems(struct builder *b, ptrdiff_t disp, int n, const struct smpi_type *old)
-{
-    struct smpi_type *t = b->t;
-    ptrdiff_t ext = smpi_extent(old);
-    if (n <= 0) return;
-    ptrdiff_t lo = disp + old->lb, hi = disp + (ptrdiff_t)(n - 1) * ext + old->ub;
-    if (ext < 0) { ptrdiff_t x = lo; lo = disp + (ptrdiff_t)(n - 1) * ext + old->lb; hi = x - old->lb + old->ub; }
-    if (!b->any || lo < t->lb) t->lb = lo;
-    if (!b->any || hi > t->ub) t->ub = hi;
-    b->any = true;
-    for (int j = 0; j < n; j++)
-        for (int k = 0; k < old->nblk; k++) add_blk(b, disp + j * ext + old->blk[k].off, old->blk[k].len);
-    if (old->nruns == 1) add_run(b, old->runs[0].size, (size_t)n * old->runs[0].count);
-    else
-        for (int j = 0; j < n; j++)
-            for (int k = 0; k < old->nruns; k++) add_run(b, old->runs[k].size, old->runs[k].count);
-    t->size += (size_t)n * old->size;
-    if (t->basic == -2) t->basic = old->basic;
-    else if (t->basic != old->basic) t->basic = -1;
-    t->nbasic += (size_t)n * old->nbasic;
-}
-
-static struct smpi_type *type_begin(int combiner, struct builder *b)
-{
+    if (st) return smpi_error(NULL, smpi_class_of(st), R, "%s", sm_fail_reason());
     struct smpi_type *t = calloc(1, sizeof *t);
-    if (!t) sm_fatal("MPI: out of memory for a datatype");
-    t->magic = SMPI_MAGIC_TYPE, t->combiner = combiner, t->refs = 1, t->basic = -2;
-    *b = (struct builder){ t, 0, 0, false };
-    return t;
-}
-
-static MPI_Datatype type_end(struct smpi_type *t)
-{
-    if (t->basic == -2) t->basic = -1;
-    t->true_lb = t->true_ub = 0;
-    for (int k = 0; k < t->nblk; k++) {
-        ptrdiff_t lo = t->blk[k].off, hi = lo + (ptrdiff_t)t->blk[k].len;
-        if (!k || lo < t->true_lb) t->true_lb = lo;
-        if (!k || hi > t->true_ub) t->true_ub = hi;
+    if (!t || !record(t, c)) {
+        free(t);
+        dt_unref(d);
+        return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no memory for a datatype");
     }
-    return t;
+    t->magic = SMPI_MAGIC_TYPE, t->combiner = combiner, t->refs = 1, t->dt = d;
+    *newtype = t;
+    return MPI_SUCCESS;
 }
 
 #define CHECK_OLD(old, h, R) \
     struct smpi_type *old = smpi_type(h); \
-    if (!old) return smpi_error(NULL, MPI_ERR_TYPE, R, "invalid datatype %p", (void *)(h))
+    if (!old) return smpi_error(NULL, MPI_ERR_TYPE, R, "invalid datatype %s", \
+                                smpi_hstr((const void *)(h), "MPI_DATATYPE_NULL"))
 #define CHECK_COUNT(n, R) \
     if ((n) < 0) return smpi_error(NULL, MPI_ERR_COUNT, R, "count %d is negative", (n))
 #define CHECK_OUT(p, R) \
@@ -257,123 +174,126 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char R[] = "MPI_Type_contiguous";
     CHECK_OLD(old, oldtype, R); CHECK_COUNT(count, R); CHECK_OUT(newtype, R);
-    struct builder b;
-    struct smpi_type *t = type_begin(MPI_COMBINER_CONTIGUOUS, &b);
-    add_elems(&b, 0, count, old);
-    *newtype = type_end(t);
-    record(t, &count, 1, NULL, 0, NULL, 0, NULL, 0, &oldtype, 1);
-    return MPI_SUCCESS;
+    struct dt_type *d = NULL;
+    sm_status_t st = dt_contiguous((size_t)count, old->dt, &d);
+    return made(st, d, MPI_COMBINER_CONTIGUOUS, &(struct contents){ .i = { { &count, 1 } }, .d = &old, .nd = 1 },
+                newtype, R);
 }
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 
-static int hvector(int count, int bl, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype,
-                   int combiner, const char *R)
-{
-    CHECK_OLD(old, oldtype, R); CHECK_COUNT(count, R); CHECK_OUT(newtype, R);
-    if (bl < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "blocklength %d is negative", bl);
-    struct builder b;
-    struct smpi_type *t = type_begin(combiner, &b);
-    for (int i = 0; i < count; i++) add_elems(&b, i * stride, bl, old);
-    *newtype = type_end(t);
-    return MPI_SUCCESS;
-}
-
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    struct smpi_type *old = smpi_type(oldtype);
-    int rc = hvector(count, blocklength, old ? stride * smpi_extent(old) : 0, oldtype, newtype,
-                     MPI_COMBINER_VECTOR, "MPI_Type_vector");
+    static const char R[] = "MPI_Type_vector";
+    CHECK_OLD(old, oldtype, R); CHECK_COUNT(count, R); CHECK_OUT(newtype, R);
+    if (blocklength < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "blocklength %d is negative", blocklength);
+    struct dt_type *d = NULL;
+    sm_status_t st = dt_hvector((size_t)count, (size_t)blocklength, stride * smpi_extent(old), old->dt, &d);
     int ints[3] = { count, blocklength, stride };
-    if (!rc) record(*newtype, ints, 3, NULL, 0, NULL, 0, NULL, 0, &oldtype, 1);
-    return rc;
+    return made(st, d, MPI_COMBINER_VECTOR, &(struct contents){ .i = { { ints, 3 } }, .d = &old, .nd = 1 }, newtype,
+                R);
 }
 #pragma weak MPI_Type_vector = PMPI_Type_vector
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
-    int rc = hvector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR,
-                     "MPI_Type_create_hvector");
+    static const char R[] = "MPI_Type_create_hvector";
+    CHECK_OLD(old, oldtype, R); CHECK_COUNT(count, R); CHECK_OUT(newtype, R);
+    if (blocklength < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "blocklength %d is negative", blocklength);
+    struct dt_type *d = NULL;
+    sm_status_t st = dt_hvector((size_t)count, (size_t)blocklength, stride, old->dt, &d);
     int ints[2] = { count, blocklength };
-    if (!rc) record(*newtype, ints, 2, NULL, 0, NULL, 0, &stride, 1, &oldtype, 1);
-    return rc;
+    return made(st, d, MPI_COMBINER_HVECTOR,
+                &(struct contents){ .i = { { ints, 2 } }, .a = &stride, .na = 1, .d = &old, .nd = 1 }, newtype, R);
 }
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
 
-/* The general constructor: block i holds bl[i] (or bl0) elements of types[i]
- * (or old) at byte displacement disp[i] (or idisp[i] extents). */
-static int general(int count, const int *bl, int bl0, const MPI_Aint *disp, const int *idisp,
-                   const MPI_Datatype *types, MPI_Datatype oldtype, MPI_Datatype *newtype, int combiner,
-                   const char *R)
+/* The indexed family's checks: count blocks of bl[i] (or blocklength) elements. */
+static int check_blocks(int count, const int *bl, int blocklength, const void *displs, const char *R)
 {
-    CHECK_COUNT(count, R); CHECK_OUT(newtype, R);
-    if (count && ((!bl && bl0 < 0) || (!disp && !idisp)))
-        return smpi_error(NULL, MPI_ERR_ARG, R, "NULL array or negative blocklength");
-    struct smpi_type *old = NULL;
-    if (!types) { old = smpi_type(oldtype); if (!old) return smpi_error(NULL, MPI_ERR_TYPE, R, "invalid datatype %p", (void *)oldtype); }
-    for (int i = 0; i < count; i++) {
-        if (bl && bl[i] < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "blocklength[%d] = %d is negative", i, bl[i]);
-        if (types && !smpi_type(types[i]))
-            return smpi_error(NULL, MPI_ERR_TYPE, R, "types[%d] = %p is invalid", i, (void *)types[i]);
-    }
-    struct builder b;
-    struct smpi_type *t = type_begin(combiner, &b);
-    for (int i = 0; i < count; i++) {
-        const struct smpi_type *o = types ? smpi_type(types[i]) : old;
-        ptrdiff_t d = disp ? disp[i] : (ptrdiff_t)idisp[i] * smpi_extent(o);
-        add_elems(&b, d, bl ? bl[i] : bl0, o);
-    }
-    *newtype = type_end(t);
+    CHECK_COUNT(count, R);
+    if (count && (!displs || (!bl && blocklength < 0)))
+        return smpi_error(NULL, MPI_ERR_ARG, R, displs ? "blocklength %d is negative" : "displacements are NULL",
+                          blocklength);
+    for (int i = 0; bl && i < count; i++)
+        if (bl[i] < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "blocklength[%d] = %d is negative", i, bl[i]);
     return MPI_SUCCESS;
+}
+
+/* MPI_Type_indexed, create_hindexed, create_indexed_block, create_hindexed_block. */
+static int indexed(int count, const int bl[], int blocklength, const MPI_Aint *adispl, const int *idispl,
+                   MPI_Datatype oldtype, MPI_Datatype *newtype, int combiner, const char *R)
+{
+    CHECK_OLD(old, oldtype, R); CHECK_OUT(newtype, R);
+    if (count > 0 && !bl && combiner != MPI_COMBINER_INDEXED_BLOCK && combiner != MPI_COMBINER_HINDEXED_BLOCK)
+        return smpi_error(NULL, MPI_ERR_ARG, R, "blocklengths are NULL");
+    int rc = check_blocks(count, bl, blocklength, adispl ? (const void *)adispl : (const void *)idispl, R);
+    if (rc) return rc;
+    struct dt_type *d = NULL;
+    sm_status_t st = dt_indexed((size_t)count, bl, (size_t)blocklength, adispl, idispl, old->dt, &d);
+    /* contents: count, then the block lengths (or the one), then integer displacements */
+    int n = bl ? count : 1;
+    struct contents c = { .i = { { &count, 1 }, { bl ? bl : &blocklength, n }, { idispl, idispl ? count : 0 } },
+                          .a = adispl, .na = adispl ? count : 0, .d = &old, .nd = 1 };
+    return made(st, d, combiner, &c, newtype, R);
 }
 
 int PMPI_Type_indexed(int count, const int bl[], const int displs[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int rc = general(count, bl, 0, NULL, displs, NULL, oldtype, newtype, MPI_COMBINER_INDEXED, "MPI_Type_indexed");
-    if (!rc) record(*newtype, &count, 1, bl, count, displs, count, NULL, 0, &oldtype, 1);
-    return rc;
+    return indexed(count, bl, 0, NULL, displs, oldtype, newtype, MPI_COMBINER_INDEXED, "MPI_Type_indexed");
 }
 #pragma weak MPI_Type_indexed = PMPI_Type_indexed
 
 int PMPI_Type_create_hindexed(int count, const int bl[], const MPI_Aint displs[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
-    int rc = general(count, bl, 0, displs, NULL, NULL, oldtype, newtype, MPI_COMBINER_HINDEXED,
-                     "MPI_Type_create_hindexed");
-    if (!rc) record(*newtype, &count, 1, bl, count, NULL, 0, displs, count, &oldtype, 1);
-    return rc;
+    return indexed(count, bl, 0, displs, NULL, oldtype, newtype, MPI_COMBINER_HINDEXED, "MPI_Type_create_hindexed");
 }
 #pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displs[], MPI_Datatype oldtype,
                                    MPI_Datatype *newtype)
 {
-    int rc = general(count, NULL, blocklength, NULL, displs, NULL, oldtype, newtype,
-                     MPI_COMBINER_INDEXED_BLOCK, "MPI_Type_create_indexed_block");
-    int ints[2] = { count, blocklength };
-    if (!rc) record(*newtype, ints, 2, displs, count, NULL, 0, NULL, 0, &oldtype, 1);
-    return rc;
+    return indexed(count, NULL, blocklength, NULL, displs, oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK,
+                   "MPI_Type_create_indexed_block");
 }
 #pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
 
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displs[], MPI_Datatype oldtype,
                                     MPI_Datatype *newtype)
 {
-    int rc = general(count, NULL, blocklength, displs, NULL, NULL, oldtype, newtype,
-                     MPI_COMBINER_HINDEXED_BLOCK, "MPI_Type_create_hindexed_block");
-    int ints[2] = { count, blocklength };
-    if (!rc) record(*newtype, ints, 2, NULL, 0, NULL, 0, displs, count, &oldtype, 1);
-    return rc;
+    return indexed(count, NULL, blocklength, displs, NULL, oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK,
+                   "MPI_Type_create_hindexed_block");
 }
 #pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
 
 int PMPI_Type_create_struct(int count, const int bl[], const MPI_Aint displs[], const MPI_Datatype types[],
                             MPI_Datatype *newtype)
 {
-    if (count > 0 && !types) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_create_struct", "types is NULL");
-    int rc = general(count, bl, 0, displs, NULL, types, MPI_DATATYPE_NULL, newtype, MPI_COMBINER_STRUCT,
-                     "MPI_Type_create_struct");
-    if (!rc) record(*newtype, &count, 1, bl, count, NULL, 0, displs, count, types, count);
+    static const char R[] = "MPI_Type_create_struct";
+    CHECK_OUT(newtype, R);
+    if (count > 0 && (!types || !bl)) return smpi_error(NULL, MPI_ERR_ARG, R, "%s is NULL", types ? "bl" : "types");
+    int rc = check_blocks(count, bl, 0, displs, R);
+    if (rc) return rc;
+    struct smpi_type **objs = malloc(sizeof *objs * (size_t)(count + 1));
+    const struct dt_type **dts = malloc(sizeof *dts * (size_t)(count + 1));
+    if (!objs || !dts) {
+        free(objs), free(dts);
+        return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no memory for %d types", count);
+    }
+    for (int i = 0; i < count && !rc; i++) {
+        if (!(objs[i] = smpi_type(types[i])))
+            rc = smpi_error(NULL, MPI_ERR_TYPE, R, "types[%d] = %s is invalid", i,
+                            smpi_hstr((const void *)types[i], "MPI_DATATYPE_NULL"));
+        else dts[i] = objs[i]->dt;
+    }
+    if (!rc) {
+        struct dt_type *d = NULL;
+        sm_status_t st = dt_struct((size_t)count, bl, displs, dts, &d);
+        struct contents c = { .i = { { &count, 1 }, { bl, count } }, .a = displs, .na = count, .d = objs, .nd = count };
+        rc = made(st, d, MPI_COMBINER_STRUCT, &c, newtype, R);
+    }
+    free(objs), free(dts);
     return rc;
 }
 #pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
@@ -388,59 +308,25 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         return smpi_error(NULL, MPI_ERR_ARG, R, "invalid order %d", order);
     for (int d = 0; d < ndims; d++)
-        if (sizes[d] < 1 || subsizes[d] < 1 || starts[d] < 0 || starts[d] + subsizes[d] > sizes[d])
+        if (sizes[d] < 1 || subsizes[d] < 1 || starts[d] < 0 || starts[d] > sizes[d] - subsizes[d])
             return smpi_error(NULL, MPI_ERR_ARG, R, "dimension %d: size %d, subsize %d, start %d", d, sizes[d],
                               subsizes[d], starts[d]);
-    /* dim(k): the k-th dimension from the fastest varying one */
-#define DIM(k) (order == MPI_ORDER_C ? ndims - 1 - (k) : (k))
-    ptrdiff_t ext = smpi_extent(old), stride[32];
-    if (ndims > 32) return smpi_error(NULL, MPI_ERR_ARG, R, "ndims %d above 32", ndims);
-    ptrdiff_t total = 1;
-    for (int k = 0; k < ndims; k++) stride[k] = total * ext, total *= sizes[DIM(k)];
-    struct builder b;
-    struct smpi_type *t = type_begin(MPI_COMBINER_SUBARRAY, &b);
-    int idx[32] = { 0 };                 /* over every dimension but the fastest */
-    for (;;) {
-        ptrdiff_t off = (ptrdiff_t)starts[DIM(0)] * ext;
-        for (int k = 1; k < ndims; k++) off += (ptrdiff_t)(starts[DIM(k)] + idx[k]) * stride[k];
-        add_elems(&b, off, subsizes[DIM(0)], old);
-        int k = 1;
-        while (k < ndims && ++idx[k] == subsizes[DIM(k)]) idx[k++] = 0;
-        if (k == ndims) break;
-    }
-#undef DIM
-    type_end(t);
-    t->lb = 0, t->ub = total * ext;      /* the extent is the whole array's */
-    *newtype = t;
-    record(t, &ndims, 1, sizes, ndims, subsizes, ndims, NULL, 0, &oldtype, 1);
-    t->ni += ndims + 1;                  /* then starts[] and order */
-    if (!(t->ci = realloc(t->ci, sizeof(int) * (size_t)t->ni))) sm_fatal("MPI: out of memory recording a subarray");
-    memcpy(t->ci + 1 + 2 * ndims, starts, sizeof(int) * (size_t)ndims);
-    t->ci[t->ni - 1] = order;
-    return MPI_SUCCESS;
+    struct dt_type *d = NULL;
+    sm_status_t st = dt_subarray(ndims, sizes, subsizes, starts, order == MPI_ORDER_FORTRAN, old->dt, &d);
+    struct contents c = { .i = { { &ndims, 1 }, { sizes, ndims }, { subsizes, ndims }, { starts, ndims }, { &order, 1 } },
+                          .d = &old, .nd = 1 };
+    return made(st, d, MPI_COMBINER_SUBARRAY, &c, newtype, R);
 }
 #pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
-
-static struct smpi_type *type_copy(const struct smpi_type *old, int combiner)
-{
-    struct builder b;
-    struct smpi_type *t = type_begin(combiner, &b);
-    add_elems(&b, 0, 1, old);
-    t->lb = old->lb, t->ub = old->ub;
-    type_end(t);
-    return t;
-}
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
     static const char R[] = "MPI_Type_create_resized";
     CHECK_OLD(old, oldtype, R); CHECK_OUT(newtype, R);
-    struct smpi_type *t = type_copy(old, MPI_COMBINER_RESIZED);
-    t->lb = lb, t->ub = lb + extent;
-    *newtype = t;
+    struct dt_type *d = NULL;
+    sm_status_t st = dt_resized(old->dt, lb, extent, &d);
     MPI_Aint a[2] = { lb, extent };
-    record(t, NULL, 0, NULL, 0, NULL, 0, a, 2, &oldtype, 1);
-    return MPI_SUCCESS;
+    return made(st, d, MPI_COMBINER_RESIZED, &(struct contents){ .a = a, .na = 2, .d = &old, .nd = 1 }, newtype, R);
 }
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
 
@@ -448,11 +334,9 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char R[] = "MPI_Type_dup";
     CHECK_OLD(old, oldtype, R); CHECK_OUT(newtype, R);
-    struct smpi_type *t = type_copy(old, MPI_COMBINER_DUP);
-    t->committed = old->committed;
-    *newtype = t;
-    record(t, NULL, 0, NULL, 0, NULL, 0, NULL, 0, &oldtype, 1);
-    return MPI_SUCCESS;
+    int rc = made(SM_OK, dt_ref(old->dt), MPI_COMBINER_DUP, &(struct contents){ .d = &old, .nd = 1 }, newtype, R);
+    if (!rc) (*newtype)->committed = old->committed;      /* the same typemap, in the same state */
+    return rc;
 }
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 
@@ -470,8 +354,8 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (!datatype) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_free", "datatype is NULL");
     CHECK_OLD(t, *datatype, "MPI_Type_free");
     if (t->id) return smpi_error(NULL, MPI_ERR_TYPE, "MPI_Type_free", "cannot free predefined %s", t->name);
-    /* A derived type's typemap is copied into the types built from it; the
-     * requests that still use it hold references. The handle dies now. */
+    /* The handle dies now; the types built from it and the requests that
+     * still use it hold references. */
     t->magic = 0;
     *datatype = MPI_DATATYPE_NULL;
     smpi_type_unref(t);
@@ -506,57 +390,57 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 }
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
 
+/* --- Queries ---------------------------------------------------------------- */
+
+/* The query routines' common checks: a datatype and no NULL output. */
+#define QUERY(t, h, R, out1, out2) \
+    CHECK_OLD(t, h, R); \
+    if (!(out1) || !(out2)) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument")
+
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    CHECK_OLD(t, datatype, "MPI_Type_size");
-    if (!size) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_size", "size is NULL");
-    *size = t->size > INT_MAX ? MPI_UNDEFINED : (int)t->size;   /* MPI: too large for an int */
+    QUERY(t, datatype, "MPI_Type_size", size, size);
+    *size = t->dt->size > INT_MAX ? MPI_UNDEFINED : (int)t->dt->size;   /* MPI: too large for an int */
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_size = PMPI_Type_size
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-    CHECK_OLD(t, datatype, "MPI_Type_size_x");
-    if (!size) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_size_x", "size is NULL");
-    *size = (MPI_Count)t->size;
+    QUERY(t, datatype, "MPI_Type_size_x", size, size);
+    *size = (MPI_Count)t->dt->size;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    CHECK_OLD(t, datatype, "MPI_Type_get_extent_x");
-    if (!lb || !extent) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_get_extent_x", "NULL argument");
-    *lb = t->lb, *extent = smpi_extent(t);
+    QUERY(t, datatype, "MPI_Type_get_extent_x", lb, extent);
+    *lb = t->dt->lb, *extent = smpi_extent(t);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    CHECK_OLD(t, datatype, "MPI_Type_get_true_extent_x");
-    if (!true_lb || !true_extent)
-        return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_get_true_extent_x", "NULL argument");
-    *true_lb = t->true_lb, *true_extent = t->true_ub - t->true_lb;
+    QUERY(t, datatype, "MPI_Type_get_true_extent_x", true_lb, true_extent);
+    *true_lb = t->dt->true_lb, *true_extent = t->dt->true_ub - t->dt->true_lb;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-    CHECK_OLD(t, datatype, "MPI_Type_get_extent");
-    if (!lb || !extent) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_get_extent", "NULL argument");
-    *lb = t->lb, *extent = smpi_extent(t);
+    QUERY(t, datatype, "MPI_Type_get_extent", lb, extent);
+    *lb = t->dt->lb, *extent = smpi_extent(t);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    CHECK_OLD(t, datatype, "MPI_Type_get_true_extent");
-    if (!true_lb || !true_extent) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_get_true_extent", "NULL argument");
-    *true_lb = t->true_lb, *true_extent = t->true_ub - t->true_lb;
+    QUERY(t, datatype, "MPI_Type_get_true_extent", true_lb, true_extent);
+    *true_lb = t->dt->true_lb, *true_extent = t->dt->true_ub - t->dt->true_lb;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
@@ -586,23 +470,19 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 }
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
 
-/* A new handle on a type equal to t (MPI_Type_get_contents hands out new
- * objects for derived types, which the caller frees). */
-static struct smpi_type *type_clone(const struct smpi_type *t)
+/* The handle MPI_Type_get_contents gives for component t: a predefined
+ * type's own, else a new handle on the same layout and contents (MPI: a
+ * new object the caller frees), whether or not t's handle was freed. NULL
+ * when out of memory. */
+static MPI_Datatype contents_handle(struct smpi_type *t)
 {
-    struct smpi_type *c = malloc(sizeof *c);
-    if (!c) sm_fatal("MPI: out of memory for a datatype");
-    *c = *t;
-    c->magic = SMPI_MAGIC_TYPE, c->refs = 1, c->uname = NULL;   /* t's handle may be freed already */
-    c->blk = malloc(sizeof *c->blk * (size_t)(t->nblk + 1));
-    if (!c->blk) sm_fatal("MPI: out of memory for a datatype");
-    memcpy(c->blk, t->blk, sizeof *c->blk * (size_t)t->nblk);
-    c->runs = malloc(sizeof *c->runs * (size_t)(t->nruns + 1));
-    if (!c->runs) sm_fatal("MPI: out of memory for a datatype");
-    memcpy(c->runs, t->runs, sizeof *c->runs * (size_t)t->nruns);
-    MPI_Datatype d[t->nd + 1];
-    for (int i = 0; i < t->nd; i++) d[i] = t->cd[i]->id ? (MPI_Datatype)(intptr_t)t->cd[i]->id : t->cd[i];
-    record(c, t->ci, t->ni, NULL, 0, NULL, 0, t->ca, t->na, d, t->nd);
+    if (t->id) return (MPI_Datatype)(intptr_t)t->id;
+    struct smpi_type *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    struct contents k = { .i = { { t->ci, t->ni } }, .a = t->ca, .na = t->na, .d = t->cd, .nd = t->nd };
+    if (!record(c, &k)) { free(c); return NULL; }
+    c->magic = SMPI_MAGIC_TYPE, c->combiner = t->combiner, c->refs = 1, c->committed = t->committed;
+    c->dt = dt_ref(t->dt);
     return c;
 }
 
@@ -618,24 +498,40 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
                           "%d datatypes", max_integers, max_addresses, max_datatypes, t->ni, t->na, t->nd);
     if ((t->ni && !ints) || (t->na && !addrs) || (t->nd && !types))
         return smpi_error(NULL, MPI_ERR_ARG, R, "NULL array");
+    for (int i = 0; i < t->nd; i++) {
+        if ((types[i] = contents_handle(t->cd[i]))) continue;
+        while (i-- > 0) smpi_type_unref(smpi_type(types[i]));
+        return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no memory for a datatype");
+    }
     if (t->ni) memcpy(ints, t->ci, sizeof(int) * (size_t)t->ni);
     if (t->na) memcpy(addrs, t->ca, sizeof(MPI_Aint) * (size_t)t->na);
-    for (int i = 0; i < t->nd; i++)
-        types[i] = t->cd[i]->id ? (MPI_Datatype)(intptr_t)t->cd[i]->id : type_clone(t->cd[i]);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
 
+/* The common checks of MPI_Pack, MPI_Unpack and MPI_Pack_size. */
+static int pack_check(MPI_Comm comm, MPI_Datatype datatype, int count, struct smpi_comm **c, struct smpi_type **t,
+                      const char *R)
+{
+    if (!(*c = smpi_comm(comm)))
+        return smpi_error(NULL, MPI_ERR_COMM, R, "communicator %s", smpi_hstr((const void *)comm, "MPI_COMM_NULL"));
+    int rc = smpi_type_check(*c, datatype, R, t);
+    if (rc) return rc;
+    if (count < 0) return smpi_error(*c, MPI_ERR_COUNT, R, "count %d is negative", count);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     static const char R[] = "MPI_Pack_size";
-    SMPI_GET_COMM(c, comm, R);
+    struct smpi_comm *c;
     struct smpi_type *t;
-    int rc = smpi_type_check(c, datatype, R, &t);
+    int rc = pack_check(comm, datatype, incount, &c, &t, R);
     if (rc) return rc;
-    if (incount < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", incount);
     if (!size) return smpi_error(c, MPI_ERR_ARG, R, "size is NULL");
-    *size = incount * (int)t->size;
+    size_t need = (size_t)incount * t->dt->size;
+    if (need > INT_MAX) return smpi_error(c, MPI_ERR_SIZE, R, "%zu bytes do not fit in an int", need);
+    *size = (int)need;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Pack_size = PMPI_Pack_size
@@ -644,13 +540,12 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
               int *position, MPI_Comm comm)
 {
     static const char R[] = "MPI_Pack";
-    SMPI_GET_COMM(c, comm, R);
+    struct smpi_comm *c;
     struct smpi_type *t;
-    int rc = smpi_type_check(c, datatype, R, &t);
+    int rc = pack_check(comm, datatype, incount, &c, &t, R);
     if (rc) return rc;
-    if (incount < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", incount);
     if (!position || *position < 0) return smpi_error(c, MPI_ERR_ARG, R, "invalid position");
-    size_t need = (size_t)incount * t->size;
+    size_t need = (size_t)incount * t->dt->size;
     if ((size_t)*position + need > (size_t)outsize)
         return smpi_error(c, MPI_ERR_TRUNCATE, R, "%zu bytes at position %d do not fit in %d", need, *position, outsize);
     if (need && (!inbuf || !outbuf)) return smpi_error(c, MPI_ERR_BUFFER, R, "NULL buffer");
@@ -664,13 +559,12 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
                 MPI_Datatype datatype, MPI_Comm comm)
 {
     static const char R[] = "MPI_Unpack";
-    SMPI_GET_COMM(c, comm, R);
+    struct smpi_comm *c;
     struct smpi_type *t;
-    int rc = smpi_type_check(c, datatype, R, &t);
+    int rc = pack_check(comm, datatype, outcount, &c, &t, R);
     if (rc) return rc;
-    if (outcount < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", outcount);
     if (!position || *position < 0) return smpi_error(c, MPI_ERR_ARG, R, "invalid position");
-    size_t need = (size_t)outcount * t->size;
+    size_t need = (size_t)outcount * t->dt->size;
     if ((size_t)*position + need > (size_t)insize)
         return smpi_error(c, MPI_ERR_TRUNCATE, R, "%zu bytes at position %d exceed %d", need, *position, insize);
     if (need && (!inbuf || !outbuf)) return smpi_error(c, MPI_ERR_BUFFER, R, "NULL buffer");
@@ -772,7 +666,7 @@ static void apply_user(const void *in, void *inout, size_t n, const void *ctx)
     int len = (int)n;
     /* in and inout hold whole extents from the lower bound on; the function
      * wants the buffer addresses the datatype is relative to */
-    ptrdiff_t lb = smpi_type(t)->lb;
+    ptrdiff_t lb = smpi_type(t)->dt->lb;
     op->fn((char *)in - lb, (char *)inout - lb, &len, &t);
 }
 
@@ -819,7 +713,7 @@ int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct
         if (op->magic != SMPI_MAGIC_OP) return smpi_error(c, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
         /* Applied in rank order, so non-commutative operations are fine too.
          * The function sees elements in the datatype's own layout, an extent apart. */
-        if (smpi_extent(t) <= 0 && t->size)
+        if (smpi_extent(t) <= 0 && t->dt->size)
             return smpi_error(c, MPI_ERR_TYPE, R, "user operations need a positive extent, not %ld",
                               (long)smpi_extent(t));
         op->type = h;
@@ -828,11 +722,12 @@ int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct
     }
     int o = OPNUM(op);
     if (o < 1 || o > 12) return smpi_error(c, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
-    if (t->basic < 1) return smpi_error(c, MPI_ERR_TYPE, R, "reductions need a predefined element type");
-    if (!op_valid(o, kind_of(t->basic)))
-        return smpi_error(c, MPI_ERR_OP, R, "operation %d is not defined on %s", o, smpi_types[t->basic].name);
+    int basic = t->dt->basic;
+    if (basic < 1) return smpi_error(c, MPI_ERR_TYPE, R, "reductions need a predefined element type");
+    if (!op_valid(o, kind_of(basic)))
+        return smpi_error(c, MPI_ERR_OP, R, "operation %d is not defined on %s", o, smpi_types[basic].name);
     out->fn = apply;
-    out->ctx = (const void *)(uintptr_t)((unsigned)o << 8 | (unsigned)t->basic);
-    out->elem = smpi_types[t->basic].size;
+    out->ctx = (const void *)(uintptr_t)((unsigned)o << 8 | (unsigned)basic);
+    out->elem = smpi_types[basic].dt->size;
     return MPI_SUCCESS;
 }

@@ -1,13 +1,15 @@
 /* The point-to-point engine (DESIGN.md §3): rings of send descriptors, one
  * per sender, in every receiver's SM_AREA_P2P area; matching, eager and
- * single-copy delivery (typemap to typemap for datatypes), pending queues
- * for full rings, progress and waiting. */
+ * single-copy delivery (typemap to typemap for datatypes, src/dt), pending
+ * queues for full rings, failures reported to both sides, progress and
+ * waiting. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sm_core.h"
+#include "dt.h"
 #include "p2p.h"
 
 /* --- Shared layout ----------------------------------------------------------
@@ -42,7 +44,7 @@ struct desc {
     uint64_t len;
     uint64_t req;               /* global address of the sender's request (sync and large) */
     uint64_t addr;              /* large: sender's buffer, as the sender names it; with
-                                 * D_LAYOUT, the global address of its p2p_layout */
+                                 * D_LAYOUT, the global address of its dt_type */
     uint64_t gaddr;             /* large: its global address (or the bounce buffer's); 0 if not exposed */
 };
 #define DESC_DATA offsetof(struct desc, addr)
@@ -72,6 +74,13 @@ struct reqq { struct p2p_req *head, *tail; };
 
 enum p2p_transport p2p_transport = P2P_SMARTMAP;
 
+/* Slow and error paths, out of the small message's way. */
+#define COLD __attribute__((noinline, cold))
+
+/* Large messages that cannot be read directly (through the kernel or the
+ * staged path) reach a typed receive buffer through this, a chunk at a time. */
+#define BOUNCE_BYTES (64u << 10)
+
 static struct {
     bool     up;
     size_t   req_size;
@@ -89,6 +98,11 @@ static struct {
     int      drain_from;        /* fairness: next sender to drain first */
     int      any_from;          /* fairness: next sender to look at for ANY_SOURCE */
     struct p2p_req *freelist;
+    uint8_t *stuck;             /* per sender: a message of its could not be kept aside
+                                 * (no memory); its ring stops there until a drain manages */
+    int      nstuck;            /* senders stuck */
+    char    *bounce;            /* BOUNCE_BYTES, allocated on first use */
+    struct p2p_stats stats;
 } P;
 
 static inline struct ring_ctl *ctl_of(int rcv, int snd)
@@ -113,9 +127,9 @@ static uint32_t pow2floor(size_t x)
     return p;
 }
 
-int p2p_init(size_t req_size)
+sm_status_t p2p_init(size_t req_size)
 {
-    if (P.up) return 0;
+    if (P.up) return SM_OK;
     int n = sm_core.size;
     P.req_size = req_size < sizeof(struct p2p_req) ? sizeof(struct p2p_req) : req_size;
     /* The geometry depends only on the job size, so every rank computes the
@@ -138,20 +152,28 @@ int p2p_init(size_t req_size)
     P.head = calloc((size_t)n, sizeof *P.head);
     P.tail = calloc((size_t)n, sizeof *P.tail);
     P.head_seen = calloc((size_t)n, sizeof *P.head_seen);
-    if (!P.unexp || !P.pending || !P.head || !P.tail || !P.head_seen) return -1;
+    P.stuck = calloc((size_t)n, sizeof *P.stuck);
+    if (!P.unexp || !P.pending || !P.head || !P.tail || !P.head_seen || !P.stuck) {
+        free(P.unexp), free(P.pending), free(P.head), free(P.tail), free(P.head_seen), free(P.stuck);
+        return sm_fail(SM_ERR_NOMEM, "no memory for the point-to-point queues of %d ranks", n);
+    }
+    P.stats.ring_bytes = P.cap;
     P.drain_from = P.any_from = 0;
     P.up = true;
-    return 0;
+    return SM_OK;
 }
 
 static bool no_pending(void *arg) { (void)arg; return P.npending == 0; }
 
-void p2p_finalize(void)
+sm_status_t p2p_finalize(void)
 {
     /* Sends the user forgot about must still reach their rings. */
-    p2p_wait_until(no_pending, NULL);
-    P.up = false;
+    sm_status_t st = p2p_wait_until(no_pending, NULL);
+    if (!st) P.up = false;
+    return st;
 }
+
+void p2p_stats(struct p2p_stats *s) { *s = P.stats; }
 
 /* --- Requests ------------------------------------------------------------- */
 
@@ -167,18 +189,23 @@ struct p2p_req *p2p_req_alloc(void)
 {
     struct p2p_req *r = P.freelist;
     if (r) P.freelist = r->next;
-    else if (!(r = malloc(P.req_size))) return NULL;
+    else if (!(r = malloc(P.req_size))) {
+        sm_fail(SM_ERR_NOMEM, "no memory for a request");
+        return NULL;
+    }
     memset(r, 0, P.req_size);
+    P.stats.requests++;
     return r;
 }
 
 static void release(struct p2p_req *r)
 {
-    if (SM_UNLIKELY(r->bounce || r->tmp || r->lay)) {   /* rare: spare the hot path three calls */
-        free(r->bounce);
+    if (SM_UNLIKELY(r->type || r->tmp || r->why)) {   /* rare: spare the hot path three calls */
+        dt_unref(r->type);
         free(r->tmp);
-        free(r->lay);
+        free(r->why);
     }
+    P.stats.requests--;
     r->next = P.freelist;
     P.freelist = r;
 }
@@ -200,63 +227,55 @@ void p2p_req_free(struct p2p_req *r)
 
 /* --- Delivery ---------------------------------------------------------------- */
 
-/* A position in a byte stream laid out contiguously (l NULL) or by a layout. */
-struct cursor { char *base; const struct p2p_layout *l; size_t elem; int blk; size_t in; };
-
-/* The next piece of at most max bytes: its address and length. */
-static size_t next_piece(struct cursor *c, size_t max, char **at)
+/* Copy n bytes from stream position off: plain bytes inline, typemaps through dt. */
+static inline void copy_stream(void *dst, const struct dt_type *dtype, const void *src, const struct dt_type *stype,
+                               size_t off, size_t n)
 {
-    if (!c->l) { *at = c->base + c->in; c->in += max; return max; }
-    while (c->l->blk[c->blk].len == c->in) {         /* finished a block: next one */
-        c->in = 0;
-        if (++c->blk == c->l->nblk) c->blk = 0, c->elem++;
-    }
-    const struct p2p_blk *b = &c->l->blk[c->blk];
-    size_t n = b->len - c->in < max ? b->len - c->in : max;
-    *at = c->base + (ptrdiff_t)c->elem * c->l->extent + b->off + (ptrdiff_t)c->in;
-    c->in += n;
-    return n;
+    if (SM_LIKELY(!dtype && !stype)) memcpy((char *)dst + off, (const char *)src + off, n);
+    else dt_copy(dst, dtype, src, stype, off, n);
 }
 
-/* Copy n bytes of typemap stream from one layout to another: one pass, no
- * intermediate buffer (DESIGN.md §3). */
-static void copy_layouts(char *dst, const struct p2p_layout *dl, const char *src, const struct p2p_layout *sl,
-                         size_t n)
+/* Where peers can write or read the bytes of a stream of len bytes of type
+ * at buf (NULL: plain): buf's global address, if the whole span is in one
+ * exposed region (mapped linearly); else NULL. */
+static char *global_span(const void *buf, const struct dt_type *type, size_t len)
 {
-    if (!dl && !sl) { memcpy(dst, src, n); return; }
-    struct cursor d = { dst, dl, 0, 0, 0 }, s = { (char *)src, sl, 0, 0, 0 };
-    char *dp = NULL, *sp = NULL;
-    size_t dn = 0, sn = 0;
-    while (n) {
-        if (!dn) dn = next_piece(&d, n, &dp);
-        if (!sn) sn = next_piece(&s, n, &sp);
-        size_t k = dn < sn ? dn : sn;
-        memcpy(dp, sp, k);
-        dp += k, sp += k, dn -= k, sn -= k, n -= k;
-    }
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)len;
+    if (type) dt_span(type, type->size ? (len + type->size - 1) / type->size : 0, &lo, &hi);
+    if (hi <= lo) return sm_global(buf);
+    const char *b = buf;
+    char *glo = sm_global(b + lo), *ghi = sm_global(b + hi - 1);
+    return glo && ghi && ghi - glo == hi - 1 - lo ? glo - lo : NULL;
 }
 
-
-/* The single copy of a large message, on the chosen transport. */
-static void copy_from(int world, void *dst, const struct desc *d, size_t n)
+/* The single copy of bytes [off, off + n) of a large message's plain data,
+ * on the chosen transport: SM_ERR_ACCESS if the sender's buffer cannot be read. */
+static sm_status_t copy_from(int world, void *dst, const struct desc *d, size_t off, size_t n)
 {
-    if (!n) return;
     if (p2p_transport == P2P_CMA &&
-        sm_copy_via(SM_PATH_KERNEL, world, false, (void *)d->addr, dst, n) == SM_OK)
-        return;
-    if (d->gaddr) memcpy(dst, (void *)d->gaddr, n);
-    else sm_get(world, dst, (void *)d->addr, n);       /* not exposed: kernel or staged */
+        sm_copy_via(SM_PATH_KERNEL, world, false, (char *)d->addr + off, dst, n) == SM_OK)
+        return SM_OK;
+    if (d->gaddr) {
+        memcpy(dst, (const char *)d->gaddr + off, n);
+        return SM_OK;
+    }
+    int rc = sm_get(world, dst, (char *)d->addr + off, n);      /* not exposed: kernel or staged */
+    if (rc == SM_OK) return SM_OK;
+    return sm_fail(rc == SM_ERR_ACCESS ? SM_ERR_ACCESS : SM_ERR_PEER,
+                   "rank %d's send buffer %p (%llu bytes) %s", world, (void *)d->addr, (unsigned long long)d->len,
+                   rc == SM_ERR_ACCESS ? "is not readable" : "cannot be reached");
 }
 
 /* --- Sharing the copy -------------------------------------------------------
  * One core cannot pull a large message out of another core's cache as fast
- * as two can. When the receiver of a large contiguous message finds its
- * buffer exposed, it invites the sender: it publishes its buffer in the
- * sender's request, and both claim chunks from a counter there until none
- * is left. A sender that waits for this send (MPI_Send, MPI_Wait) takes
- * chunks; one that is busy elsewhere takes none, and the receiver copies
- * everything, as without the invitation. The receiver completes both sides
- * once the bytes left reach zero. */
+ * as two can. When the receiver of a large message finds its buffer (and
+ * typemap) exposed, it invites the sender: it publishes them in the
+ * sender's request, and both claim chunks of the stream from a counter
+ * there until none is left, each copying typemap to typemap through its own
+ * view of both buffers. A sender that waits for this send (MPI_Send,
+ * MPI_Wait) takes chunks; one that is busy elsewhere takes none, and the
+ * receiver copies everything, as without the invitation. The receiver
+ * completes both sides once the bytes left reach zero. */
 #define COOP_MIN (16u << 10)    /* smaller messages: one copier is as fast */
 /* An eighth to a quarter of the message, 8-64 KiB: small chunks share small messages
  * evenly, large ones keep the claim counter's line from bouncing. */
@@ -267,41 +286,80 @@ static inline uint64_t coop_chunk(uint64_t len)
     return c;
 }
 
-/* Claim and copy chunks of s's message from src to dst until none is left. */
-static void coop_copy(struct p2p_req *s, char *dst, const char *src)
+/* Claim and copy chunks of s's message until none is left; how many. */
+static uint64_t coop_copy(struct p2p_req *s, char *dst, const struct dt_type *dtype, const char *src,
+                          const struct dt_type *stype)
 {
-    uint64_t len = s->coop_len, chunk = coop_chunk(len), i;
+    uint64_t len = s->coop_len, chunk = coop_chunk(len), i, n = 0;
     while ((i = atomic_fetch_add_explicit(&s->coop_next, 1, memory_order_relaxed)) * chunk < len) {
         uint64_t off = i * chunk, k = len - off < chunk ? len - off : chunk;
-        memcpy(dst + off, src + off, k);
+        copy_stream(dst, dtype, src, stype, off, k);
         atomic_fetch_sub_explicit(&s->coop_left, k, memory_order_release);
+        n++;
     }
+    return n;
 }
 
 /* The sender's side: help with r's copy if invited. */
 static void coop_help(struct p2p_req *r)
 {
     uint64_t dst = atomic_load_explicit(&r->coop_dst, memory_order_acquire);
-    if (dst) coop_copy(r, (char *)dst, r->buf);
+    if (!dst) return;
+    const void *src = r->tmp ? r->tmp : r->buf;
+    const struct dt_type *stype = r->tmp ? NULL : r->type;
+    P.stats.coop_chunks_sent +=
+        coop_copy(r, (char *)dst, (const struct dt_type *)r->coop_dtype, src, stype);
 }
 
-/* The receiver's side: copy n bytes of d's message into r's buffer, shared
- * with the sender when it may help. */
-static bool coop_recv(struct p2p_req *r, const struct desc *d, size_t n, int world)
+/* The receiver's side: copy n bytes of d's message (at src, typemap stype)
+ * into r's buffer, shared with the sender when it may help. */
+static bool coop_recv(struct p2p_req *r, const struct desc *d, size_t n, const char *src,
+                      const struct dt_type *stype, int world)
 {
     char *gdst;
-    if (n < COOP_MIN || p2p_transport != P2P_SMARTMAP || !d->gaddr || r->lay || !(gdst = sm_global(r->buf)))
+    const struct dt_type *gtype = NULL;
+    if (n < COOP_MIN || p2p_transport != P2P_SMARTMAP || !src || !(gdst = global_span(r->buf, r->type, n)) ||
+        (r->type && !(gtype = sm_global(r->type))))
         return false;
     struct p2p_req *s = (struct p2p_req *)d->req;
     s->coop_len = n;
+    s->coop_dtype = (uint64_t)(uintptr_t)gtype;
     atomic_store_explicit(&s->coop_next, 0, memory_order_relaxed);
     atomic_store_explicit(&s->coop_left, n, memory_order_relaxed);
     atomic_store_explicit(&s->coop_dst, (uint64_t)(uintptr_t)gdst, memory_order_release);
     sm_wake(world);
-    coop_copy(s, r->buf, (const char *)d->gaddr);
+    P.stats.coop_chunks_recv += coop_copy(s, r->buf, r->type, src, stype);
     for (int i = 0; atomic_load_explicit(&s->coop_left, memory_order_acquire); i++)
         if (i > 1000) sched_yield();    /* the sender is copying its last chunk, or descheduled */
     return true;
+}
+
+/* A large message's data into r: straight from the sender's memory where
+ * it is readable, else through the kernel or the staged path. */
+static __attribute__((noinline)) sm_status_t copy_large(struct p2p_req *r, const struct desc *d, size_t n, int world)
+{
+    if (d->flags & D_LAYOUT) {          /* typemap to typemap, straight from the sender */
+        const struct dt_type *stype = (const struct dt_type *)d->addr;
+        if (!coop_recv(r, d, n, (const char *)d->gaddr, stype, world))
+            copy_stream(r->buf, r->type, (const char *)d->gaddr, stype, 0, n);
+        return SM_OK;
+    }
+    if (coop_recv(r, d, n, (const char *)d->gaddr, NULL, world)) return SM_OK;
+    if (d->gaddr && p2p_transport != P2P_CMA) {       /* direct, or out of the copy transport's bounce */
+        copy_stream(r->buf, r->type, (const char *)d->gaddr, NULL, 0, n);
+        return SM_OK;
+    }
+    if (!r->type) return copy_from(world, r->buf, d, 0, n);
+    if (!P.bounce && !(P.bounce = malloc(BOUNCE_BYTES)))
+        return sm_fail(SM_ERR_NOMEM, "no memory for a %u-byte bounce buffer", BOUNCE_BYTES);
+    for (size_t off = 0; off < n; off += BOUNCE_BYTES) {      /* then scattered, a chunk at a time */
+        size_t k = n - off < BOUNCE_BYTES ? n - off : BOUNCE_BYTES;
+        sm_status_t st = copy_from(world, P.bounce, d, off, k);
+        if (st) return st;
+        /* the bounce holds stream bytes [off, off + k): as a stream, it starts off bytes before */
+        dt_copy(r->buf, r->type, (const void *)((uintptr_t)P.bounce - off), NULL, off, k);
+    }
+    return SM_OK;
 }
 
 static void complete_recv(struct p2p_req *r)
@@ -311,30 +369,24 @@ static void complete_recv(struct p2p_req *r)
     if (r->detached) release(r);
 }
 
-/* Deliver message d (eager payload at data) from job rank world into r. */
+/* Deliver message d (eager payload at data) from job rank world into r;
+ * complete r, and the sender's request where it waits for us. A failure to
+ * move the data completes both with the error. */
 static void deliver(struct p2p_req *r, const struct desc *d, const char *data, int world)
 {
     size_t n = d->len <= r->len ? d->len : r->len;
+    sm_status_t st = SM_OK;
     if (!n) ;
-    else if (d->flags & D_EAGER) copy_layouts(r->buf, r->lay, data, NULL, n);
-    else if (d->flags & D_LAYOUT)     /* typemap to typemap, straight from the sender */
-        copy_layouts(r->buf, r->lay, (const char *)d->gaddr, (const struct p2p_layout *)d->addr, n);
-    else if (coop_recv(r, d, n, world)) ;
-    else if (!r->lay) copy_from(world, r->buf, d, n);
-    else if (d->gaddr && p2p_transport == P2P_SMARTMAP) copy_layouts(r->buf, r->lay, (const char *)d->gaddr, NULL, n);
-    else {                            /* through the kernel or staged: then scatter */
-        char *t = malloc(n);
-        if (!t) sm_fatal("p2p: out of memory receiving %zu bytes", n);
-        copy_from(world, t, d, n);
-        copy_layouts(r->buf, r->lay, t, NULL, n);
-        free(t);
-    }
+    else if (d->flags & D_EAGER) copy_stream(r->buf, r->type, data, NULL, 0, n);
+    else st = copy_large(r, d, n, world);
     r->st.source = d->src;
     r->st.tag = d->tag;
-    r->st.len = n;
-    r->st.truncated = d->len > r->len;
+    r->st.len = st ? 0 : n;
+    r->st.err = st ? st : d->len > r->len ? SM_ERR_TRUNCATE : SM_OK;
+    if (SM_UNLIKELY(st)) r->why = strdup(sm_fail_reason());      /* NULL if no memory: the status still says */
     if (d->flags & D_SYNC || !(d->flags & D_EAGER)) {
         struct p2p_req *s = (struct p2p_req *)d->req;
+        if (SM_UNLIKELY(st)) s->st.err = st;
         atomic_store_explicit(&s->done, 1, memory_order_release);
         sm_wake(world);
     }
@@ -347,10 +399,12 @@ static inline bool matches(const struct desc *d, uint32_t ctx, int src, int tag)
            (tag == P2P_ANY_TAG ? d->tag >= 0 : d->tag == tag);
 }
 
+enum arrival { DELIVERED, TAKEN, KEPT, NOT_KEPT };
+
 /* A descriptor arrived from world: match it against the posted receives,
  * else against cand (a receive about to be posted, so after them), else
- * keep it as unexpected. True if cand took it. */
-static bool arrive(const struct desc *d, int world, struct p2p_req *cand)
+ * keep it as unexpected (NOT_KEPT: no memory for that, the reason recorded). */
+static enum arrival arrive(const struct desc *d, int world, struct p2p_req *cand)
 {
     struct p2p_req *prev = NULL;
     for (struct p2p_req *r = P.posted.head; r; prev = r, r = r->next) {
@@ -358,27 +412,29 @@ static bool arrive(const struct desc *d, int world, struct p2p_req *cand)
         if (prev) prev->next = r->next; else P.posted.head = r->next;
         if (P.posted.tail == r) P.posted.tail = prev;
         deliver(r, d, desc_data(d), world);
-        return false;
+        return DELIVERED;
     }
     if (cand && matches(d, cand->ctx, cand->src, cand->tag)) {
         deliver(cand, d, desc_data(d), world);
-        return true;
+        return TAKEN;
     }
     size_t eager = d->flags & D_EAGER ? d->len : 0;
     struct p2p_msg *m = malloc(sizeof *m + eager);
-    if (!m) sm_fatal("p2p: out of memory keeping an unexpected message of %llu bytes",
-                     (unsigned long long)d->len);
+    if (!m) return NOT_KEPT;
     memcpy(m->data, desc_data(d), eager);
     m->next = NULL, m->world = world, m->d = *d;
     struct msgq *q = &P.unexp[world];
     if (q->tail) q->tail->next = m; else q->head = m;
     q->tail = m;
-    return false;
+    P.stats.unexpected++;
+    return KEPT;
 }
 
 /* Drain sender s's ring: to its end with to_end or when s waits for room,
  * else while receives are posted or until cand (see arrive) takes a
- * message. True if cand took one. */
+ * message. A message that cannot be kept aside stays in the ring, and the
+ * ones behind it too (their order matters): s is stuck until a drain gets
+ * past it. True if cand took one. */
 static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
 {
     int me = sm_core.rank;
@@ -386,20 +442,23 @@ static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
     bool want = atomic_load_explicit(&c->want, memory_order_relaxed);
     to_end = to_end || want;
     uint64_t h = P.head[s], h0 = h;
-    bool taken = false;
-    while (!taken && (to_end || cand || P.posted.head)) {
+    enum arrival a = KEPT;
+    while (a != TAKEN && (to_end || cand || P.posted.head)) {
         struct desc *d = rec_at(me, s, h);
         if (atomic_load_explicit(&d->seq, memory_order_acquire) != rec_seq(h)) break;
-        uint64_t size = rec_size(d->flags, d->len);
-        taken = arrive(d, s, cand);
-        h += size;
+        if ((a = arrive(d, s, cand)) == NOT_KEPT) {
+            if (!P.stuck[s]) P.stuck[s] = 1, P.nstuck++;
+            break;
+        }
+        h += rec_size(d->flags, d->len);
     }
+    if (SM_UNLIKELY(P.stuck[s]) && h != h0) P.stuck[s] = 0, P.nstuck--;   /* got past it */
     if (h != h0) {
         P.head[s] = h;
         atomic_store_explicit(&c->head, h, memory_order_release);
         if (want) sm_wake(s);
     }
-    return taken;
+    return a == TAKEN;
 }
 
 /* Drain rings into the posted receives or the unexpected lists. With all,
@@ -415,6 +474,28 @@ static void drain(bool all)
         drain_ring(s, all, NULL);
         if (P.head[s] != h0) P.drain_from = next_rank(s, n);
     }
+}
+
+/* --- Messages nobody can keep aside -----------------------------------------
+ * A sender is stuck when a message of its matched no receive and there was
+ * no memory to keep it aside: it stays in the ring, and those behind it. A
+ * wait fails (SM_ERR_NOMEM) only when what it waits for may be behind one:
+ * a receive from that sender, or from any; the others go on. */
+static COLD sm_status_t stuck_error(int s)          /* s: a stuck sender, or -1 for the first */
+{
+    if (s < 0)
+        for (s = 0; !P.stuck[s]; s++) ;
+    return sm_fail(SM_ERR_NOMEM, "no memory to keep aside a message from rank %d that no receive matches yet "
+                   "(and those behind it)", s);
+}
+static inline bool blocked(const struct p2p_req *r)
+{
+    if (SM_LIKELY(!P.nstuck) || r->kind != P2P_RECV) return false;
+    return r->src == P2P_ANY_SOURCE || P.stuck[r->comm->world[r->src]];
+}
+static COLD sm_status_t blocked_error(const struct p2p_req *r)
+{
+    return stuck_error(r->src == P2P_ANY_SOURCE ? -1 : r->comm->world[r->src]);
 }
 
 /* --- Sending -------------------------------------------------------------- */
@@ -439,13 +520,14 @@ static void post(struct p2p_req *r)
     d->len = r->len;
     d->req = (uint64_t)(uintptr_t)sm_global(r);
     if (r->flags & D_EAGER) {
-        if (r->len) copy_layouts(desc_data(d), NULL, r->buf, r->lay, r->len);
+        if (r->len) copy_stream(desc_data(d), NULL, r->buf, r->type, 0, r->len);
     } else if (r->flags & D_LAYOUT) {
-        d->addr = (uint64_t)(uintptr_t)sm_global(r->lay);
-        d->gaddr = (uint64_t)(uintptr_t)sm_global(r->buf);
+        d->addr = (uint64_t)(uintptr_t)sm_global(r->type);
+        d->gaddr = (uint64_t)(uintptr_t)global_span(r->buf, r->type, r->len);
     } else {
-        d->addr = (uint64_t)(uintptr_t)r->buf;
-        d->gaddr = (uint64_t)(uintptr_t)sm_global(r->bounce ? r->bounce : r->buf);
+        void *from = r->tmp ? r->tmp : r->buf;
+        d->addr = (uint64_t)(uintptr_t)from;
+        d->gaddr = (uint64_t)(uintptr_t)sm_global(from);
     }
     atomic_store_explicit(&d->seq, rec_seq(t), memory_order_release);
     sm_wake(r->peer);
@@ -456,40 +538,59 @@ static void post(struct p2p_req *r)
     }
 }
 
-bool p2p_layout_ok(const void *lo, const void *hi, size_t len)
+/* What a previous start of r left (a persistent request restarts). */
+static COLD void drop(struct p2p_req *r)
 {
-    if (len <= p2p_eager_max()) return true;          /* packed into the ring by the sender */
-    if (p2p_transport != P2P_SMARTMAP) return false;
-    char *glo = sm_global(lo), *ghi = sm_global(hi);  /* one exposed region, linearly mapped */
-    return glo && ghi && ghi - glo == (const char *)hi - (const char *)lo;
+    dt_unref(r->type);
+    free(r->tmp);
+    free(r->why);
+    r->type = NULL, r->tmp = NULL, r->why = NULL;
 }
 
-void p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, int tag,
-               const struct p2p_comm *c, enum p2p_mode mode, struct p2p_layout *lay)
+/* A send with a typemap (or on the copy transport): eager data is packed
+ * into the ring when posted; a large message goes typemap to typemap
+ * where the receiver can read the buffer and the typemap directly, else it
+ * is packed once into a private copy (the copy transport's first copy). */
+static COLD sm_status_t send_typed(struct p2p_req *r, const struct dt_type *type)
 {
+    bool eager = r->flags & D_EAGER;
+    if (type && (eager || (p2p_transport == P2P_SMARTMAP && sm_global(type) && global_span(r->buf, type, r->len)))) {
+        r->type = dt_ref(type);
+        if (!eager) r->flags |= D_LAYOUT;
+        return SM_OK;
+    }
+    if (!(r->tmp = malloc(r->len ? r->len : 1)))
+        return sm_fail(SM_ERR_NOMEM, "no memory to pack a %zu-byte message for rank %d", r->len, r->peer);
+    copy_stream(r->tmp, NULL, r->buf, type, 0, r->len);
+    return SM_OK;
+}
+
+sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, int tag, const struct p2p_comm *c,
+                      enum p2p_mode mode, const struct dt_type *type)
+{
+    if (SM_UNLIKELY(r->type || r->tmp || r->why)) drop(r);
     r->kind = P2P_SEND;
     r->peer = c->world[dst];
     r->ctx = c->ctx, r->tag = tag, r->src = c->rank, r->comm = c;
     r->buf = (void *)buf, r->len = len;
-    r->lay = lay;
-    r->flags = (len <= p2p_eager_max() ? D_EAGER : lay ? D_LAYOUT : 0) | (mode == P2P_SYNC ? D_SYNC : 0);
+    r->flags = (len <= P.eager_max ? D_EAGER : 0) | (mode == P2P_SYNC ? D_SYNC : 0);
+    r->st.err = SM_OK;
     atomic_store_explicit(&r->done, 0, memory_order_relaxed);
     atomic_store_explicit(&r->coop_dst, 0, memory_order_relaxed);
-    r->active = 1, r->posted = 0;
-    if (!(r->flags & D_EAGER) && p2p_transport == P2P_COPY) {
-        /* The classic two copies: into a shared buffer here, out at the receiver. */
-        if (!(r->bounce = malloc(len)))
-            sm_fatal("p2p: no memory for a %zu-byte bounce buffer", len);
-        copy_layouts(r->bounce, NULL, buf, lay, len);
-        r->flags &= ~(uint32_t)D_LAYOUT;
+    if (SM_UNLIKELY(type || (!(r->flags & D_EAGER) && p2p_transport == P2P_COPY))) {
+        sm_status_t st = send_typed(r, type);
+        if (st) return st;
     }
+    r->active = 1, r->posted = 0;
     struct reqq *pq = &P.pending[r->peer];
-    if (!pq->head && ring_has_space(r)) { post(r); return; }
+    if (!pq->head && ring_has_space(r)) { post(r); return SM_OK; }
     if (!pq->head) {
         P.npending++;
         atomic_store(&ctl_of(r->peer, sm_core.rank)->want, 1);
     }
     q_push(pq, r);
+    P.stats.pending++;
+    return SM_OK;
 }
 
 static void drain_pending(void)
@@ -503,6 +604,7 @@ static void drain_pending(void)
             q->head = r->next;
             if (!q->head) q->tail = NULL;
             r->next = NULL;
+            P.stats.pending--;
             post(r);
             if (r->detached) {
                 if (p2p_done(r)) release(r);
@@ -553,18 +655,26 @@ static void deliver_msg(struct p2p_req *r, struct p2p_msg *m)
 {
     deliver(r, &m->d, m->data, m->world);
     free(m);
+    P.stats.unexpected--;
 }
 
-void p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag, const struct p2p_comm *c,
-               struct p2p_layout *lay)
+/* Set r up as a receive into buf (type: its typemap, or NULL). */
+static void recv_start(struct p2p_req *r, void *buf, size_t len, const struct dt_type *type)
 {
+    if (SM_UNLIKELY(r->type || r->tmp || r->why)) drop(r);
     r->kind = P2P_RECV;
-    r->lay = lay;
-    r->ctx = c->ctx, r->src = src, r->tag = tag, r->comm = c;
+    r->type = dt_ref(type);
     r->buf = buf, r->len = len;
     memset(&r->st, 0, sizeof r->st);
     atomic_store_explicit(&r->done, 0, memory_order_relaxed);
     r->active = 1;
+}
+
+sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag, const struct p2p_comm *c,
+                      const struct dt_type *type)
+{
+    recv_start(r, buf, len, type);
+    r->ctx = c->ctx, r->src = src, r->tag = tag, r->comm = c;
     /* A sender's older messages are in its unexpected list, its newer ones
      * still in its ring, where r takes its message with no copy to the side.
      * MPI_ANY_SOURCE asks the senders in turn, so that none starves. */
@@ -575,48 +685,49 @@ void p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag, const
         if (m || drain_ring(w, false, r)) {
             if (any) P.any_from = next_rank(w, n);
             if (m) deliver_msg(r, m);
-            return;
+            return SM_OK;
         }
     }
     q_push(&P.posted, r);
+    return SM_OK;
 }
 
-void p2p_mrecv(struct p2p_req *r, void *buf, size_t len, struct p2p_msg *m, struct p2p_layout *lay)
+sm_status_t p2p_mrecv(struct p2p_req *r, void *buf, size_t len, struct p2p_msg *m, const struct dt_type *type)
 {
-    r->kind = P2P_RECV;
-    r->lay = lay;
-    r->buf = buf, r->len = len;
-    memset(&r->st, 0, sizeof r->st);
-    r->active = 1;
+    recv_start(r, buf, len, type);
     deliver_msg(r, m);
+    return SM_OK;
 }
 
 static void progress(bool all);
-bool p2p_iprobe(int src, int tag, const struct p2p_comm *c, struct p2p_status *st,
-                bool take, struct p2p_msg **msg)
+sm_status_t p2p_iprobe(int src, int tag, const struct p2p_comm *c, bool take, bool *found, struct p2p_status *st,
+                       struct p2p_msg **msg)
 {
     progress(true);
     struct p2p_msg *m = find_unexpected(src, tag, c, take);
-    if (!m) return false;
-    st->source = m->d.src, st->tag = m->d.tag, st->len = m->d.len;
-    st->truncated = st->cancelled = false;
+    *found = m != NULL;
+    if (!m) {
+        int w = src == P2P_ANY_SOURCE ? -1 : c->world[src];
+        return P.nstuck && (w < 0 || P.stuck[w]) ? stuck_error(w) : SM_OK;
+    }
+    *st = (struct p2p_status){ .source = m->d.src, .tag = m->d.tag, .len = m->d.len };
     if (msg) *msg = m;
-    return true;
+    return SM_OK;
 }
 
-bool p2p_cancel(struct p2p_req *r)
+sm_status_t p2p_cancel(struct p2p_req *r)
 {
-    if (r->kind != P2P_RECV || p2p_done(r)) return false;
+    if (r->kind != P2P_RECV) return sm_fail(SM_ERR_UNSUPPORTED, "a send cannot be cancelled (it completes as usual)");
     struct p2p_req *prev = NULL;
-    for (struct p2p_req *q = P.posted.head; q; prev = q, q = q->next) {
+    for (struct p2p_req *q = P.posted.head; q && !p2p_done(r); prev = q, q = q->next) {
         if (q != r) continue;
         if (prev) prev->next = q->next; else P.posted.head = q->next;
         if (P.posted.tail == q) P.posted.tail = prev;
         r->st.cancelled = true;
         complete_recv(r);
-        return true;
+        return SM_OK;
     }
-    return false;
+    return sm_fail(SM_ERR_STATE, "the receive has matched a message already");
 }
 
 /* --- Progress and waiting ---------------------------------------------------- */
@@ -641,39 +752,52 @@ static void progress(bool all)
     if (P.npending) drain_pending();
     if (P.detached.head) reap_detached();
 }
-void p2p_progress(void) { progress(false); }
 
-bool p2p_test(struct p2p_req *r)
+sm_status_t p2p_progress(void)
 {
-    if (p2p_done(r)) return true;
-    p2p_progress();
-    return p2p_done(r);
+    progress(false);
+    return SM_LIKELY(!P.nstuck) ? SM_OK : stuck_error(-1);
 }
 
-struct until { bool (*cond)(void *); void *arg; };
+sm_status_t p2p_test(struct p2p_req *r)
+{
+    if (p2p_done(r)) return r->st.err;
+    progress(false);
+    if (p2p_done(r)) return r->st.err;
+    return blocked(r) ? blocked_error(r) : SM_INPROGRESS;
+}
+
+/* A condition of any kind cannot tell what it waits for: it stops at any stuck sender. */
+struct until { bool (*cond)(void *); void *arg; bool met; };
 static bool progress_until(void *a)
 {
     struct until *u = a;
-    p2p_progress();
-    return u->cond(u->arg);
+    progress(false);
+    u->met = u->cond(u->arg);     /* once: a condition may take what it found (a matched probe) */
+    return u->met || P.nstuck;
 }
 
-void p2p_wait_until(bool (*cond)(void *), void *arg)
+sm_status_t p2p_wait_until(bool (*cond)(void *), void *arg)
 {
-    if (cond(arg)) return;
-    struct until u = { cond, arg };
+    if (cond(arg)) return SM_OK;
+    struct until u = { cond, arg, false };
     sm_wait(progress_until, &u);
+    return u.met ? SM_OK : stuck_error(-1);
 }
 
-static bool req_done(void *r) { return p2p_done(r); }
-static bool send_done(void *a)
+/* A large send's sender, waiting anyway, helps with the copy. */
+static bool ready(void *a)
 {
     struct p2p_req *r = a;
-    coop_help(r);
-    return p2p_done(r);
+    progress(false);
+    if (r->kind == P2P_SEND && !(r->flags & D_EAGER)) coop_help(r);
+    return p2p_done(r) || blocked(r);
 }
 
-void p2p_wait(struct p2p_req *r)
+sm_status_t p2p_wait(struct p2p_req *r)
 {
-    if (!p2p_test(r)) p2p_wait_until(r->kind == P2P_SEND && !(r->flags & D_EAGER) ? send_done : req_done, r);
+    sm_status_t st = p2p_test(r);
+    if (st != SM_INPROGRESS) return st;
+    sm_wait(ready, r);
+    return p2p_done(r) ? r->st.err : blocked_error(r);
 }

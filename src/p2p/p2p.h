@@ -1,6 +1,9 @@
 /* p2p.h: the point-to-point engine (DESIGN.md §3, seed 000 §3.2): per-peer
  * rings of send descriptors in each receiver's SM_AREA_P2P area, eager data
- * inline, large messages copied once by the receiver from the sender's buffer. */
+ * inline, large messages copied once by the receiver from the sender's
+ * buffer, typemap to typemap for datatypes (src/dt). Every entry point
+ * returns an sm_status_t and records why it failed (sm_fail); nothing here
+ * prints or ends the job. */
 #ifndef P2P_H
 #define P2P_H
 
@@ -8,6 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sm_status.h"
+
+struct dt_type;
 
 #define P2P_ANY_SOURCE (-1)
 #define P2P_ANY_TAG    (-1)
@@ -22,22 +29,14 @@ struct p2p_comm {
                                  * P2P_ANY_TAG does not match them) */
 };
 
+/* The result of an operation, final once p2p_done says so. */
 struct p2p_status {
-    int    source, tag;
-    bool   truncated, cancelled;
+    int    source, tag;         /* receives: the message's */
+    bool   cancelled;
     size_t len;                 /* bytes received */
-};
-
-/* A non-contiguous buffer (a datatype's typemap, flattened): count elements
- * extent bytes apart, each made of nblk blocks at offsets from the element.
- * One malloc'd object, owned by the request it is given to; a sender's
- * layout is read by the receiver through its global address. */
-struct p2p_blk { ptrdiff_t off; size_t len; };
-struct p2p_layout {
-    size_t    count;
-    ptrdiff_t extent;
-    int       nblk;
-    struct p2p_blk blk[];
+    sm_status_t err;            /* SM_OK, SM_ERR_TRUNCATE (a receive), or why the data
+                                 * could not be moved (both sides: the receiver sets the
+                                 * sender's, e.g. SM_ERR_ACCESS for an unreadable buffer) */
 };
 
 /* An unexpected message (a drained descriptor nobody had asked for yet). */
@@ -48,8 +47,8 @@ enum p2p_mode { P2P_STANDARD = 0, P2P_SYNC = 1 };
 
 /* A request. The bindings allocate a larger object that starts with this
  * (p2p_init gives its size), always through p2p_req_alloc: the receiver
- * writes `done` of a send through its global address, so it must live in
- * exposed memory and outlive a Request_free. */
+ * writes `done` and `st.err` of a send through its global address, so it
+ * must live in exposed memory and outlive a Request_free. */
 struct p2p_req {
     _Atomic uint32_t done;      /* set (release) when the operation is complete */
     uint8_t  kind;              /* enum p2p_kind */
@@ -63,60 +62,83 @@ struct p2p_req {
     void    *buf;
     size_t   len;               /* send: message length; recv: capacity */
     uint32_t flags;             /* send: descriptor flags */
-    void    *bounce;            /* copy transport: the sender's shared bounce buffer */
-    void    *tmp;               /* the bindings' pack buffer (sends), freed with the request */
-    struct p2p_layout *lay;     /* buf's layout when not contiguous (owned), else NULL */
-    struct p2p_status st;       /* recv: the result */
+    struct dt_type *type;       /* buf's typemap (a reference), or NULL for plain bytes */
+    void    *tmp;               /* send: the data packed (or, copy transport, bounced) here */
+    char    *why;               /* receive: why st.err (owned), if it failed moving data */
+    struct p2p_status st;       /* the result */
     struct p2p_req *next;       /* posted / pending / detached lists */
     /* send of a large message: the receiver may invite the sender, waiting
      * for it anyway, to copy part of it (see p2p.c, "Sharing the copy") */
     _Atomic uint64_t coop_dst;  /* receiver's buffer, global address; 0: no invitation */
+    uint64_t coop_dtype;        /* its typemap's global address, 0: plain bytes */
     _Atomic uint64_t coop_next; /* next chunk to claim */
     _Atomic uint64_t coop_left; /* bytes not yet copied */
     uint64_t coop_len;          /* bytes to copy */
 };
 
-/* Initialise the engine (after the core): req_size is the bindings' request size. */
-int  p2p_init(size_t req_size);
-void p2p_finalize(void);
+/* Initialise the engine (after the core): req_size is the bindings' request
+ * size. SM_ERR_ARG for a bad SMARTMAP_TRANSPORT, SM_ERR_NOMEM. */
+sm_status_t p2p_init(size_t req_size);
+/* Every send started has reached its ring (the program's last sends). */
+sm_status_t p2p_finalize(void);
+/* A zeroed request, or NULL when out of memory (the reason recorded). */
 struct p2p_req *p2p_req_alloc(void);
 /* Release a request; an active one is released by the engine when it completes. */
 void p2p_req_free(struct p2p_req *r);
 
-/* Start a send of len bytes to comm rank dst / a receive of up to len bytes.
- * The bytes are contiguous at buf, or laid out at buf as lay says (the
- * request takes lay over). A sender's layout is only for memory peers can
- * read directly (see p2p_layout_ok), as the receiver copies straight from it.
- * The arguments have been checked by the caller. */
-void p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, int tag,
-               const struct p2p_comm *c, enum p2p_mode mode, struct p2p_layout *lay);
-void p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag, const struct p2p_comm *c,
-               struct p2p_layout *lay);
-/* Whether a send of len bytes spanning [lo, hi) can go with its layout. */
-bool p2p_layout_ok(const void *lo, const void *hi, size_t len);
+/* Start a send of len bytes to comm rank dst / a receive of up to len
+ * bytes from comm rank src. The bytes are plain at buf (type NULL), or the
+ * typemap stream of elements of type at buf (the request holds a reference
+ * while it needs it). Arguments have been checked by the caller. SM_OK, or
+ * SM_ERR_NOMEM (a send that had to pack its data): the request did not start. */
+sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, int tag, const struct p2p_comm *c,
+                      enum p2p_mode mode, const struct dt_type *type);
+sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag, const struct p2p_comm *c,
+                      const struct dt_type *type);
 static inline bool p2p_done(const struct p2p_req *r)
 {
     return atomic_load_explicit(&r->done, memory_order_acquire) != 0;
 }
-/* Make progress once; then report whether r is complete. */
-bool p2p_test(struct p2p_req *r);
-/* Progress until cond(arg) is true, sleeping politely. */
-void p2p_wait_until(bool (*cond)(void *), void *arg);
-void p2p_wait(struct p2p_req *r);
-void p2p_progress(void);
-/* Cancel a receive that has not matched yet; true if cancelled. */
-bool p2p_cancel(struct p2p_req *r);
+/* Make progress once. A sender is stuck when a message of its that no
+ * receive matches yet cannot be kept aside (no memory): it stays in the
+ * ring, with those behind it, until memory frees or a receive takes it.
+ * p2p_progress: SM_ERR_NOMEM while any sender is stuck. p2p_test and
+ * p2p_wait, once r is complete: its result (r->st.err); before:
+ * SM_INPROGRESS (test), or SM_ERR_NOMEM when r is a receive whose message
+ * may be behind a stuck one (from that sender, or from any), r still active. */
+sm_status_t p2p_progress(void);
+sm_status_t p2p_test(struct p2p_req *r);
+sm_status_t p2p_wait(struct p2p_req *r);
+/* Progress until cond(arg) is true (SM_OK), sleeping politely; SM_ERR_NOMEM
+ * if a sender is stuck first (the condition cannot say what it waits for). */
+sm_status_t p2p_wait_until(bool (*cond)(void *), void *arg);
+/* Cancel a receive that has not matched yet: SM_OK (it completes with
+ * st.cancelled), or SM_ERR_STATE when it matched already (it completes as usual). */
+sm_status_t p2p_cancel(struct p2p_req *r);
 
-/* Probe for a matching unexpected message. With take, the message is removed
- * from matching and returned (MPI_Mprobe); p2p_mrecv then receives it. */
-bool p2p_iprobe(int src, int tag, const struct p2p_comm *c, struct p2p_status *st,
-                bool take, struct p2p_msg **msg);
-void p2p_mrecv(struct p2p_req *r, void *buf, size_t len, struct p2p_msg *m, struct p2p_layout *lay);
+/* Probe for a matching message: *found and its status (SM_ERR_NOMEM when
+ * not found and a sender it could come from is stuck). With take, the
+ * message is removed from matching and returned (MPI_Mprobe); p2p_mrecv
+ * then receives it. */
+sm_status_t p2p_iprobe(int src, int tag, const struct p2p_comm *c, bool take, bool *found, struct p2p_status *st,
+                       struct p2p_msg **msg);
+sm_status_t p2p_mrecv(struct p2p_req *r, void *buf, size_t len, struct p2p_msg *m, const struct dt_type *type);
 
 /* The transport, from SMARTMAP_TRANSPORT (DESIGN.md §3). */
 enum p2p_transport { P2P_SMARTMAP, P2P_CMA, P2P_COPY };
 extern enum p2p_transport p2p_transport;
 /* Messages up to this many bytes travel inline in the descriptor. */
 size_t p2p_eager_max(void);
+
+/* What the engine holds now, and how shared copies went (tests, statistics). */
+struct p2p_stats {
+    uint64_t requests;          /* allocated and not yet released */
+    uint64_t unexpected;        /* messages kept aside */
+    uint64_t pending;           /* sends waiting for ring space */
+    uint64_t ring_bytes;        /* capacity of a ring */
+    uint64_t coop_chunks_sent;  /* chunks of shared copies this rank copied as the sender */
+    uint64_t coop_chunks_recv;  /* ... and as the receiver */
+};
+void p2p_stats(struct p2p_stats *s);
 
 #endif

@@ -46,9 +46,9 @@ void shmem_teams_init(void)
 struct shmem_team_s *shmem_team_check(shmem_team_t team, const char *routine)
 {
     shmem_require_init(routine);
-    if (!team) rma_fail("%s: team is SHMEM_TEAM_INVALID", routine);
-    if (team->destroyed) rma_fail("%s: team %p was destroyed", routine, (void *)team);
-    if (team->my_pe < 0) rma_fail("%s: PE %d is not a member of team %p", routine, sm_core.rank, (void *)team);
+    if (!team) shmem_fail("%s: team is SHMEM_TEAM_INVALID", routine);
+    if (team->destroyed) shmem_fail("%s: team %p was destroyed", routine, (void *)team);
+    if (team->my_pe < 0) shmem_fail("%s: PE %d is not a member of team %p", routine, sm_core.rank, (void *)team);
     return team;
 }
 
@@ -95,7 +95,7 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 {
     if (!src_team || !dest_team) return -1;
     if (src_team->destroyed || dest_team->destroyed)
-        rma_fail("shmem_team_translate_pe: team %p was destroyed",
+        shmem_fail("shmem_team_translate_pe: team %p was destroyed",
                  (void *)(src_team->destroyed ? src_team : dest_team));
     if (src_pe < 0 || src_pe >= src_team->size) return -1;
     return team_index(dest_team, shmem_team_pe(src_team, src_pe));
@@ -104,7 +104,7 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
     struct shmem_team_s *t = shmem_team_check(team, "shmem_team_ptr");
-    return pe < 0 || pe >= t->size ? NULL : rma_lookup(shmem_team_pe(t, pe), dest);
+    return pe < 0 || pe >= t->size ? NULL : shmem_lookup(shmem_team_pe(t, pe), dest, "shmem_team_ptr");
 }
 
 /* Collective over parent: every member gets the same new team number, the
@@ -126,7 +126,7 @@ static int split(struct shmem_team_s *p, int start, int stride, int size, shmem_
         if (~used) id = w * 64 + __builtin_ctzll(~used);
     }
     shmem_team_barrier(p);    /* all have read the sets before a member marks its own */
-    if (id < 0) rma_fail("%s: more than %d teams at once", routine, SHMEM_TEAM_MAX);
+    if (id < 0) shmem_fail("%s: more than %d teams at once", routine, SHMEM_TEAM_MAX);
     *new_team = SHMEM_TEAM_INVALID;
     if (size < 1) return 0;
     int wstart = shmem_team_pe(p, start);
@@ -135,7 +135,7 @@ static int split(struct shmem_team_s *p, int start, int stride, int size, shmem_
     if (t.my_pe < 0) return 0;
     team_mark(id, 1);
     struct shmem_team_s *n = malloc(sizeof *n);
-    if (!n) rma_fail("%s: out of memory", routine);
+    if (!n) shmem_fail("%s: out of memory", routine);
     t.num_contexts = config && (config_mask & SHMEM_TEAM_NUM_CONTEXTS) ? config->num_contexts : 0;
     *n = t;
     *new_team = n;
@@ -145,7 +145,7 @@ static int split(struct shmem_team_s *p, int start, int stride, int size, shmem_
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                              const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team)
 {
-    if (!new_team) rma_fail("shmem_team_split_strided: new_team is NULL");
+    if (!new_team) shmem_fail("shmem_team_split_strided: new_team is NULL");
     /* The specification: an invalid parent gives an invalid team and nonzero. */
     if (!parent_team) { *new_team = SHMEM_TEAM_INVALID; return -1; }
     struct shmem_team_s *p = shmem_team_check(parent_team, "shmem_team_split_strided");
@@ -167,7 +167,7 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         const shmem_team_config_t *xaxis_config, long xaxis_mask, shmem_team_t *xaxis_team,
                         const shmem_team_config_t *yaxis_config, long yaxis_mask, shmem_team_t *yaxis_team)
 {
-    if (!xaxis_team || !yaxis_team) rma_fail("shmem_team_split_2d: a new team pointer is NULL");
+    if (!xaxis_team || !yaxis_team) shmem_fail("shmem_team_split_2d: a new team pointer is NULL");
     if (!parent_team) { *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID; return -1; }
     struct shmem_team_s *p = shmem_team_check(parent_team, "shmem_team_split_2d");
     if (xrange < 1) {
@@ -189,7 +189,7 @@ void shmem_team_destroy(shmem_team_t team)
     if (!team) return;   /* the specification: no operation for SHMEM_TEAM_INVALID */
     struct shmem_team_s *t = shmem_team_check(team, "shmem_team_destroy");
     if (t == SHMEM_TEAM_WORLD || t == SHMEM_TEAM_SHARED)
-        rma_fail("shmem_team_destroy: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed");
+        shmem_fail("shmem_team_destroy: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed");
     t->destroyed = 1;   /* kept, not freed: later use is reported, not undefined */
     team_mark(t->id, 0);   /* the number may serve a new team */
 }
@@ -203,13 +203,13 @@ static struct shmem_team_s aset(int start, int logstride, int size, const char *
     shmem_require_init(routine);
     if (start < 0 || logstride < 0 || logstride > 9 || size < 1 || size > sm_core.size ||
         (long)start + ((long)(size - 1) << logstride) >= sm_core.size)
-        rma_fail("%s: active set PE_start %d, logPE_stride %d, PE_size %d does not fit %d PEs",
+        shmem_fail("%s: active set PE_start %d, logPE_stride %d, PE_size %d does not fit %d PEs",
                  routine, start, logstride, size, sm_core.size);
     struct shmem_team_s t;
     team_set(&t, start, 1 << logstride, size, -1,
              team_sync(start, SHMEM_ASET_OFF + ((uint64_t)logstride * (SM_NMAX + 1) + (uint64_t)size) * 64));
     if (t.my_pe < 0)
-        rma_fail("%s: PE %d is not in the active set PE_start %d, logPE_stride %d, PE_size %d",
+        shmem_fail("%s: PE %d is not in the active set PE_start %d, logPE_stride %d, PE_size %d",
                  routine, sm_core.rank, start, logstride, size);
     return t;
 }
@@ -232,8 +232,8 @@ void (shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 static size_t cbytes(size_t nelems, size_t elem, const char *routine)
 {
     size_t n;
-    if ((ptrdiff_t)nelems < 0) rma_fail("%s: nelems %td is negative", routine, (ptrdiff_t)nelems);
-    if (__builtin_mul_overflow(nelems, elem, &n)) rma_fail("%s: %zu elements overflow", routine, nelems);
+    if ((ptrdiff_t)nelems < 0) shmem_fail("%s: nelems %td is negative", routine, (ptrdiff_t)nelems);
+    if (__builtin_mul_overflow(nelems, elem, &n)) shmem_fail("%s: %zu elements overflow", routine, nelems);
     return n;
 }
 
@@ -241,9 +241,9 @@ static void bcast(struct shmem_team_s *t, void *dest, const void *src, size_t le
                   bool to_root, const char *routine)
 {
     if (root < 0 || root >= t->size)
-        rma_fail("%s: PE_root %d out of range (team of %d PEs)", routine, root, t->size);
+        shmem_fail("%s: PE_root %d out of range (team of %d PEs)", routine, root, t->size);
     shmem_team_barrier(t);
-    if (t->my_pe != root) memcpy(dest, rma_xlate(shmem_team_pe(t, root), src, len, routine), len);
+    if (t->my_pe != root) memcpy(dest, shmem_xlate(shmem_team_pe(t, root), src, len, routine), len);
     else if (to_root && dest != src) memmove(dest, src, len);
     shmem_team_barrier(t);
 }
@@ -258,7 +258,7 @@ static void collect(struct shmem_team_s *t, void *dest, const void *src, size_t 
     for (int j = 0; j < t->size; j++) {
         int pe = shmem_team_pe(t, j);
         size_t n = fixed ? len : shmem_pub_of(pe)->coll_val;
-        memcpy((char *)dest + off, rma_xlate(pe, src, n, routine), n);
+        memcpy((char *)dest + off, shmem_xlate(pe, src, n, routine), n);
         off += n;
     }
     shmem_team_barrier(t);
@@ -270,8 +270,8 @@ static void alltoalls(struct shmem_team_s *t, void *dest, const void *src, ptrdi
     shmem_team_barrier(t);
     size_t me = (size_t)t->my_pe;
     for (int j = 0; j < t->size; j++)
-        rma_iget(shmem_team_pe(t, j), (char *)dest + (size_t)j * nelems * (size_t)dst * elem,
-                 (const char *)src + me * nelems * (size_t)sst * elem, dst, sst, elem, nelems, routine);
+        shmem_strided(false, shmem_team_pe(t, j), (char *)dest + (size_t)j * nelems * (size_t)dst * elem,
+                      (const char *)src + me * nelems * (size_t)sst * elem, dst, sst, elem, nelems, routine);
     shmem_team_barrier(t);
 }
 
@@ -370,7 +370,7 @@ static void red_##N##_##OP(struct shmem_team_s *t, T *dest, const T *source, siz
 { \
     size_t len = cbytes(n, sizeof(T), routine); \
     bool alias = (uintptr_t)dest < (uintptr_t)source + len && (uintptr_t)source < (uintptr_t)dest + len; \
-    if (len >= RED_SLICE_MIN && t->size > 1 && (!alias || dest == source) && rma_lookup(sm_core.rank, dest)) { \
+    if (len >= RED_SLICE_MIN && t->size > 1 && (!alias || dest == source) && rma_sym_xlate(&shmem_sym, sm_core.rank, dest, len)) { \
         /* slices in whole cache lines, so no two PEs write one line of a dest */ \
         size_t per = sizeof(T) >= SM_CACHELINE ? 1 : SM_CACHELINE / sizeof(T), chunks = (n + per - 1) / per; \
         size_t me = (size_t)t->my_pe, P = (size_t)t->size; \
@@ -380,14 +380,14 @@ static void red_##N##_##OP(struct shmem_team_s *t, T *dest, const T *source, siz
         shmem_team_barrier(t); \
         for (size_t b = lo; b < hi; b += RED_BLOCK / sizeof(T)) { \
             size_t m = hi - b < RED_BLOCK / sizeof(T) ? hi - b : RED_BLOCK / sizeof(T); \
-            memcpy(buf, rma_xlate(shmem_team_pe(t, 0), source + b, m * sizeof(T), routine), m * sizeof(T)); \
+            memcpy(buf, shmem_xlate(shmem_team_pe(t, 0), source + b, m * sizeof(T), routine), m * sizeof(T)); \
             for (int j = 1; j < t->size; j++) { \
-                const T *s = rma_xlate(shmem_team_pe(t, j), source + b, m * sizeof(T), routine); \
+                const T *s = shmem_xlate(shmem_team_pe(t, j), source + b, m * sizeof(T), routine); \
                 for (size_t k = 0; k < m; k++) buf[k] = OP_##OP(buf[k], s[k]); \
             } \
             for (size_t j = 0; j < P; j++) {   /* start after me: writers spread over targets */ \
                 int pe = shmem_team_pe(t, (int)((me + 1 + j) % P)); \
-                memcpy(rma_xlate(pe, dest + b, m * sizeof(T), routine), buf, m * sizeof(T)); \
+                memcpy(shmem_xlate(pe, dest + b, m * sizeof(T), routine), buf, m * sizeof(T)); \
             } \
         } \
         shmem_team_barrier(t); \
@@ -395,11 +395,11 @@ static void red_##N##_##OP(struct shmem_team_s *t, T *dest, const T *source, siz
     } \
     shmem_team_barrier(t); \
     T *acc = alias && len ? malloc(len) : dest; \
-    if (!acc) rma_fail("%s: out of memory for %zu bytes", routine, len); \
+    if (!acc) shmem_fail("%s: out of memory for %zu bytes", routine, len); \
     if (len) { \
-        memcpy(acc, rma_xlate(shmem_team_pe(t, 0), source, len, routine), len); \
+        memcpy(acc, shmem_xlate(shmem_team_pe(t, 0), source, len, routine), len); \
         for (int j = 1; j < t->size; j++) { \
-            const T *s = rma_xlate(shmem_team_pe(t, j), source, len, routine); \
+            const T *s = shmem_xlate(shmem_team_pe(t, j), source, len, routine); \
             for (size_t k = 0; k < n; k++) acc[k] = OP_##OP(acc[k], s[k]); \
         } \
     } \
@@ -423,7 +423,7 @@ void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_sta
 { \
     (void)pWrk, (void)pSync; \
     struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_" #N "_" #OP "_to_all"); \
-    if (nreduce < 0) rma_fail("shmem_" #N "_" #OP "_to_all: nreduce %d is negative", nreduce); \
+    if (nreduce < 0) shmem_fail("shmem_" #N "_" #OP "_to_all: nreduce %d is negative", nreduce); \
     red_ta_##N##_##OP(&t, dest, source, (size_t)nreduce, "shmem_" #N "_" #OP "_to_all"); \
 }
 #define DEF_TOALL_BIT(N, T) DEF_TOALL(N, T, and) DEF_TOALL(N, T, or) DEF_TOALL(N, T, xor)

@@ -7,36 +7,78 @@
 
 #include "shmem_internal.h"
 
-/* --- RMA -------------------------------------------------------------------- */
-static inline void put_bytes(void *dest, const void *source, size_t len, int pe, const char *routine)
+/* --- RMA --------------------------------------------------------------------
+ * Small puts and gets of symmetric heap or globals inline (rma.h), the rest
+ * (and every error) in one function out of line. */
+static __attribute__((noinline)) void put_general(void *dest, const void *source, size_t len, int pe,
+                                                  const char *routine)
 {
-    rma_put(pe, dest, source, len, routine);
+    rma_copy(shmem_xlate(pe, dest, len, routine), source, len);
     rma_wake(pe);
+}
+static __attribute__((noinline)) void get_general(void *dest, const void *source, size_t len, int pe,
+                                                  const char *routine)
+{
+    rma_copy(dest, shmem_xlate(pe, source, len, routine), len);
+}
+static inline __attribute__((always_inline)) void put_bytes(void *dest, const void *source, size_t len, int pe,
+                                                            const char *routine)
+{
+    if (SM_UNLIKELY(!rma_sym_put_small(&shmem_sym, pe, dest, source, len))) put_general(dest, source, len, pe, routine);
+}
+static inline __attribute__((always_inline)) void get_bytes(void *dest, const void *source, size_t len, int pe,
+                                                            const char *routine)
+{
+    if (SM_UNLIKELY(!rma_sym_get_small(&shmem_sym, pe, dest, source, len))) get_general(dest, source, len, pe, routine);
 }
 
 static inline void signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, const char *routine)
 {
-    _Atomic uint64_t *s = rma_xlate(pe, sig_addr, sizeof *sig_addr, routine);
+    _Atomic uint64_t *s = shmem_xlate(pe, sig_addr, sizeof *sig_addr, routine);
     if (sig_op == SHMEM_SIGNAL_SET) atomic_store_explicit(s, signal, memory_order_release);
     else if (sig_op == SHMEM_SIGNAL_ADD) atomic_fetch_add_explicit(s, signal, memory_order_seq_cst);
-    else rma_fail("%s: sig_op %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", routine, sig_op);
+    else shmem_fail("%s: sig_op %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", routine, sig_op);
     rma_wake(pe);
 }
 static inline void put_signal(void *dest, const void *source, size_t len, uint64_t *sig_addr,
                               uint64_t signal, int sig_op, int pe, const char *routine)
 {
-    rma_put(pe, dest, source, len, routine);   /* the data, then the signal (release) */
+    rma_copy(shmem_xlate(pe, dest, len, routine), source, len);   /* the data, then the signal (release) */
     signal_op(sig_addr, signal, sig_op, pe, routine);
 }
 
+static _Noreturn __attribute__((cold)) void bad_nelems(size_t nelems, const char *routine)
+{
+    if ((ptrdiff_t)nelems < 0) shmem_fail("%s: nelems %td is negative", routine, (ptrdiff_t)nelems);
+    shmem_fail("%s: %zu elements overflow", routine, nelems);
+}
 static inline size_t nbytes(size_t nelems, size_t elem, const char *routine)
 {
     size_t n;
-    if (SM_UNLIKELY(__builtin_mul_overflow(nelems, elem, &n))) {
-        if ((ptrdiff_t)nelems < 0) rma_fail("%s: nelems %td is negative", routine, (ptrdiff_t)nelems);
-        rma_fail("%s: %zu elements overflow", routine, nelems);
-    }
+    if (SM_UNLIKELY(__builtin_mul_overflow(nelems, elem, &n))) bad_nelems(nelems, routine);
     return n;
+}
+
+/* Strided transfers (shmem_internal.h). */
+void shmem_strided(bool put, int pe, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                    size_t elem, size_t nelems, const char *routine)
+{
+    if (!nelems) {
+        shmem_xlate(pe, put ? dest : source, 0, routine);   /* the PE (and init) still checked */
+        return;
+    }
+    if (dst < 1 || sst < 1) shmem_fail("%s: stride %td must be positive", routine, dst < 1 ? dst : sst);
+    size_t count[2] = {elem, nelems}, dspan, sspan;
+    ptrdiff_t ds, ss;
+    if (__builtin_mul_overflow(dst, (ptrdiff_t)elem, &ds) || __builtin_mul_overflow(sst, (ptrdiff_t)elem, &ss) ||
+        rma_strided_span(count, &ds, 1, &dspan) || rma_strided_span(count, &ss, 1, &sspan))
+        shmem_fail("%s: %zu elements at strides %td and %td overflow the address space", routine, nelems, dst, sst);
+    if (put) {
+        rma_strided_copy(shmem_xlate(pe, dest, dspan, routine), &ds, source, &ss, count, 1);
+        rma_wake(pe);
+    } else {
+        rma_strided_copy(dest, &ds, shmem_xlate(pe, source, sspan, routine), &ss, count, 1);
+    }
 }
 
 /* Every routine is generated twice from one body: plain (PFX shmem_, the PE
@@ -57,17 +99,21 @@ void PFX##N##_put(CTX_##CTX T *dest, const T *source, size_t nelems, int pe) \
 void PFX##N##_put_nbi(CTX_##CTX T *dest, const T *source, size_t nelems, int pe) \
 { const char *r = NM(PFX, N, put_nbi); put_bytes(dest, source, nbytes(nelems, sizeof(T), r), PE(r), r); } \
 void PFX##N##_get(CTX_##CTX T *dest, const T *source, size_t nelems, int pe) \
-{ const char *r = NM(PFX, N, get); rma_get(PE(r), dest, source, nbytes(nelems, sizeof(T), r), r); } \
+{ const char *r = NM(PFX, N, get); get_bytes(dest, source, nbytes(nelems, sizeof(T), r), PE(r), r); } \
 void PFX##N##_get_nbi(CTX_##CTX T *dest, const T *source, size_t nelems, int pe) \
-{ const char *r = NM(PFX, N, get_nbi); rma_get(PE(r), dest, source, nbytes(nelems, sizeof(T), r), r); } \
+{ const char *r = NM(PFX, N, get_nbi); get_bytes(dest, source, nbytes(nelems, sizeof(T), r), PE(r), r); } \
 void PFX##N##_p(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = NM(PFX, N, p); int w = PE(r); *(T *)rma_xlate(w, dest, sizeof(T), r) = value; rma_wake(w); } \
+{ const char *r = NM(PFX, N, p); int w = PE(r); void *at; \
+  if (SM_LIKELY(rma_sym_fast_small(&shmem_sym, w, dest, sizeof(T), &at))) *(T *)at = value, rma_wake(w); \
+  else { T v = value; put_general(dest, &v, sizeof(T), w, r); } } \
 T PFX##N##_g(CTX_##CTX const T *source, int pe) \
-{ const char *r = NM(PFX, N, g); return *(const T *)rma_xlate(PE(r), source, sizeof(T), r); } \
+{ const char *r = NM(PFX, N, g); int w = PE(r); void *at; \
+  if (SM_LIKELY(rma_sym_fast_small(&shmem_sym, w, source, sizeof(T), &at))) return *(const T *)at; \
+  T v; get_general(&v, source, sizeof(T), w, r); return v; } \
 void PFX##N##_iput(CTX_##CTX T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-{ const char *r = NM(PFX, N, iput); int w = PE(r); rma_iput(w, dest, source, dst, sst, sizeof(T), nelems, r); rma_wake(w); } \
+{ const char *r = NM(PFX, N, iput); shmem_strided(true, PE(r), dest, source, dst, sst, sizeof(T), nelems, r); } \
 void PFX##N##_iget(CTX_##CTX T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-{ const char *r = NM(PFX, N, iget); rma_iget(PE(r), dest, source, dst, sst, sizeof(T), nelems, r); } \
+{ const char *r = NM(PFX, N, iget); shmem_strided(false, PE(r), dest, source, dst, sst, sizeof(T), nelems, r); } \
 void PFX##N##_put_signal(CTX_##CTX T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
 { const char *r = NM(PFX, N, put_signal); put_signal(dest, source, nbytes(nelems, sizeof(T), r), sig_addr, signal, sig_op, PE(r), r); } \
 void PFX##N##_put_signal_nbi(CTX_##CTX T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
@@ -82,13 +128,13 @@ void PFX##put##S(CTX_##CTX void *dest, const void *source, size_t nelems, int pe
 void PFX##put##S##_nbi(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
 { const char *r = SNM(PFX, put, S, "_nbi"); put_bytes(dest, source, nbytes(nelems, S / 8, r), PE(r), r); } \
 void PFX##get##S(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
-{ const char *r = SNM(PFX, get, S, ""); rma_get(PE(r), dest, source, nbytes(nelems, S / 8, r), r); } \
+{ const char *r = SNM(PFX, get, S, ""); get_bytes(dest, source, nbytes(nelems, S / 8, r), PE(r), r); } \
 void PFX##get##S##_nbi(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
-{ const char *r = SNM(PFX, get, S, "_nbi"); rma_get(PE(r), dest, source, nbytes(nelems, S / 8, r), r); } \
+{ const char *r = SNM(PFX, get, S, "_nbi"); get_bytes(dest, source, nbytes(nelems, S / 8, r), PE(r), r); } \
 void PFX##iput##S(CTX_##CTX void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-{ const char *r = SNM(PFX, iput, S, ""); int w = PE(r); rma_iput(w, dest, source, dst, sst, S / 8, nelems, r); rma_wake(w); } \
+{ const char *r = SNM(PFX, iput, S, ""); shmem_strided(true, PE(r), dest, source, dst, sst, S / 8, nelems, r); } \
 void PFX##iget##S(CTX_##CTX void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
-{ const char *r = SNM(PFX, iget, S, ""); rma_iget(PE(r), dest, source, dst, sst, S / 8, nelems, r); } \
+{ const char *r = SNM(PFX, iget, S, ""); shmem_strided(false, PE(r), dest, source, dst, sst, S / 8, nelems, r); } \
 void PFX##put##S##_signal(CTX_##CTX void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
 { const char *r = SNM(PFX, put, S, "_signal"); put_signal(dest, source, nbytes(nelems, S / 8, r), sig_addr, signal, sig_op, PE(r), r); } \
 void PFX##put##S##_signal_nbi(CTX_##CTX void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
@@ -102,9 +148,9 @@ void PFX##putmem(CTX_##CTX void *dest, const void *source, size_t nelems, int pe
 void PFX##putmem_nbi(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
 { const char *r = #PFX "putmem_nbi"; put_bytes(dest, source, nelems, PE(r), r); } \
 void PFX##getmem(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
-{ const char *r = #PFX "getmem"; rma_get(PE(r), dest, source, nelems, r); } \
+{ const char *r = #PFX "getmem"; get_bytes(dest, source, nelems, PE(r), r); } \
 void PFX##getmem_nbi(CTX_##CTX void *dest, const void *source, size_t nelems, int pe) \
-{ const char *r = #PFX "getmem_nbi"; rma_get(PE(r), dest, source, nelems, r); } \
+{ const char *r = #PFX "getmem_nbi"; get_bytes(dest, source, nelems, PE(r), r); } \
 void PFX##putmem_signal(CTX_##CTX void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
 { const char *r = #PFX "putmem_signal"; put_signal(dest, source, nelems, sig_addr, signal, sig_op, PE(r), r); } \
 void PFX##putmem_signal_nbi(CTX_##CTX void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) \
@@ -115,51 +161,52 @@ DEF_MEM_(shmem_ctx_, WITHCTX_, PE_CTX_)
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 {
     return atomic_load_explicit((const _Atomic uint64_t *)
-        rma_xlate(sm_core.rank, sig_addr, sizeof *sig_addr, "shmem_signal_fetch"), memory_order_acquire);
+        shmem_xlate(sm_core.rank, sig_addr, sizeof *sig_addr, "shmem_signal_fetch"), memory_order_acquire);
 }
 
-void shmem_fence(void) { rma_fence(); }
-void shmem_quiet(void) { rma_quiet(); }
+void shmem_fence(void) { shmem_require_init("shmem_fence"); rma_fence(); }
+void shmem_quiet(void) { shmem_require_init("shmem_quiet"); rma_quiet(); }
 
 /* --- Atomics: seq_cst CPU atomics on the target's memory (rma.h) ------------------
  * The _nbi forms complete at once too: the fetched value is stored before
- * they return. */
+ * they return. AT: pe's instance of *p. */
+#define AT(pe, p, routine) ((__typeof__(p))shmem_xlate(pe, p, sizeof *(p), routine))
 #define ANM(PFX, N, op) #PFX #N "_atomic_" #op
 #define DEF_AMO_EXT_(PFX, CTX, PE, N, T) \
 T PFX##N##_atomic_fetch(CTX_##CTX const T *source, int pe) \
-{ const char *r = ANM(PFX, N, fetch); T v; RMA_LOAD(PE(r), source, &v, r); return v; } \
+{ const char *r = ANM(PFX, N, fetch); T v; RMA_LOAD(AT(PE(r), source, r), &v); return v; } \
 void PFX##N##_atomic_set(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, set); int w = PE(r); RMA_STORE(w, dest, &value, r); rma_wake(w); } \
+{ const char *r = ANM(PFX, N, set); int w = PE(r); RMA_STORE(AT(w, dest, r), &value); rma_wake(w); } \
 T PFX##N##_atomic_swap(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, swap); int w = PE(r); T v; RMA_SWAP(w, dest, &value, &v, r); rma_wake(w); return v; } \
+{ const char *r = ANM(PFX, N, swap); int w = PE(r); T v; RMA_SWAP(AT(w, dest, r), &value, &v); rma_wake(w); return v; } \
 void PFX##N##_atomic_fetch_nbi(CTX_##CTX T *fetch, const T *source, int pe) \
-{ const char *r = ANM(PFX, N, fetch_nbi); RMA_LOAD(PE(r), source, fetch, r); } \
+{ const char *r = ANM(PFX, N, fetch_nbi); RMA_LOAD(AT(PE(r), source, r), fetch); } \
 void PFX##N##_atomic_swap_nbi(CTX_##CTX T *fetch, T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, swap_nbi); int w = PE(r); RMA_SWAP(w, dest, &value, fetch, r); rma_wake(w); }
+{ const char *r = ANM(PFX, N, swap_nbi); int w = PE(r); RMA_SWAP(AT(w, dest, r), &value, fetch); rma_wake(w); }
 #define DEF_AMO_STD_(PFX, CTX, PE, N, T) \
 T PFX##N##_atomic_compare_swap(CTX_##CTX T *dest, T cond, T value, int pe) \
-{ const char *r = ANM(PFX, N, compare_swap); int w = PE(r); RMA_CSWAP(w, dest, &cond, value, r); rma_wake(w); return cond; } \
+{ const char *r = ANM(PFX, N, compare_swap); int w = PE(r); RMA_CSWAP(AT(w, dest, r), &cond, value); rma_wake(w); return cond; } \
 T PFX##N##_atomic_fetch_inc(CTX_##CTX T *dest, int pe) \
-{ const char *r = ANM(PFX, N, fetch_inc); int w = PE(r); T v = RMA_FETCH_OP(add, w, dest, (T)1, r); rma_wake(w); return v; } \
+{ const char *r = ANM(PFX, N, fetch_inc); int w = PE(r); T v = RMA_FETCH_OP(add, AT(w, dest, r), (T)1); rma_wake(w); return v; } \
 void PFX##N##_atomic_inc(CTX_##CTX T *dest, int pe) \
-{ const char *r = ANM(PFX, N, inc); int w = PE(r); RMA_FETCH_OP(add, w, dest, (T)1, r); rma_wake(w); } \
+{ const char *r = ANM(PFX, N, inc); int w = PE(r); RMA_FETCH_OP(add, AT(w, dest, r), (T)1); rma_wake(w); } \
 T PFX##N##_atomic_fetch_add(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, fetch_add); int w = PE(r); T v = RMA_FETCH_OP(add, w, dest, value, r); rma_wake(w); return v; } \
+{ const char *r = ANM(PFX, N, fetch_add); int w = PE(r); T v = RMA_FETCH_OP(add, AT(w, dest, r), value); rma_wake(w); return v; } \
 void PFX##N##_atomic_add(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, add); int w = PE(r); RMA_FETCH_OP(add, w, dest, value, r); rma_wake(w); } \
+{ const char *r = ANM(PFX, N, add); int w = PE(r); RMA_FETCH_OP(add, AT(w, dest, r), value); rma_wake(w); } \
 void PFX##N##_atomic_compare_swap_nbi(CTX_##CTX T *fetch, T *dest, T cond, T value, int pe) \
-{ const char *r = ANM(PFX, N, compare_swap_nbi); int w = PE(r); RMA_CSWAP(w, dest, &cond, value, r); rma_wake(w); *fetch = cond; } \
+{ const char *r = ANM(PFX, N, compare_swap_nbi); int w = PE(r); RMA_CSWAP(AT(w, dest, r), &cond, value); rma_wake(w); *fetch = cond; } \
 void PFX##N##_atomic_fetch_inc_nbi(CTX_##CTX T *fetch, T *dest, int pe) \
-{ const char *r = ANM(PFX, N, fetch_inc_nbi); int w = PE(r); *fetch = RMA_FETCH_OP(add, w, dest, (T)1, r); rma_wake(w); } \
+{ const char *r = ANM(PFX, N, fetch_inc_nbi); int w = PE(r); *fetch = RMA_FETCH_OP(add, AT(w, dest, r), (T)1); rma_wake(w); } \
 void PFX##N##_atomic_fetch_add_nbi(CTX_##CTX T *fetch, T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, fetch_add_nbi); int w = PE(r); *fetch = RMA_FETCH_OP(add, w, dest, value, r); rma_wake(w); }
+{ const char *r = ANM(PFX, N, fetch_add_nbi); int w = PE(r); *fetch = RMA_FETCH_OP(add, AT(w, dest, r), value); rma_wake(w); }
 #define DEF_AMO_BIT1_(PFX, CTX, PE, N, T, op) \
 T PFX##N##_atomic_fetch_##op(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, fetch_##op); int w = PE(r); T v = RMA_FETCH_OP(op, w, dest, value, r); rma_wake(w); return v; } \
+{ const char *r = ANM(PFX, N, fetch_##op); int w = PE(r); T v = RMA_FETCH_OP(op, AT(w, dest, r), value); rma_wake(w); return v; } \
 void PFX##N##_atomic_##op(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, op); int w = PE(r); RMA_FETCH_OP(op, w, dest, value, r); rma_wake(w); } \
+{ const char *r = ANM(PFX, N, op); int w = PE(r); RMA_FETCH_OP(op, AT(w, dest, r), value); rma_wake(w); } \
 void PFX##N##_atomic_fetch_##op##_nbi(CTX_##CTX T *fetch, T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, fetch_##op##_nbi); int w = PE(r); *fetch = RMA_FETCH_OP(op, w, dest, value, r); rma_wake(w); }
+{ const char *r = ANM(PFX, N, fetch_##op##_nbi); int w = PE(r); *fetch = RMA_FETCH_OP(op, AT(w, dest, r), value); rma_wake(w); }
 #define DEF_AMO_BIT_(PFX, CTX, PE, N, T) DEF_AMO_BIT1_(PFX, CTX, PE, N, T, and) \
     DEF_AMO_BIT1_(PFX, CTX, PE, N, T, or) DEF_AMO_BIT1_(PFX, CTX, PE, N, T, xor)
 #define DEF_AMO_EXT(N, T) DEF_AMO_EXT_(shmem_, NOCTX_, PE_WORLD_, N, T) DEF_AMO_EXT_(shmem_ctx_, WITHCTX_, PE_CTX_, N, T)
@@ -197,7 +244,7 @@ void shmem_udcflush_line(void *dest) { (void)dest; }
  * every put, atomic and signal rings the target's doorbell (rma_wake). */
 static _Noreturn void bad_cmp(const char *routine, int cmp)
 {
-    rma_fail("%s: comparison %d is not one of SHMEM_CMP_EQ/NE/GT/LE/LT/GE", routine, cmp);
+    shmem_fail("%s: comparison %d is not one of SHMEM_CMP_EQ/NE/GT/LE/LT/GE", routine, cmp);
 }
 #define CMP(a, cmp, b, routine) \
     ((cmp) == SHMEM_CMP_EQ ? (a) == (b) : (cmp) == SHMEM_CMP_NE ? (a) != (b) : \
@@ -248,8 +295,7 @@ static bool test_##N(void *arg) \
 } \
 static size_t wait_##N(struct wait_##N *w, bool block) \
 { \
-    if (w->n && !rma_lookup(sm_core.rank, w->ivars)) \
-        rma_fail("%s: ivars %p is not symmetric (not exposed by smartmap)", w->routine, (void *)w->ivars); \
+    shmem_xlate(sm_core.rank, w->ivars, nbytes(w->n, sizeof(T), w->routine), w->routine); \
     w->found = SIZE_MAX; \
     w->start = w->mode == 1 ? any_start(w->ivars, w->n) : 0; \
     if (block) sm_wait(test_##N, w); \
@@ -302,35 +348,22 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
 }
 
 /* --- Locks ------------------------------------------------------------------------
- * A ticket lock in PE 0's instance of the symmetric long (zero initially, as
- * the specification requires): the low 32 bits take tickets, the high 32 bits
- * (a separate aligned word) serve them; waiters sleep on that word. */
-static _Atomic uint32_t *lock_words(long *lock, const char *routine)
+ * The engine's ticket lock (rma.h) in PE 0's instance of the symmetric long
+ * (zero initially, as the specification requires). */
+static struct rma_lock *lock_of(long *lock, const char *routine)
 {
-    if ((uintptr_t)lock % sizeof(long)) rma_fail("%s: lock %p is not aligned", routine, (void *)lock);
-    return rma_xlate(0, lock, sizeof *lock, routine);
+    if ((uintptr_t)lock % sizeof(long)) shmem_fail("%s: lock %p is not aligned", routine, (void *)lock);
+    return shmem_xlate(0, lock, sizeof *lock, routine);
 }
+_Static_assert(sizeof(struct rma_lock) == sizeof(long), "a SHMEM lock is a long");
 
-void shmem_set_lock(long *lock)
-{
-    _Atomic uint32_t *w = lock_words(lock, "shmem_set_lock");
-    uint32_t t = atomic_fetch_add(&w[0], 1), s;
-    while ((s = atomic_load_explicit(&w[1], memory_order_acquire)) != t)
-        sm_wait_word((volatile uint32_t *)&w[1], s);
-}
+void shmem_set_lock(long *lock) { rma_lock_acquire(lock_of(lock, "shmem_set_lock")); }
 
 void shmem_clear_lock(long *lock)
 {
-    _Atomic uint32_t *w = lock_words(lock, "shmem_clear_lock");
+    struct rma_lock *l = lock_of(lock, "shmem_clear_lock");
     rma_quiet();                      /* the critical section's puts complete first */
-    atomic_fetch_add_explicit(&w[1], 1, memory_order_release);
-    sm_wake_word((volatile uint32_t *)&w[1]);
+    rma_lock_release(l);
 }
 
-int shmem_test_lock(long *lock)
-{
-    _Atomic uint32_t *w = lock_words(lock, "shmem_test_lock");
-    uint32_t s = atomic_load_explicit(&w[1], memory_order_acquire);
-    /* Free when the next ticket is the one being served: take it. */
-    return atomic_compare_exchange_strong(&w[0], &s, s + 1) ? 0 : 1;
-}
+int shmem_test_lock(long *lock) { return rma_lock_try(lock_of(lock, "shmem_test_lock")) ? 0 : 1; }

@@ -103,7 +103,7 @@ static void memfd_report(unsigned long long heap)
         struct stat st;
         fstat(fd0 + i, &st);
         unsigned long long size = (unsigned long long)st.st_size;
-        if (strncmp(target, want, strlen(want)) != 0 || (heap && (size != (32ULL << 30) + heap ||
+        if (strncmp(target, want, strlen(want)) != 0 || (heap && (size != (32ULL << 30) ||
                                                                    !getenv("SMARTMAP_HEAP_BYTES") || strtoull(getenv("SMARTMAP_HEAP_BYTES"), NULL, 10) != heap))) {
             printf("rank %d: fd %d is %s, %llu bytes\n", lt_rank, fd0 + i, target, size);
             bad++;

@@ -43,7 +43,7 @@ if test == "quick":
     check(r.returncode == 0, "exit 0")
     data = results(out)
     impls = {s["impl"] for s in data["samples"]}
-    want = {"smartmap", "smartmap-cma", "smartmap-copy", "raw-memfd", "memcpy"} | set(mpis())
+    want = {"smartmap", "smartmap-cma", "smartmap-copy", "raw-memfd", "store-limit", "memcpy"} | set(mpis())
     check(impls == want, "implementations in results.json: %s, want %s" % (sorted(impls), sorted(want)))
     check({s["size"] for s in data["samples"] if s["metric"] == "pp_lat"} == {8, 1024, 16384}, "--sizes kept 8, 1K, 16K")
     put = {s["impl"] for s in data["samples"] if s["metric"] == "put_lat"}
@@ -56,7 +56,7 @@ if test == "quick":
     want_coll = {("coll_barrier", 0)} | {("coll_" + c, n) for c in ("bcast", "reduce", "allreduce", "allgather", "alltoall")
                                         for n in (1024, 16384)}
     check(coll == want_coll, "collectives measured at the sizes kept: %s" % sorted(coll ^ want_coll))
-    for m in ("pp_lat", "pp_bw", "msgrate", "sendrecv", "exchange", "flag_pingpong", "get_bw", "put_lat", "put_pingpong",
+    for m in ("pp_lat", "pp_bw", "msgrate", "sendrecv", "exchange", "flag_pingpong", "put_quiet", "get_bw", "put_lat", "put_pingpong",
               "coll_barrier", "coll_bcast", "coll_allreduce", "coll_alltoall"):
         png = os.path.join(out, "%s_2ranks.png" % m)
         check(os.path.getsize(png) > 10000 if os.path.exists(png) else False, "plot " + png)

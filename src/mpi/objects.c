@@ -1,0 +1,95 @@
+/* The binding's shared objects, below every other file of src/mpi: the
+ * initialisation state, the predefined communicators and the empty group,
+ * and the reference counts that keep communicators, groups and error
+ * handlers alive while requests or other objects still use them. The files
+ * above (err, type, request, pt2pt, comm, collective, env) call in here and
+ * never the other way. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm_core.h"
+#include "smpi.h"
+
+int smpi_state;
+struct smpi_comm smpi_comm_world, smpi_comm_self;
+struct smpi_group smpi_group_empty = { SMPI_MAGIC_GRP, 1, 0, MPI_UNDEFINED, NULL };
+
+const char *smpi_comm_name(const struct smpi_comm *c) { return c->name; }
+
+void smpi_errh_ref(MPI_Errhandler e)
+{
+    if (smpi_user_errh(e)) e->refs++;
+}
+
+void smpi_errh_unref(MPI_Errhandler e)
+{
+    if (smpi_user_errh(e) && --e->refs == 0) {
+        e->magic = 0;
+        free(e);
+    }
+}
+
+struct smpi_group *smpi_group_new(int size)
+{
+    struct smpi_group *g = calloc(1, sizeof *g);
+    if (!g || !(g->world = malloc(sizeof(int) * (size_t)(size ? size : 1)))) {
+        free(g);
+        return NULL;
+    }
+    g->magic = SMPI_MAGIC_GRP, g->refs = 1, g->size = size, g->rank = MPI_UNDEFINED;
+    return g;
+}
+
+void smpi_group_set_rank(struct smpi_group *g)
+{
+    g->rank = MPI_UNDEFINED;
+    for (int i = 0; i < g->size; i++)
+        if (g->world[i] == sm_core.rank) g->rank = i;
+}
+
+void smpi_group_unref(struct smpi_group *g)
+{
+    if (g == &smpi_group_empty || --g->refs > 0) return;
+    g->magic = 0;
+    free(g->world);
+    free(g);
+}
+
+void smpi_comm_setup(struct smpi_comm *c, struct smpi_group *g, uint32_t ctx, const char *name)
+{
+    c->magic = SMPI_MAGIC_COMM, c->refs = 1, c->group = g;
+    c->errh = MPI_ERRORS_ARE_FATAL;
+    c->pt = (struct p2p_comm){ ctx, g->rank, g->size, g->world, 0 };
+    c->co = c->pt;
+    c->co.ctx = ctx + 1;
+    snprintf(c->name, sizeof c->name, "%s", name);
+}
+
+/* Context ids: WORLD uses 0/1, SELF 2/3 (comm.c agrees on the next ones). */
+int smpi_comm_init_predef(void)
+{
+    struct smpi_group *w = smpi_group_new(sm_core.size), *s = smpi_group_new(1);
+    if (!w || !s) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < sm_core.size; i++) w->world[i] = i;
+    s->world[0] = sm_core.rank;
+    smpi_group_set_rank(w);
+    smpi_group_set_rank(s);
+    smpi_comm_setup(&smpi_comm_world, w, 0, "MPI_COMM_WORLD");
+    smpi_comm_setup(&smpi_comm_self, s, 2, "MPI_COMM_SELF");
+    return MPI_SUCCESS;
+}
+
+void smpi_comm_ref(struct smpi_comm *c)
+{
+    if (c != &smpi_comm_world && c != &smpi_comm_self) c->refs++;
+}
+
+void smpi_comm_unref(struct smpi_comm *c)
+{
+    if (c == &smpi_comm_world || c == &smpi_comm_self || --c->refs > 0) return;
+    smpi_group_unref(c->group);
+    smpi_errh_unref(c->errh);
+    c->magic = 0;
+    free(c);
+}

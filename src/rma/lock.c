@@ -1,0 +1,70 @@
+/* lock.c: locks in shared memory that any rank takes on any rank's memory
+ * (rma.h): an exclusive ticket lock and a phase-fair reader-writer ticket
+ * lock. Waiters spin, then sleep on the word they wait for. */
+#include "rma.h"
+
+/* Wait until *w == want (*w only moves forward, so each other value seen
+ * is waited out with sm_wait_word). */
+static void await_eq(_Atomic uint32_t *w, uint32_t want)
+{
+    uint32_t v;
+    while ((v = atomic_load_explicit(w, memory_order_acquire)) != want)
+        sm_wait_word((volatile uint32_t *)w, v);
+}
+
+static void bump(_Atomic uint32_t *w, uint32_t by)
+{
+    atomic_fetch_add_explicit(w, by, memory_order_release);
+    sm_wake_word((volatile uint32_t *)w);
+}
+
+/* --- Exclusive ticket lock ----------------------------------------------------- */
+
+void rma_lock_acquire(struct rma_lock *l)
+{
+    await_eq(&l->serving, atomic_fetch_add(&l->next, 1));
+}
+
+bool rma_lock_try(struct rma_lock *l)
+{
+    /* Free when the next ticket is the one being served: take it. */
+    uint32_t s = atomic_load_explicit(&l->serving, memory_order_acquire);
+    return atomic_compare_exchange_strong(&l->next, &s, s + 1);
+}
+
+void rma_lock_release(struct rma_lock *l) { bump(&l->serving, 1); }
+
+/* --- Phase-fair reader-writer ticket lock (PF-T) ------------------------------------
+ * rin's low bits: a writer is present (PRES) and its phase (PHID, the low
+ * bit of its ticket, so consecutive writers differ); readers count above
+ * them in RMA_RW_READER units, in rin when they arrive and in rout when
+ * they leave. */
+#define RW_PHID  0x1u
+#define RW_PRES  0x2u
+#define RW_WBITS (RW_PRES | RW_PHID)
+
+void rma_rwlock_acquire(struct rma_rwlock *l, enum rma_lock_mode mode)
+{
+    if (mode == RMA_LOCK_SHARED) {
+        /* Wait only if a writer is present, and only until its phase ends. */
+        uint32_t w = atomic_fetch_add(&l->rin, RMA_RW_READER) & RW_WBITS, r;
+        while (w && ((r = atomic_load_explicit(&l->rin, memory_order_acquire)) & RW_WBITS) == w)
+            sm_wait_word((volatile uint32_t *)&l->rin, r);
+        return;
+    }
+    uint32_t ticket = atomic_fetch_add(&l->win, 1);
+    await_eq(&l->wout, ticket);                     /* the writers before me are done */
+    uint32_t readers = atomic_fetch_add(&l->rin, RW_PRES | (ticket & RW_PHID));
+    await_eq(&l->rout, readers);                    /* so are the readers that came before me */
+}
+
+void rma_rwlock_release(struct rma_rwlock *l, enum rma_lock_mode mode)
+{
+    if (mode == RMA_LOCK_SHARED) {
+        bump(&l->rout, RMA_RW_READER);
+        return;
+    }
+    atomic_fetch_and_explicit(&l->rin, ~RW_WBITS, memory_order_release);   /* the waiting readers go */
+    sm_wake_word((volatile uint32_t *)&l->rin);
+    bump(&l->wout, 1);                                                     /* then the next writer */
+}
