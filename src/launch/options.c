@@ -284,9 +284,12 @@ static void print_help(void)
 "Each rank gets smrun's environment plus:\n", SM_NMAX, lo, hi);
     print_smrun_settings();
     printf(
-"Ranks run with address space randomisation off, in a process group of their\n"
-"own. Rank 0 reads smrun's stdin, the others /dev/null. Output is forwarded\n"
-"line by line, so lines of different ranks never mix.\n"
+"Ranks run in a process group of their own, their programs with address\n"
+"space randomisation off (what a program starts once it uses the job has it\n"
+"back). Each rank runs one smartmap program: a wrapper may exec it, and any\n"
+"other smartmap program in the rank fails when it uses the job. Rank 0 reads\n"
+"smrun's stdin, the others /dev/null. Output is forwarded line by line, so\n"
+"lines of different ranks never mix.\n"
 "\n"
 "A rank that is killed by a signal, exits non-zero, exits without finalizing\n"
 "(e.g. without MPI_Finalize) or aborts ends the job: smrun kills the other\n"
