@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "smartmap.h"
+#include "sm_group.h"
 #include "sm_job.h"
 #include "sm_settings.h"
 #include "sm_status.h"
@@ -25,11 +26,12 @@
 #define SM_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define SM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SM_CACHELINE   64
+#define SM_WORD_BUCKETS 64       /* sleeper counts per slot (wait.c) */
 
 /* Engine areas: fixed places in every rank's control region that an engine
  * may lay out as it likes (rings, flags, locks). Zero when the job starts. */
 enum sm_area {
-    SM_AREA_P2P, SM_AREA_COLL, SM_AREA_RMA, SM_AREA_SHMEM,
+    SM_AREA_P2P, SM_AREA_COLL, SM_AREA_RMA,
     SM_AREA_COUNT
 };
 #define SM_AREA_OFF  (1ULL << 20)
@@ -59,9 +61,9 @@ struct sm_rank_ctrl {
     uint64_t stack_lo, stack_len;                /* live in its own address space */
     alignas(SM_CACHELINE) _Atomic uint32_t doorbell;   /* sm_wait / sm_wake */
     _Atomic uint32_t sleepers;
-    alignas(SM_CACHELINE) _Atomic uint32_t word_sleepers; /* sleepers in sm_wait_word on words in this slot */
-    alignas(SM_CACHELINE) _Atomic uint32_t bar_arrived;   /* job barrier: used in rank 0's block */
-    alignas(SM_CACHELINE) _Atomic uint32_t bar_gen;
+    /* sleepers in sm_wait_word on words in this slot, by the word's line modulo the buckets */
+    alignas(SM_CACHELINE) _Atomic uint32_t word_sleepers[SM_WORD_BUCKETS];
+    struct sm_barrier_cell bar;                   /* the job barrier's (sm_barrier) */
     alignas(SM_CACHELINE) struct sm_svc svc;
 };
 _Static_assert(sizeof(struct sm_rank_ctrl) <= SM_AREA_OFF, "control block fits");

@@ -1,7 +1,6 @@
 /* Waiting and waking (DESIGN.md §6): spin with pause, then yield, then sleep
  * on a futex in shared memory with a bounded timeout. Wakers make a system
- * call only when someone sleeps. Also the job-wide barrier, and the wait for
- * a peer's published layout. */
+ * call only when someone sleeps. Also the wait for a peer's published layout. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>
@@ -72,12 +71,18 @@ static inline int yield_iters(void) { return sm_core.oversubscribed ? 4 : 200; }
 #define SLEEP_MIN_NS 50000L      /* first sleep 50 us, doubling ... */
 #define SLEEP_MAX_NS 5000000L    /* ... up to 5 ms: the cost of a missed wake */
 
-/* The rank whose slot holds p: sleeper counts live in its control block. */
-static struct sm_rank_ctrl *owner_of(const volatile void *p)
+/* The count of sleepers on words of p's line (modulo the buckets), in the
+ * control block of the rank whose slot holds p. By line, not by slot: a
+ * rank always has sleepers somewhere (its copy-service thread), and a
+ * waker must not make a system call for each of them. */
+static _Atomic uint32_t *sleepers_of(const volatile void *p)
 {
     uintptr_t s = (uintptr_t)p - (uintptr_t)SM_BASE;
-    if (s < ((uintptr_t)sm_core.size << SM_SLOT_SHIFT)) return sm_ctrl_of((int)(s >> SM_SLOT_SHIFT));
-    return sm_local_offset((uintptr_t)p) != UINT64_MAX ? sm_ctrl_of(sm_core.rank) : NULL;
+    struct sm_rank_ctrl *owner;
+    if (s < ((uintptr_t)sm_core.size << SM_SLOT_SHIFT)) owner = sm_ctrl_of((int)(s >> SM_SLOT_SHIFT));
+    else if (sm_local_offset((uintptr_t)p) != UINT64_MAX) owner = sm_ctrl_of(sm_core.rank);
+    else return NULL;
+    return &owner->word_sleepers[(uintptr_t)p / SM_CACHELINE % SM_WORD_BUCKETS];
 }
 
 uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old)
@@ -92,13 +97,13 @@ uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old)
         if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
         sched_yield();
     }
-    struct sm_rank_ctrl *owner = owner_of(word);
+    _Atomic uint32_t *sleepers = sleepers_of(word);
     long ns = SLEEP_MIN_NS;
     for (;;) {
-        if (owner) atomic_fetch_add(&owner->word_sleepers, 1);
+        if (sleepers) atomic_fetch_add(sleepers, 1);
         bool sure = sleeper_fence();
         if ((v = atomic_load(w)) == old) futex_wait(word, old, sure ? ns : SLEEP_MIN_NS);
-        if (owner) atomic_fetch_sub(&owner->word_sleepers, 1);
+        if (sleepers) atomic_fetch_sub(sleepers, 1);
         if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
         if (ns < SLEEP_MAX_NS) ns *= 2;
     }
@@ -106,9 +111,9 @@ uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old)
 
 void sm_wake_word(volatile uint32_t *word)
 {
-    struct sm_rank_ctrl *owner = owner_of(word);
+    _Atomic uint32_t *sleepers = sleepers_of(word);
     waker_fence();
-    if (!owner || atomic_load_explicit(&owner->word_sleepers, memory_order_relaxed))
+    if (!sleepers || atomic_load_explicit(sleepers, memory_order_relaxed))
         futex_wake(word);
 }
 
@@ -145,35 +150,6 @@ void sm_wake(int rank)
         atomic_fetch_add(&c->doorbell, 1);
         futex_wake((volatile uint32_t *)&c->doorbell);
     }
-}
-
-/* Central counter with a generation number, in rank 0's control block.
- * Arrive; true if the caller was the last and released the others. */
-static bool job_barrier_arrive(uint32_t *gen)
-{
-    struct sm_rank_ctrl *c0 = sm_ctrl_of(0);
-    *gen = atomic_load_explicit(&c0->bar_gen, memory_order_acquire);
-    if (atomic_fetch_add(&c0->bar_arrived, 1) != (uint32_t)sm_core.size - 1) return false;
-    atomic_store_explicit(&c0->bar_arrived, 0, memory_order_relaxed);
-    atomic_fetch_add_explicit(&c0->bar_gen, 1, memory_order_release);
-    sm_wake_word((volatile uint32_t *)&c0->bar_gen);
-    return true;
-}
-
-void sm_job_barrier(void)
-{
-    if (sm_core.size == 1) return;
-    struct sm_rank_ctrl *c0 = sm_ctrl_of(0);
-    uint32_t gen;
-    if (job_barrier_arrive(&gen)) return;
-    while (atomic_load_explicit(&c0->bar_gen, memory_order_acquire) == gen)
-        sm_wait_word((volatile uint32_t *)&c0->bar_gen, gen);
-}
-
-void sm_job_barrier_leave(void)
-{
-    uint32_t gen;
-    if (sm_core.size > 1) job_barrier_arrive(&gen);
 }
 
 void sm_wait_ready(int rank)

@@ -1,5 +1,8 @@
 /* Collective bindings: argument checks, MPI_IN_PLACE, packing of
- * non-contiguous datatypes, then one call into src/coll. */
+ * non-contiguous datatypes, then one call into the collective engine
+ * (src/coll): in place on the communicator's group for the barrier,
+ * broadcast, allgather, alltoall and reductions with predefined operations;
+ * on point-to-point for the rest. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,12 +29,20 @@ static int check_data(struct smpi_comm *c, const void *buf, int count, MPI_Datat
 
 #define BEGIN(R) SMPI_CHECK_INIT(R); SMPI_GET_COMM(c, comm, R); int rc
 
+/* An engine's status as an MPI error (naming the routine and the reason). */
+static int status(struct smpi_comm *c, sm_status_t st, const char *R)
+{
+    if (SM_LIKELY(st == SM_OK)) return MPI_SUCCESS;
+    /* ranks that disagree on sizes: as a message longer than its buffer */
+    int cls = st == SM_ERR_MISMATCH ? MPI_ERR_TRUNCATE : smpi_class_of(st);
+    return smpi_error(c, cls, R, "%s", sm_fail_reason());
+}
+
 int PMPI_Barrier(MPI_Comm comm)
 {
     BEGIN("MPI_Barrier");
     (void)rc;
-    coll_barrier(&c->co);
-    return MPI_SUCCESS;
+    return status(c, coll_barrier(&c->cg), "MPI_Barrier");
 }
 #pragma weak MPI_Barrier = PMPI_Barrier
 
@@ -42,14 +53,44 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     struct smpi_type *t;
     if ((rc = check_data(c, buffer, count, datatype, &t, R)) || (rc = check_root(c, root, R))) return rc;
     void *tmp, *b = smpi_contig_buf(buffer, count, t, c->pt.rank == root, &tmp);
-    coll_bcast(b, (size_t)count * t->dt->size, root, &c->co);
+    rc = status(c, coll_bcast(&c->cg, b, b, (size_t)count * t->dt->size, root), R);
     if (tmp) {
-        if (c->pt.rank != root) smpi_unpack(tmp, count, t, buffer);
+        if (c->pt.rank != root && !rc) smpi_unpack(tmp, count, t, buffer);
         free(tmp);
     }
-    return MPI_SUCCESS;
+    return rc;
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
+
+/* Predefined operations work on arrays of the basic elements in C layout
+ * (the pair types with their padding): the buffer itself for a predefined
+ * type, else a scratch copy (*tmp) that `elements_back` returns. */
+static void *elements(const void *buf, int count, const struct smpi_type *t, bool fill, void **tmp)
+{
+    *tmp = NULL;
+    if (t->id) return (void *)buf;
+    const struct smpi_type *b = &smpi_types[t->dt->basic];
+    void *packed = smpi_contig_buf((void *)buf, count, t, fill, tmp);
+    if ((ptrdiff_t)b->dt->size == smpi_extent(b)) return packed;   /* packed is C layout already */
+    size_t n = (size_t)count * t->dt->nbasic;
+    void *el = malloc(n * (size_t)smpi_extent(b) + 1);
+    if (!el) sm_fatal("MPI: out of memory for %zu elements", n);
+    if (fill) smpi_unpack(packed, (int)n, b, el);      /* spread each element over its padding */
+    free(*tmp);
+    return *tmp = el;
+}
+static void elements_back(const void *el, int count, const struct smpi_type *t, void *buf)
+{
+    const struct smpi_type *b = &smpi_types[t->dt->basic];
+    void *packed = (void *)el;
+    if ((ptrdiff_t)b->dt->size != smpi_extent(b)) {
+        size_t n = (size_t)count * t->dt->nbasic;
+        if (!(packed = malloc(n * b->dt->size + 1))) sm_fatal("MPI: out of memory for %zu elements", n);
+        smpi_pack(el, (int)n, b, packed);
+    }
+    smpi_unpack(packed, count, t, buf);
+    if (packed != el) free(packed);
+}
 
 /* Copy the bytes of count elements of t from src to dst, leaving the holes. */
 static void copy_typemap(void *dst, const void *src, int count, const struct smpi_type *t)
@@ -57,8 +98,6 @@ static void copy_typemap(void *dst, const void *src, int count, const struct smp
     dt_copy(dst, t->dt, src, t->dt, 0, (size_t)count * t->dt->size);
 }
 
-/* Reductions work on arrays of the element type: predefined types as they
- * are, homogeneous derived types packed. */
 enum { ALL = -1, SCAN = -2, EXSCAN = -3 };   /* reduce's root argument for the others */
 static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   int root, MPI_Comm comm, const char *R)
@@ -71,10 +110,10 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     if (at_root && (rc = check_data(c, recvbuf, count, datatype, &t, R))) return rc;
     if (sendbuf == MPI_IN_PLACE && !at_root)
         return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is only for the root");
-    struct coll_op o;
+    struct smpi_red o;
     if ((rc = smpi_op_prepare(c, op, datatype, t, R, &o))) return rc;
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    bool user = (uintptr_t)op >= 4096;   /* user functions see the datatype's own layout */
+    bool user = !o.predefined;           /* user functions see the datatype's own layout */
     size_t n = user ? (size_t)count : (size_t)count * t->dt->nbasic;
     void *stmp = NULL, *rtmp = NULL, *out = recvbuf;
     /* A user function on a type with holes (or a lower bound) works on whole
@@ -86,20 +125,23 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
         in = (const char *)in + t->dt->lb;
         if (at_root && !(rtmp = malloc(span + 1))) return smpi_error(c, MPI_ERR_NO_MEM, R, "%zu bytes", span);
         out = rtmp;
-    } else if (!t->id && !user) {        /* derived: pack into an array of elements */
-        in = smpi_contig_buf((void *)in, count, t, true, &stmp);
-        if (at_root) out = smpi_contig_buf(recvbuf, count, t, false, &rtmp);
+    } else if (!user) {
+        in = elements(in, count, t, true, &stmp);
+        if (at_root) out = elements(recvbuf, count, t, false, &rtmp);
     }
-    if (root == ALL) coll_allreduce(in, out, n, &o, &c->co);
-    else if (root < 0) coll_scan(in, out, n, &o, root == EXSCAN, &c->co);
-    else coll_reduce(in, out, n, &o, root, &c->co);
-    if (rtmp && !(root == EXSCAN && c->pt.rank == 0)) {  /* Exscan leaves rank 0's recvbuf alone */
+    sm_status_t st;
+    if (root == SCAN || root == EXSCAN) st = coll_p2p_scan(in, out, n, &o.fn, root == EXSCAN, &c->co);
+    else if (!user) st = coll_reduce(&c->cg, out, in, n, o.type, o.op, all ? COLL_ALL : root);
+    else if (all) st = coll_p2p_allreduce(in, out, n, &o.fn, &c->co);
+    else st = coll_p2p_reduce(in, out, n, &o.fn, root, &c->co);
+    rc = status(c, st, R);
+    if (rtmp && !rc && !(root == EXSCAN && c->pt.rank == 0)) {  /* Exscan leaves rank 0's recvbuf alone */
         if (raw) copy_typemap(recvbuf, (char *)rtmp - t->dt->lb, count, t);
-        else smpi_unpack(rtmp, count, t, recvbuf);
+        else elements_back(rtmp, count, t, recvbuf);
     }
     free(stmp);
     free(rtmp);
-    return MPI_SUCCESS;
+    return rc;
 }
 
 /* The reduction on local buffers only (no communication, no communicator). */
@@ -113,9 +155,9 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
         return rc;
     if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
         return smpi_error(NULL, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is not allowed here");
-    struct coll_op o;
+    struct smpi_red o;
     if ((rc = smpi_op_prepare(NULL, op, datatype, t, R, &o))) return rc;
-    bool user = (uintptr_t)op >= 4096;
+    bool user = !o.predefined;
     size_t n = user ? (size_t)count : (size_t)count * t->dt->nbasic;
     void *itmp = NULL, *otmp = NULL;
     const void *in = inbuf;
@@ -123,12 +165,12 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     if (user) {                          /* the function sees the buffers as they are */
         in = (const char *)inbuf + t->dt->lb;
         out = (char *)inoutbuf + t->dt->lb;
-    } else if (!t->id) {                 /* derived: on arrays of the element type, as in reduce */
-        in = smpi_contig_buf((void *)inbuf, count, t, true, &itmp);
-        out = smpi_contig_buf(inoutbuf, count, t, true, &otmp);
+    } else {                             /* arrays of the element type, as in reduce */
+        in = elements(inbuf, count, t, true, &itmp);
+        out = elements(inoutbuf, count, t, true, &otmp);
     }
-    if (n) o.fn(in, out, n, o.ctx);
-    if (otmp) smpi_unpack(otmp, count, t, inoutbuf);
+    if (n) o.fn.fn(in, out, n, o.fn.ctx);
+    if (otmp) elements_back(otmp, count, t, inoutbuf);
     free(itmp);
     free(otmp);
     return MPI_SUCCESS;
@@ -256,16 +298,18 @@ static int move(const void *sendbuf, int scount, MPI_Datatype stype, void *recvb
         } else in = (char *)out + (size_t)me * len;
     } else if (send_side) in = smpi_contig_buf((void *)sendbuf, scount * per_s, st, true, &stmp);
     if (in_place && kind == SCATTER) out = (char *)in + (size_t)me * len;
+    sm_status_t e = SM_OK;
     switch (kind) {
-    case GATHER: coll_gather(in, out, len, root, &c->co); break;
-    case SCATTER: coll_scatter(in, out, len, root, &c->co); break;
-    case ALLGATHER: coll_allgather(in, out, len, &c->co); break;
-    case ALLTOALL: coll_alltoall(in, out, len, &c->co); break;
+    case GATHER: e = coll_p2p_gather(in, out, len, root, &c->co); break;
+    case SCATTER: e = coll_p2p_scatter(in, out, len, root, &c->co); break;
+    case ALLGATHER: e = coll_allgather(&c->cg, out, in, len); break;
+    case ALLTOALL: e = coll_alltoall(&c->cg, out, in, len); break;
     }
-    if (rtmp) smpi_unpack(rtmp, rcount * per_r, rt, recvbuf);
+    rc = status(c, e, R);
+    if (rtmp && !rc) smpi_unpack(rtmp, rcount * per_r, rt, recvbuf);
     free(stmp);
     free(rtmp);
-    return MPI_SUCCESS;
+    return rc;
 }
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -371,10 +415,10 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     size_t slen;
     if (in_place) in = v.base + v.disp[root], slen = v.len[root];
     else if ((rc = view1(c, sendbuf, sendcount, sendtype, true, &stmp, &in, &slen, R))) { if (at_root) vdone(&v, recvbuf, false, 0); return rc; }
-    coll_gatherv(in, slen, v.base, v.len, v.disp, root, &c->co);
-    if (at_root) vdone(&v, recvbuf, true, c->pt.size);
+    rc = status(c, coll_p2p_gatherv(in, slen, v.base, v.len, v.disp, root, &c->co), R);
+    if (at_root) vdone(&v, recvbuf, !rc, c->pt.size);
     free(stmp);
-    return MPI_SUCCESS;
+    return rc;
 }
 #pragma weak MPI_Gatherv = PMPI_Gatherv
 
@@ -393,14 +437,13 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     size_t rlen;
     if (in_place) out = v.base + v.disp[root], rlen = v.len[root];
     else if ((rc = view1(c, recvbuf, recvcount, recvtype, false, &rtmp, &out, &rlen, R))) { if (at_root) vdone(&v, NULL, false, 0); return rc; }
-    coll_scatterv(v.base, v.len, v.disp, (void *)out, rlen, root, &c->co);
+    rc = status(c, coll_p2p_scatterv(v.base, v.len, v.disp, (void *)out, rlen, root, &c->co), R);
     if (rtmp) {
-        struct smpi_type *t = smpi_type(recvtype);
-        smpi_unpack(rtmp, recvcount, t, recvbuf);
+        if (!rc) smpi_unpack(rtmp, recvcount, smpi_type(recvtype), recvbuf);
         free(rtmp);
     }
     if (at_root) vdone(&v, NULL, false, 0);
-    return MPI_SUCCESS;
+    return rc;
 }
 #pragma weak MPI_Scatterv = PMPI_Scatterv
 
@@ -423,10 +466,10 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         free(stmp);
         return smpi_error(c, MPI_ERR_TRUNCATE, R, "%zu bytes sent but %zu expected", slen, v.len[me]);
     }
-    coll_allgatherv(in, slen, v.base, v.len, v.disp, &c->co);
-    vdone(&v, recvbuf, true, c->pt.size);
+    rc = status(c, coll_p2p_allgatherv(in, slen, v.base, v.len, v.disp, &c->co), R);
+    vdone(&v, recvbuf, !rc, c->pt.size);
     free(stmp);
-    return MPI_SUCCESS;
+    return rc;
 }
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
 
@@ -451,9 +494,9 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
         vdone(&rv, recvbuf, false, 0);
         return rc;
     }
-    coll_alltoallv(sv.base, sv.len, sv.disp, rv.base, rv.len, rv.disp, &c->co);
-    vdone(&rv, recvbuf, true, c->pt.size);
+    rc = status(c, coll_p2p_alltoallv(sv.base, sv.len, sv.disp, rv.base, rv.len, rv.disp, &c->co), R);
+    vdone(&rv, recvbuf, !rc, c->pt.size);
     vdone(&sv, NULL, false, 0);
-    return MPI_SUCCESS;
+    return rc;
 }
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv

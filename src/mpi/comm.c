@@ -30,34 +30,42 @@ static struct smpi_group *group_of(MPI_Group h)
     return h;
 }
 
-static void max_u32(const void *in, void *inout, size_t n, const void *ctx)
-{
-    (void)ctx;
-    for (size_t i = 0; i < n; i++)
-        if (((const uint32_t *)in)[i] > ((uint32_t *)inout)[i]) ((uint32_t *)inout)[i] = ((const uint32_t *)in)[i];
-}
-
 /* Collective over the members of c: a context id free in every one. */
 static uint32_t agree_ctx_over(const struct p2p_comm *c)
 {
-    struct coll_op op = { max_u32, NULL, sizeof(uint32_t) };
-    uint32_t mine = next_ctx, id;
-    coll_allreduce(&mine, &id, 1, &op, c);
+    struct coll_fn max;
+    coll_fn_predefined(&max, COLL_UINT32, COLL_MAX);
+    uint32_t mine = next_ctx, id = mine;
+    if (coll_p2p_allreduce(&mine, &id, 1, &max, c)) sm_fatal("MPI: %s", sm_fail_reason());
     next_ctx = id + 2;
     return id;
 }
 static uint32_t agree_ctx(struct smpi_comm *parent) { return agree_ctx_over(&parent->co); }
 
-/* A new communicator over group g (owned by it); NULL g: not a member. */
-static MPI_Comm comm_new(struct smpi_group *g, uint32_t ctx, const struct smpi_comm *parent)
+/* A new communicator over group g (owned by it; NULL: the caller is not a
+ * member, *out is MPI_COMM_NULL). Collective over the parent, members or
+ * not, or, with over, over that point-to-point context: the collective
+ * engine's group is made here. */
+static int comm_new(struct smpi_group *g, uint32_t ctx, struct smpi_comm *parent, const struct p2p_comm *over,
+                    MPI_Comm *out, const char *R)
 {
-    if (!g) return MPI_COMM_NULL;
+    struct coll_group cg;
+    struct sm_group m = smpi_group_members(g);
+    sm_status_t st = over ? coll_group_create_p2p(&cg, &m, over) : coll_group_create(&cg, &m, &parent->cg);
+    *out = MPI_COMM_NULL;
+    if (st) {
+        if (g) smpi_group_unref(g);
+        return smpi_error(parent, smpi_class_of(st), R, "%s", sm_fail_reason());
+    }
+    if (!g) return MPI_SUCCESS;
     struct smpi_comm *c = calloc(1, sizeof *c);
     if (!c) sm_fatal("MPI: out of memory for a communicator");
     smpi_comm_setup(c, g, ctx, "");
+    c->cg = cg;
     c->errh = parent->errh;              /* inherited, as MPI says */
     smpi_errh_ref(c->errh);
-    return c;
+    *out = c;
+    return MPI_SUCCESS;
 }
 
 /* --- Attributes ---------------------------------------------------------------
@@ -220,8 +228,8 @@ static int dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
     uint32_t ctx = agree_ctx(c);
     c->group->refs++;
-    *newcomm = comm_new(c->group, ctx, c);
-    return attrs_copy(c, *newcomm, R);
+    int rc = comm_new(c->group, ctx, c, NULL, newcomm, R);
+    return rc ? rc : attrs_copy(c, *newcomm, R);
 }
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -274,7 +282,10 @@ static int split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, con
     int n = c->pt.size;
     struct split_ent me = { color, key, c->pt.rank }, *all = malloc(sizeof me * (size_t)n);
     if (!all) return smpi_error(c, MPI_ERR_NO_MEM, R, "%d entries", n);
-    coll_allgather(&me, all, sizeof me, &c->co);
+    if (coll_allgather(&c->cg, all, &me, sizeof me)) {
+        free(all);
+        return smpi_error(c, MPI_ERR_OTHER, R, "%s", sm_fail_reason());
+    }
     uint32_t ctx = agree_ctx(c);
     struct smpi_group *g = NULL;
     if (color != MPI_UNDEFINED) {
@@ -286,8 +297,7 @@ static int split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, con
         smpi_group_set_rank(g);
     }
     free(all);
-    *newcomm = comm_new(g, ctx, c);
-    return MPI_SUCCESS;
+    return comm_new(g, ctx, c, NULL, newcomm, R);
 }
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -325,12 +335,13 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         if (!in) return smpi_error(c, MPI_ERR_GROUP, R, "group member %d is not in the communicator", i);
     }
     uint32_t ctx = agree_ctx(c);
-    if (g->rank == MPI_UNDEFINED) { *newcomm = MPI_COMM_NULL; return MPI_SUCCESS; }
-    struct smpi_group *ng = group_new(g->size);
-    memcpy(ng->world, g->world, sizeof(int) * (size_t)g->size);
-    smpi_group_set_rank(ng);
-    *newcomm = comm_new(ng, ctx, c);
-    return MPI_SUCCESS;
+    struct smpi_group *ng = NULL;
+    if (g->rank != MPI_UNDEFINED) {
+        ng = group_new(g->size);
+        memcpy(ng->world, g->world, sizeof(int) * (size_t)g->size);
+        smpi_group_set_rank(ng);
+    }
+    return comm_new(ng, ctx, c, NULL, newcomm, R);
 }
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 
@@ -357,8 +368,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     struct smpi_group *ng = group_new(g->size);
     memcpy(ng->world, g->world, sizeof(int) * (size_t)g->size);
     smpi_group_set_rank(ng);
-    *newcomm = comm_new(ng, ctx, c);
-    return MPI_SUCCESS;
+    return comm_new(ng, ctx, c, &tmp, newcomm, R);
 }
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 

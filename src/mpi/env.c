@@ -53,7 +53,7 @@ int PMPI_Finalize(void)
 {
     SMPI_CHECK_INIT("MPI_Finalize");
     p2p_finalize();                        /* every send has reached its ring */
-    coll_barrier(&smpi_comm_world.co);     /* nobody still needs our memory */
+    coll_barrier(&smpi_comm_world.cg);     /* nobody still needs our memory */
     smpi_state = 2;
     sm_finalize_done("MPI_Finalize");
     return MPI_SUCCESS;

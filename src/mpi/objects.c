@@ -66,7 +66,20 @@ void smpi_comm_setup(struct smpi_comm *c, struct smpi_group *g, uint32_t ctx, co
     snprintf(c->name, sizeof c->name, "%s", name);
 }
 
-/* Context ids: WORLD uses 0/1, SELF 2/3 (comm.c agrees on the next ones). */
+/* The members of g as the collective engine sees them (none if the caller
+ * is not one): start and stride when the job ranks are evenly spaced, so
+ * the engine needs no table, else g's table. */
+struct sm_group smpi_group_members(const struct smpi_group *g)
+{
+    if (!g || g->rank == MPI_UNDEFINED) return (struct sm_group){ 0, -1, 0, 1, NULL };
+    struct sm_group m = { g->size, g->rank, g->world[0], g->size > 1 ? g->world[1] - g->world[0] : 1, NULL };
+    for (int i = 0; i < g->size && !m.ranks; i++)
+        if (g->world[i] != m.start + i * m.stride) m.ranks = g->world;
+    return m;
+}
+
+/* Context ids: WORLD uses 0/1, SELF 2/3 (comm.c agrees on the next ones).
+ * Their collective engine groups are made over the whole job. */
 int smpi_comm_init_predef(void)
 {
     struct smpi_group *w = smpi_group_new(sm_core.size), *s = smpi_group_new(1);
@@ -77,6 +90,11 @@ int smpi_comm_init_predef(void)
     smpi_group_set_rank(s);
     smpi_comm_setup(&smpi_comm_world, w, 0, "MPI_COMM_WORLD");
     smpi_comm_setup(&smpi_comm_self, s, 2, "MPI_COMM_SELF");
+    struct sm_group mw = smpi_group_members(w), ms = smpi_group_members(s);
+    /* (the engine fails here only for want of memory or group numbers) */
+    if (coll_group_create(&smpi_comm_world.cg, &mw, NULL) ||
+        coll_group_create(&smpi_comm_self.cg, &ms, &smpi_comm_world.cg))
+        return MPI_ERR_NO_MEM;
     return MPI_SUCCESS;
 }
 
@@ -88,6 +106,7 @@ void smpi_comm_ref(struct smpi_comm *c)
 void smpi_comm_unref(struct smpi_comm *c)
 {
     if (c == &smpi_comm_world || c == &smpi_comm_self || --c->refs > 0) return;
+    coll_group_destroy(&c->cg);
     smpi_group_unref(c->group);
     smpi_errh_unref(c->errh);
     c->magic = 0;

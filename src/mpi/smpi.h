@@ -49,6 +49,7 @@ struct smpi_comm {
     int      refs;
     struct p2p_comm pt;         /* point-to-point context */
     struct p2p_comm co;         /* collective context (pt.ctx + 1) */
+    struct coll_group cg;       /* the collective engine's group (members: group->world) */
     struct smpi_group *group;
     MPI_Errhandler errh;
     char     name[MPI_MAX_OBJECT_NAME];
@@ -146,6 +147,8 @@ extern struct smpi_group smpi_group_empty;
 /* A group of size members (world[] to fill), or NULL when out of memory. */
 struct smpi_group *smpi_group_new(int size);
 void smpi_group_set_rank(struct smpi_group *g);
+/* The members of g as the collective engine sees them. */
+struct sm_group smpi_group_members(const struct smpi_group *g);
 void smpi_group_unref(struct smpi_group *g);
 void smpi_errh_ref(MPI_Errhandler e);
 void smpi_errh_unref(MPI_Errhandler e);
@@ -179,9 +182,17 @@ void smpi_unpack(const void *in, int count, const struct smpi_type *t, void *out
 /* The contiguous view of (buf, count, t): buf itself, or a packed copy (*tmp,
  * to free) when pack; for receive buffers (pack false) an unpacked scratch. */
 void *smpi_contig_buf(void *buf, int count, const struct smpi_type *t, bool pack, void **tmp);
-/* Reductions: the operation on predefined (or homogeneous derived) types. */
+/* Reductions (op.c): the operation on predefined (or homogeneous derived)
+ * types: as a function (the p2p algorithms, MPI_Reduce_local) and, for the
+ * predefined operations, as the engine's kernel (type, op). */
+struct smpi_red {
+    struct coll_fn fn;
+    bool predefined;
+    enum coll_dtype type;
+    enum coll_redop op;
+};
 int  smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t,
-                     const char *routine, struct coll_op *out);
+                     const char *routine, struct smpi_red *out);
 
 /* Info objects (info.c): the object, or NULL for MPI_INFO_NULL and bad handles. */
 struct smpi_info *smpi_info(MPI_Info h);

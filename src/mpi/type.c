@@ -1,6 +1,6 @@
 /* Datatypes: the predefined table, the constructors (MPI's checks, handles
- * and envelopes around src/dt's layouts), queries, pack/unpack, and the
- * predefined reduction operations. */
+ * and envelopes around src/dt's layouts), queries, pack/unpack. (The
+ * reduction operations are op.c's.) */
 #include <complex.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -13,13 +13,6 @@
 #include "smpi.h"
 
 _Static_assert(_Generic((MPI_Aint *)0, ptrdiff_t *: 1, default: 0), "MPI_Aint arrays are ptrdiff_t arrays for src/dt");
-
-struct float_int { float v; int i; };
-struct double_int { double v; int i; };
-struct long_int { long v; int i; };
-struct int_int { int v; int i; };
-struct short_int { short v; int i; };
-struct ldouble_int { long double v; int i; };
 
 struct smpi_type smpi_types[SMPI_TYPE_PREDEF_COUNT];
 static struct dt_predef predef_dt[SMPI_TYPE_PREDEF_COUNT];
@@ -49,10 +42,11 @@ __attribute__((constructor)) static void types_init(void)
     P(MPI_C_BOOL, _Bool); P(MPI_C_FLOAT_COMPLEX, float _Complex);
     P(MPI_C_DOUBLE_COMPLEX, double _Complex); P(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex);
     P(MPI_AINT, MPI_Aint); P(MPI_OFFSET, MPI_Offset); P(MPI_COUNT, MPI_Count); P(MPI_PACKED, char);
-    PAIR(MPI_FLOAT_INT, struct float_int, float); PAIR(MPI_DOUBLE_INT, struct double_int, double);
-    PAIR(MPI_LONG_INT, struct long_int, long); PAIR(MPI_2INT, struct int_int, int);
-    PAIR(MPI_SHORT_INT, struct short_int, short);
-    PAIR(MPI_LONG_DOUBLE_INT, struct ldouble_int, long double);
+    /* the reduction kernels' layouts (coll.h) */
+    PAIR(MPI_FLOAT_INT, struct coll_float_int, float); PAIR(MPI_DOUBLE_INT, struct coll_double_int, double);
+    PAIR(MPI_LONG_INT, struct coll_long_int, long); PAIR(MPI_2INT, struct coll_2int, int);
+    PAIR(MPI_SHORT_INT, struct coll_short_int, short);
+    PAIR(MPI_LONG_DOUBLE_INT, struct coll_ldouble_int, long double);
 }
 
 void smpi_type_ref(struct smpi_type *t)
@@ -573,161 +567,3 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Unpack = PMPI_Unpack
-
-/* --- Predefined reduction operations --------------------------------------- */
-
-enum { K_INT, K_FLOAT, K_COMPLEX, K_BOOL, K_BYTE, K_PAIR };
-#define OPNUM(o) ((int)(intptr_t)(o))
-
-#define LOOP(T, E) do { const T *a = in; T *b = inout; for (size_t i = 0; i < n; i++) { E; } } while (0)
-#define ARITH(T, op) do { switch (op) { \
-    case OPNUM(MPI_MAX): LOOP(T, if (a[i] > b[i]) b[i] = a[i]); return; \
-    case OPNUM(MPI_MIN): LOOP(T, if (a[i] < b[i]) b[i] = a[i]); return; \
-    case OPNUM(MPI_SUM): LOOP(T, b[i] = a[i] + b[i]); return; \
-    case OPNUM(MPI_PROD): LOOP(T, b[i] = a[i] * b[i]); return; } } while (0)
-#define LOGIC(T, op) do { switch (op) { \
-    case OPNUM(MPI_LAND): LOOP(T, b[i] = a[i] && b[i]); return; \
-    case OPNUM(MPI_LOR): LOOP(T, b[i] = a[i] || b[i]); return; \
-    case OPNUM(MPI_LXOR): LOOP(T, b[i] = !a[i] != !b[i]); return; } } while (0)
-#define BITS(T, op) do { switch (op) { \
-    case OPNUM(MPI_BAND): LOOP(T, b[i] = a[i] & b[i]); return; \
-    case OPNUM(MPI_BOR): LOOP(T, b[i] = a[i] | b[i]); return; \
-    case OPNUM(MPI_BXOR): LOOP(T, b[i] = a[i] ^ b[i]); return; } } while (0)
-#define INTS(T, op) do { ARITH(T, op); LOGIC(T, op); BITS(T, op); } while (0)
-/* MINLOC/MAXLOC: the extreme value, and on a tie the smaller index. */
-#define LOC(S, op) do { \
-    if (op == OPNUM(MPI_MAXLOC)) LOOP(S, if (a[i].v > b[i].v || (a[i].v == b[i].v && a[i].i < b[i].i)) b[i] = a[i]); \
-    else LOOP(S, if (a[i].v < b[i].v || (a[i].v == b[i].v && a[i].i < b[i].i)) b[i] = a[i]); \
-    return; } while (0)
-#define CPLX(T, op) do { switch (op) { \
-    case OPNUM(MPI_SUM): LOOP(T, b[i] = a[i] + b[i]); return; \
-    case OPNUM(MPI_PROD): LOOP(T, b[i] = a[i] * b[i]); return; } } while (0)
-
-static int kind_of(int id)
-{
-    switch (id) {
-    case 14: case 15: case 16: return K_FLOAT;
-    case 25: return K_BOOL;
-    case 26: case 27: case 28: return K_COMPLEX;
-    case 4: case 32: return K_BYTE;
-    default: return id >= 33 ? K_PAIR : K_INT;
-    }
-}
-
-static bool op_valid(int op, int kind)
-{
-    switch (kind) {
-    case K_INT: return op >= 1 && op <= 10;
-    case K_FLOAT: return op >= 1 && op <= 4;
-    case K_COMPLEX: return op == 3 || op == 4;
-    case K_BOOL: return op == 5 || op == 7 || op == 9;
-    case K_BYTE: return op == 6 || op == 8 || op == 10;
-    default: return op == 11 || op == 12;
-    }
-}
-
-static void apply(const void *in, void *inout, size_t n, const void *ctx)
-{
-    int op = (int)((uintptr_t)ctx >> 8), id = (int)((uintptr_t)ctx & 255);
-    switch (id) {
-    case 1: INTS(char, op); break;
-    case 2: case 17: INTS(signed char, op); break;
-    case 3: case 4: case 21: case 32: INTS(unsigned char, op); break;
-    case 5: INTS(wchar_t, op); break;
-    case 6: case 18: INTS(short, op); break;
-    case 7: case 22: INTS(unsigned short, op); break;
-    case 8: case 19: INTS(int, op); break;
-    case 9: case 23: INTS(unsigned, op); break;
-    case 10: case 29: INTS(long, op); break;
-    case 11: INTS(unsigned long, op); break;
-    case 12: case 20: case 30: case 31: INTS(long long, op); break;
-    case 13: case 24: INTS(unsigned long long, op); break;
-    case 14: ARITH(float, op); break;
-    case 15: ARITH(double, op); break;
-    case 16: ARITH(long double, op); break;
-    case 25: LOGIC(_Bool, op); break;
-    case 26: CPLX(float _Complex, op); break;
-    case 27: CPLX(double _Complex, op); break;
-    case 28: CPLX(long double _Complex, op); break;
-    case 33: LOC(struct float_int, op); break;
-    case 34: LOC(struct double_int, op); break;
-    case 35: LOC(struct long_int, op); break;
-    case 36: LOC(struct int_int, op); break;
-    case 37: LOC(struct short_int, op); break;
-    case 38: LOC(struct ldouble_int, op); break;
-    }
-}
-
-/* A user function: inout = in op inout on count elements of the datatype. */
-static void apply_user(const void *in, void *inout, size_t n, const void *ctx)
-{
-    const struct smpi_op *op = ctx;
-    MPI_Datatype t = op->type;
-    int len = (int)n;
-    /* in and inout hold whole extents from the lower bound on; the function
-     * wants the buffer addresses the datatype is relative to */
-    ptrdiff_t lb = smpi_type(t)->dt->lb;
-    op->fn((char *)in - lb, (char *)inout - lb, &len, &t);
-}
-
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
-{
-    if (!user_fn || !op) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Op_create", "NULL argument");
-    struct smpi_op *o = calloc(1, sizeof *o);
-    if (!o) return smpi_error(NULL, MPI_ERR_NO_MEM, "MPI_Op_create", "no memory");
-    o->magic = SMPI_MAGIC_OP, o->fn = user_fn, o->commute = commute;
-    *op = o;
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Op_create = PMPI_Op_create
-
-int PMPI_Op_free(MPI_Op *op)
-{
-    if (!op || (uintptr_t)*op < 4096 || (*op)->magic != SMPI_MAGIC_OP)
-        return smpi_error(NULL, MPI_ERR_OP, "MPI_Op_free", "not a user-defined operation");
-    (*op)->magic = 0;
-    free(*op);
-    *op = MPI_OP_NULL;
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Op_free = PMPI_Op_free
-
-int PMPI_Op_commutative(MPI_Op op, int *commute)
-{
-    static const char R[] = "MPI_Op_commutative";
-    if (!commute) return smpi_error(NULL, MPI_ERR_ARG, R, "commute is NULL");
-    if ((uintptr_t)op >= 4096) {
-        if (op->magic != SMPI_MAGIC_OP) return smpi_error(NULL, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
-        *commute = op->commute != 0;
-    } else if (op == MPI_OP_NULL || OPNUM(op) > OPNUM(MPI_NO_OP)) {
-        return smpi_error(NULL, MPI_ERR_OP, R, "invalid operation %s", smpi_hstr((const void *)op, "MPI_OP_NULL"));
-    } else *commute = 1;                 /* every predefined operation commutes */
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Op_commutative = PMPI_Op_commutative
-
-int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t, const char *R,
-                    struct coll_op *out)
-{
-    if ((uintptr_t)op >= 4096) {
-        if (op->magic != SMPI_MAGIC_OP) return smpi_error(c, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
-        /* Applied in rank order, so non-commutative operations are fine too.
-         * The function sees elements in the datatype's own layout, an extent apart. */
-        if (smpi_extent(t) <= 0 && t->dt->size)
-            return smpi_error(c, MPI_ERR_TYPE, R, "user operations need a positive extent, not %ld",
-                              (long)smpi_extent(t));
-        op->type = h;
-        out->fn = apply_user, out->ctx = op, out->elem = (size_t)smpi_extent(t);
-        return MPI_SUCCESS;
-    }
-    int o = OPNUM(op);
-    if (o < 1 || o > 12) return smpi_error(c, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
-    int basic = t->dt->basic;
-    if (basic < 1) return smpi_error(c, MPI_ERR_TYPE, R, "reductions need a predefined element type");
-    if (!op_valid(o, kind_of(basic)))
-        return smpi_error(c, MPI_ERR_OP, R, "operation %d is not defined on %s", o, smpi_types[basic].name);
-    out->fn = apply;
-    out->ctx = (const void *)(uintptr_t)((unsigned)o << 8 | (unsigned)basic);
-    out->elem = smpi_types[basic].dt->size;
-    return MPI_SUCCESS;
-}

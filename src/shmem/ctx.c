@@ -46,6 +46,6 @@ _Noreturn void shmem_ctx_bad(shmem_ctx_t ctx, int pe, const char *routine)
     if (!ctx) shmem_fail("%s: context is SHMEM_CTX_INVALID", routine);
     if (ctx->destroyed) shmem_fail("%s: context %p was destroyed", routine, (void *)ctx);
     if (ctx->team->destroyed) shmem_fail("%s: the team of context %p was destroyed", routine, (void *)ctx);
-    shmem_fail("%s: PE %d out of range (0..%d) in the context's team", routine, pe, ctx->team->size - 1);
+    shmem_fail("%s: PE %d out of range (0..%d) in the context's team", routine, pe, ctx->team->g.m.size - 1);
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_cgroup.py: in a memory cgroup of 600 MiB, the default heaps come
+"""test_cgroup.py: in a memory cgroup of 700 MiB, the default heaps come
 from the cgroup's limit, not the machine's memory: ranks (and a program run
 without smrun) that fill their heaps, touching every page, get NULL/ENOMEM
 from malloc with the message, not the kernel's OOM killer. Heaps asked for
@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-LIMIT = 600 << 20
+LIMIT = 700 << 20
 smrun, prog = sys.argv[1:3]
 
 
@@ -77,7 +77,7 @@ try:
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     sys.stdout.write(p.stdout)
     if p.returncode != 137 or not re.search(r"^smrun: rank \d \(pid \d+\) killed by SIGKILL \(out of memory\? the "
-                                            r"ranks' heaps, 2 GiB in all, can outgrow the 600 MiB this job may use\)$",
+                                            r"ranks' heaps, 2 GiB in all, can outgrow the 700 MiB this job may use\)$",
                                             p.stdout, re.M):
         bad.append(f"heaps beyond the limit: exit code {p.returncode}, without the out-of-memory hint")
 finally:

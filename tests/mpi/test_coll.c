@@ -1,6 +1,7 @@
 /* Collectives on predefined operations and types, on MPI_COMM_WORLD and on
  * split/dup/created communicators; communicator and group calls; context
  * separation between communicators. */
+#include <sched.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -83,11 +84,11 @@ static void collectives(MPI_Comm c)
     double d = r * 1.5, dm;
     OK(MPI_Reduce(&d, &dm, 1, MPI_DOUBLE, MPI_MAX, s - 1, c));
     if (r == s - 1) CHECK(dm == (s - 1) * 1.5, "reduce max %g", dm);
-    struct { double v; int i; } loc = { (double)((r * 7) % s), r }, lres;
+    struct { double v; int i; } loc = { (double)((r * (s - 1)) % s), r }, lres;   /* a permutation of 0..s-1 */
     OK(MPI_Allreduce(&loc, &lres, 1, MPI_DOUBLE_INT, MPI_MINLOC, c));
     CHECK(lres.v == 0 && lres.i == 0, "minloc %g %d", lres.v, lres.i);
     OK(MPI_Allreduce(&loc, &lres, 1, MPI_DOUBLE_INT, MPI_MAXLOC, c));
-    CHECK(lres.v == (double)(s - 1), "maxloc %g %d", lres.v, lres.i);
+    CHECK(lres.v == (double)(s - 1) && lres.i == (s > 1), "maxloc %g %d", lres.v, lres.i);
     unsigned u = 1u << r, ur = 0;
     OK(MPI_Allreduce(&u, &ur, 1, MPI_UNSIGNED, MPI_BOR, c));
     CHECK(ur == (s >= 32 ? ~0u : (1u << s) - 1), "bor %x", ur);
@@ -186,6 +187,44 @@ static void attributes(void)
     OK(MPI_Comm_free_keyval(&kcopy));
     OK(MPI_Comm_free_keyval(&knone));
     CHECK(kcopy == MPI_KEYVAL_INVALID, "free_keyval");
+}
+
+/* Collectives on a communicator, its dup and a split, back to back with no
+ * barrier between, roots and sizes changing, some ranks slower: each
+ * communicator's collectives keep to themselves. The two halves of the
+ * split run theirs at the same time, large (sliced) ones included. */
+static void interleaved(void)
+{
+    MPI_Comm dup, half;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, 0, &half));
+    int hs, hr;
+    OK(MPI_Comm_size(half, &hs));
+    OK(MPI_Comm_rank(half, &hr));
+    enum { BIG = 5000 };
+    static long big[BIG], bigout[BIG];
+    for (int k = 0; k < 200; k++) {
+        if ((me + k) % 3 == 0) sched_yield();
+        int root = k % n, v = root == me ? k : -1;
+        OK(MPI_Bcast(&v, 1, MPI_INT, root, MPI_COMM_WORLD));
+        CHECK(v == k, "world bcast %d: %d", k, v);
+        long x = me + k, sum;
+        OK(MPI_Allreduce(&x, &sum, 1, MPI_LONG, MPI_SUM, dup));
+        CHECK(sum == (long)n * (n - 1) / 2 + (long)n * k, "dup allreduce %d: %ld", k, sum);
+        int cnt = k % 10 == 0 ? BIG : 1 + k % 7;
+        for (int i = 0; i < cnt; i++) big[i] = (long)(hr + 1) * (i + k);
+        OK(MPI_Allreduce(big, bigout, cnt, MPI_LONG, MPI_SUM, half));
+        for (int i = 0; i < cnt; i++)
+            CHECK(bigout[i] == (long)hs * (hs + 1) / 2 * (i + k), "half %d allreduce %d [%d]: %ld", me % 2, k, i, bigout[i]);
+        int g[2] = { me, k }, all[2 * 64];
+        if (n <= 64) {
+            OK(MPI_Allgather(g, 2, MPI_INT, all, 2, MPI_INT, dup));
+            for (int i = 0; i < n; i++) CHECK(all[2 * i] == i && all[2 * i + 1] == k, "dup allgather %d", k);
+        }
+        if (k % 16 == 0) OK(MPI_Barrier(dup));
+    }
+    OK(MPI_Comm_free(&half));
+    OK(MPI_Comm_free(&dup));
 }
 
 static void communicators(void)
@@ -316,6 +355,7 @@ int main(int argc, char **argv)
     collectives(MPI_COMM_WORLD);
     collectives(MPI_COMM_SELF);
     communicators();
+    interleaved();
     attributes();
     int v, sv;
     OK(MPI_Get_version(&v, &sv));

@@ -1,6 +1,8 @@
 /* test_coll.c: collectives and teams: test_coll GROUP, GROUP one of coll (every
  * type, world and a sub-team, the sliced reduction), team, generic (the C11
  * names), deprecated (active sets, *_to_all), or all. */
+#include <sched.h>
+
 #include "shmem_test.h"
 
 static long gcounter;
@@ -111,6 +113,24 @@ static void t_coll(void)
     coll_on(odd);
     big_red_on(odd);
     if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
+    /* A team and its duplicate, back to back with no barrier between, roots
+     * changing, some PEs slower: each team's collectives keep to themselves. */
+    shmem_team_t dup;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &dup) == 0, "dup");
+    static long iv, isum;
+    static int ib[1];
+    for (int k = 0; k < 100; k++) {
+        if ((me + k) % 3 == 0) sched_yield();
+        iv = me + k;
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &isum, &iv, 1);
+        CHECK(isum == (long)npes * (npes - 1) / 2 + (long)npes * k, "world sum %d: %ld", k, isum);
+        ib[0] = me == k % npes ? k : -1;
+        shmem_int_broadcast(dup, ib, ib, 1, k % npes);
+        CHECK(ib[0] == k, "dup broadcast %d: %d", k, ib[0]);
+        shmem_long_max_reduce(dup, &isum, &iv, 1);
+        CHECK(isum == npes - 1 + k, "dup max %d: %ld", k, isum);
+    }
+    shmem_team_destroy(dup);
     /* mem forms and generic names */
     static char cs[64], cd[64 * 8];
     for (int i = 0; i < 64; i++) cs[i] = (char)(me + i);
@@ -250,8 +270,8 @@ static void t_team(void)
     x = y = SHMEM_TEAM_WORLD;
     CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, 0, NULL, 0, &x, NULL, 0, &y) != 0 &&
           x == SHMEM_TEAM_INVALID && y == SHMEM_TEAM_INVALID, "split_2d xrange 0");
-    /* Teams created and destroyed without end: more than the 16384 team
-     * numbers in use at once that smartmap allows (in jobs of up to 2 PEs,
+    /* Teams created and destroyed without end: more than the 4096 groups
+     * a PE may be in at once (COLL_GROUPS_MAX; in jobs of up to 2 PEs,
      * where a barrier is cheap; 8 PEs on 2 cores would take a minute). */
     for (int i = 0; i < (npes <= 2 ? 16384 + 100 : 300); i++) {
         shmem_team_t t;

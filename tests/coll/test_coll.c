@@ -1,0 +1,385 @@
+/* The collective engine's own API on groups given by start/stride (the job,
+ * its reverse, every other rank) and by table (a shuffled subset), and on
+ * active sets: barrier (no member leaves early), broadcast, allgather,
+ * collect, alltoall(s), and reduce/allreduce for every (type, op) against
+ * the serial reference, in place and not, small (serial) and large (sliced);
+ * buffers peers cannot reach directly; back-to-back collectives with varying
+ * roots and sizes while ranks run at different speeds; collectives on two
+ * groups at once from two threads; mismatched calls. Usage: test_coll
+ * [basic|reduce|private|stress|threads|mismatch|all] */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "check.h"
+#include "ref.h"
+
+static int me, n;
+static _Atomic uint32_t bar_count[16];   /* barrier checks: the copy in a group's first member counts */
+
+#define OK(call) do { sm_status_t st_ = (call); CHECK(st_ == SM_OK, "%s: %s", #call, sm_fail_reason()); } while (0)
+
+static unsigned char pattern(int member, size_t j) { return (unsigned char)(member * 31 + j * 7 + 1); }
+
+/* Groups: every rank of the job is in the creation; gi names the counter. */
+#define NGROUPS 5
+static struct coll_group world, groups[NGROUPS];
+static const char *gname[NGROUPS] = { "job", "reverse", "evens", "odds", "shuffled" };
+static int shuffled[SM_NMAX];
+
+static void make_groups(void)
+{
+    struct sm_group all = { n, me, 0, 1, NULL };
+    OK(coll_group_create(&world, &all, NULL));
+    struct sm_group m[NGROUPS] = {
+        all,
+        { n, n - 1 - me, n - 1, -1, NULL },
+        { (n + 1) / 2, me % 2 ? -1 : me / 2, 0, 2, NULL },
+        { n / 2, me % 2 ? me / 2 : -1, 1, 2, NULL },
+        { 0, -1, 0, 0, shuffled },
+    };
+    /* shuffled: the odd ranks downwards, then the even ones upwards, without rank 1 when n > 2 */
+    int k = 0;
+    for (int r = n - 1; r >= 0; r--) if (r % 2 && !(r == 1 && n > 2)) shuffled[k++] = r;
+    for (int r = 0; r < n; r += 2) shuffled[k++] = r;
+    m[4].size = k;
+    for (int i = 0; i < k; i++) if (shuffled[i] == me) m[4].me = i;
+    for (int g = 0; g < NGROUPS; g++) {
+        OK(coll_group_create(&groups[g], &m[g], &world));
+        CHECK((groups[g].num >= 0) == (m[g].me >= 0), "%s: membership", gname[g]);
+        for (int i = 0; i < m[g].size; i++) CHECK(coll_group_index(&groups[g], sm_group_rank(&m[g], i)) == i, "index");
+    }
+    /* every group a member is in has its own number */
+    for (int a = 0; a < NGROUPS; a++)
+        for (int b = a + 1; b < NGROUPS; b++)
+            if (groups[a].num >= 0 && groups[b].num >= 0) CHECK(groups[a].num != groups[b].num, "numbers %d %d", a, b);
+}
+
+/* No member leaves before all have entered: the count in the first member
+ * grows by the group's size each round, and a member that left early would
+ * see fewer (or a peer would see it two rounds ahead). */
+static void barrier_check(struct coll_group *g, int gi, int rounds)
+{
+    int sz = g->m.size;
+    _Atomic uint32_t *c = sm_remote(sm_group_rank(&g->m, 0), (void *)&bar_count[gi]);
+    uint32_t base = atomic_load(c);
+    OK(coll_barrier(g));            /* everyone has read base */
+    base = base - base % (uint32_t)sz;
+    for (int k = 0; k < rounds; k++) {
+        atomic_fetch_add(c, 1);
+        if ((k + me) % 7 == 0) sched_yield();          /* some arrive late */
+        OK(coll_barrier(g));
+        uint32_t v = atomic_load(c) - base;
+        CHECK(v >= (uint32_t)(k + 1) * sz && v < (uint32_t)(k + 2) * sz, "barrier round %d: count %u of %d members", k, v, sz);
+    }
+    OK(coll_barrier(g));
+}
+
+static const size_t sizes[] = { 0, 1, 13, 4099, (1 << 20) + 5 };
+#define NSIZES (sizeof sizes / sizeof *sizes)
+
+static void bcast_check(struct coll_group *g)
+{
+    int sz = g->m.size, i = g->m.me;
+    size_t big = sizes[NSIZES - 1];
+    unsigned char *buf = malloc(big + 1), *src = malloc(big + 1);
+    for (int root = 0; root < sz; root++)
+        for (size_t s = 0; s < NSIZES; s++) {
+            size_t len = sizes[s];
+            if (len > 5000 && root != sz - 1 && root != 0) continue;   /* large from two roots */
+            for (size_t j = 0; j < len; j++) buf[j] = i == root ? pattern(root, j) : 0xee;
+            buf[len] = 0x77;
+            OK(coll_bcast(g, buf, buf, len, root));
+            for (size_t j = 0; j < len; j++) CHECK(buf[j] == pattern(root, j), "bcast root %d len %zu [%zu] = %d", root, len, j, buf[j]);
+            CHECK(buf[len] == 0x77, "bcast wrote past %zu bytes", len);
+            /* dst apart from src at the root, and a root that keeps its dst (dst NULL) */
+            memset(buf, 0xee, len);
+            for (size_t j = 0; j < len; j++) src[j] = pattern(root + 1, j);
+            OK(coll_bcast(g, buf, src, len, root));
+            for (size_t j = 0; j < len; j++) CHECK(buf[j] == pattern(root + 1, j), "bcast apart [%zu]", j);
+            memset(buf, 0xee, len);
+            OK(coll_bcast(g, i == root ? NULL : buf, src, len, root));
+            for (size_t j = 0; j < len; j++) CHECK(buf[j] == (i == root ? 0xee : pattern(root + 1, j)), "bcast NULL dst [%zu]", j);
+        }
+    free(buf), free(src);
+}
+
+static void gather_check(struct coll_group *g)
+{
+    int sz = g->m.size, i = g->m.me;
+    for (size_t s = 0; s < NSIZES - 1; s++) {
+        size_t len = sizes[s];
+        unsigned char *dst = malloc(len * (size_t)sz + 1), *src = malloc(len + 1);
+        for (size_t j = 0; j < len; j++) src[j] = pattern(i, j);
+        memset(dst, 0xee, len * (size_t)sz);
+        OK(coll_allgather(g, dst, src, len));
+        for (int p = 0; p < sz; p++)
+            for (size_t j = 0; j < len; j++) CHECK(dst[p * len + j] == pattern(p, j), "allgather %zu from %d [%zu]", len, p, j);
+        /* in place: this member's block is already in dst */
+        memset(dst, 0xee, len * (size_t)sz);
+        memcpy(dst + (size_t)i * len, src, len);
+        OK(coll_allgather(g, dst, dst + (size_t)i * len, len));
+        for (int p = 0; p < sz; p++)
+            for (size_t j = 0; j < len; j++) CHECK(dst[p * len + j] == pattern(p, j), "allgather in place");
+        free(dst), free(src);
+    }
+    /* collect: member p gives (p % 3) * 5 bytes (some none), concatenated in member order */
+    size_t total = 0, mylen = (size_t)(i % 3) * 5;
+    for (int p = 0; p < sz; p++) total += (size_t)(p % 3) * 5;
+    unsigned char src[16], *dst = malloc(total + 1);
+    for (size_t j = 0; j < mylen; j++) src[j] = pattern(i, j);
+    dst[total] = 0x77;
+    OK(coll_collect(g, dst, src, mylen));
+    for (int p = 0, o = 0; p < sz; o += (p % 3) * 5, p++)
+        for (int j = 0; j < (p % 3) * 5; j++) CHECK(dst[o + j] == pattern(p, (size_t)j), "collect from %d [%d]", p, j);
+    CHECK(dst[total] == 0x77, "collect wrote past the end");
+    free(dst);
+}
+
+static void alltoall_check(struct coll_group *g)
+{
+    int sz = g->m.size, i = g->m.me;
+    size_t lens[] = { 0, 3, 1000 };
+    for (size_t s = 0; s < 3; s++) {
+        size_t len = lens[s];
+        unsigned char *src = malloc(len * (size_t)sz + 1), *dst = malloc(len * (size_t)sz + 1);
+        for (int p = 0; p < sz; p++) for (size_t j = 0; j < len; j++) src[p * len + j] = pattern(i * 16 + p, j);
+        memset(dst, 0xee, len * (size_t)sz);
+        OK(coll_alltoall(g, dst, src, len));
+        for (int p = 0; p < sz; p++)
+            for (size_t j = 0; j < len; j++) CHECK(dst[p * len + j] == pattern(p * 16 + i, j), "alltoall %zu from %d", len, p);
+        free(src), free(dst);
+    }
+    /* strided: 5 ints per block, source stride 3, destination stride 2 */
+    int *src = malloc(sizeof(int) * 15 * (size_t)sz), *dst = malloc(sizeof(int) * 10 * (size_t)sz);
+    for (int k = 0; k < 15 * sz; k++) src[k] = i * 100000 + k;
+    for (int k = 0; k < 10 * sz; k++) dst[k] = -1;
+    OK(coll_alltoalls(g, dst, src, 2, 3, sizeof(int), 5));
+    for (int p = 0; p < sz; p++)
+        for (int e = 0; e < 5; e++) {
+            CHECK(dst[p * 10 + e * 2] == p * 100000 + i * 15 + e * 3, "alltoalls from %d elem %d: %d", p, e, dst[p * 10 + e * 2]);
+            CHECK(dst[p * 10 + e * 2 + 1] == -1, "alltoalls wrote a gap");
+        }
+    CHECK(coll_alltoalls(g, dst, src, 0, 3, sizeof(int), 5) == SM_ERR_ARG, "stride 0 refused");
+    free(src), free(dst);
+}
+
+/* One reduction of count elements against the reference; root COLL_ALL or a member. */
+static void reduce_one(struct coll_group *g, enum coll_dtype t, enum coll_redop op, size_t count, int root,
+                       bool in_place, void *(*alloc)(size_t), void (*release)(void *, size_t))
+{
+    int sz = g->m.size, i = g->m.me;
+    size_t es = coll_dtype_size(t), len = count * es;
+    char *src = alloc(len + es), *dst = in_place ? src : alloc(len + es), *want = malloc(es), *x = malloc(es);
+    char s1[80], s2[80];
+    for (size_t e = 0; e < count; e++) ref_value(t, src + e * es, i, e);
+    if (!in_place) memset(dst, 0xee, len + es);
+    bool at_root = root == COLL_ALL || root == i;
+    OK(coll_reduce(g, at_root ? dst : NULL, src, count, t, op, root));
+    if (at_root)
+        for (size_t e = 0; e < count; e++) {
+            ref_value(t, want, 0, e);
+            for (int p = 1; p < sz; p++) {
+                ref_value(t, x, p, e);
+                ref_apply(t, op, want, want, x);
+            }
+            CHECK(ref_equal(t, dst + e * es, want), "%s %s count %zu root %d%s [%zu]: got %s want %s",
+                  coll_redop_name(op), coll_dtype_name(t), count, root, in_place ? " in place" : "", e,
+                  ref_show(t, dst + e * es, s1, sizeof s1), ref_show(t, want, s2, sizeof s2));
+        }
+    else if (!in_place)
+        for (size_t b = 0; b < len; b++) CHECK((unsigned char)dst[b] == 0xee, "a non-root's dst was written");
+    release(src, len + es);
+    if (!in_place) release(dst, len + es);
+    free(want), free(x);
+}
+
+static void *heap_alloc(size_t len) { return malloc(len); }
+static void heap_free(void *p, size_t len) { (void)len; free(p); }
+/* Memory no peer can reach directly: the engine must go through the copy engine. */
+static void *private_alloc(size_t len)
+{
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(p != MAP_FAILED && !sm_exposed(p), "a private mapping");
+    return p;
+}
+static void private_free(void *p, size_t len) { munmap(p, len); }
+
+/* Every (type, op), all-reduce and to the last member, small and sliced. */
+static void reduce_all_kinds(struct coll_group *g, bool every_kind)
+{
+    int sz = g->m.size;
+    for (int t = 0; t < COLL_DTYPE_COUNT; t++)
+        for (int op = 0; op < COLL_REDOP_COUNT; op++) {
+            if (!coll_kernel((enum coll_dtype)t, (enum coll_redop)op)) continue;
+            if (!every_kind && t != COLL_INT32 && t != COLL_DOUBLE_INT && t != COLL_UINT8 && t != COLL_LDOUBLE) continue;
+            size_t es = coll_dtype_size((enum coll_dtype)t), big = 3 * 8192 / es + 5;
+            reduce_one(g, (enum coll_dtype)t, (enum coll_redop)op, 7, COLL_ALL, false, heap_alloc, heap_free);
+            reduce_one(g, (enum coll_dtype)t, (enum coll_redop)op, big, COLL_ALL, false, heap_alloc, heap_free);
+            reduce_one(g, (enum coll_dtype)t, (enum coll_redop)op, 7, sz - 1, false, heap_alloc, heap_free);
+            reduce_one(g, (enum coll_dtype)t, (enum coll_redop)op, big, sz - 1, false, heap_alloc, heap_free);
+        }
+    /* in place, at every root and for all, small and sliced */
+    for (int root = COLL_ALL; root < sz; root++) {
+        reduce_one(g, COLL_INT64, COLL_SUM, 11, root, true, heap_alloc, heap_free);
+        reduce_one(g, COLL_DOUBLE, COLL_MAX, 9000, root, true, heap_alloc, heap_free);
+        reduce_one(g, COLL_2INT, COLL_MINLOC, 3000, root, true, heap_alloc, heap_free);
+    }
+    reduce_one(g, COLL_INT32, COLL_SUM, 0, COLL_ALL, false, heap_alloc, heap_free);
+    CHECK(coll_reduce(g, NULL, NULL, 1, COLL_DOUBLE, COLL_BAND, COLL_ALL) == SM_ERR_ARG, "band on double refused");
+}
+
+static void private_check(struct coll_group *g)
+{
+    int sz = g->m.size, i = g->m.me;
+    size_t len = 70000;
+    unsigned char *buf = private_alloc(len * (size_t)sz);
+    for (int root = 0; root < sz; root += sz > 1 ? sz - 1 : 1) {
+        for (size_t j = 0; j < len; j++) buf[j] = i == root ? pattern(root, j) : 0;
+        OK(coll_bcast(g, buf, buf, len, root));
+        for (size_t j = 0; j < len; j++) CHECK(buf[j] == pattern(root, j), "private bcast [%zu]", j);
+    }
+    unsigned char *src = private_alloc(len);
+    for (size_t j = 0; j < len; j++) src[j] = pattern(i, j);
+    OK(coll_allgather(g, buf, src, len));
+    for (int p = 0; p < sz; p++) for (size_t j = 0; j < len; j += 97) CHECK(buf[p * len + j] == pattern(p, j), "private allgather");
+    private_free(src, len);
+    private_free(buf, len * (size_t)sz);
+    reduce_one(g, COLL_INT32, COLL_SUM, 7, COLL_ALL, false, private_alloc, private_free);
+    reduce_one(g, COLL_INT32, COLL_SUM, 20000, COLL_ALL, false, private_alloc, private_free);
+    reduce_one(g, COLL_DOUBLE, COLL_MIN, 20000, 0, false, private_alloc, private_free);
+    reduce_one(g, COLL_FLOAT, COLL_PROD, 5, sz - 1, true, private_alloc, private_free);
+}
+
+/* Back to back, roots and sizes changing, no barrier between, some members
+ * slower than others: a fast member's next record must not confuse a slow
+ * member still in the previous collective. */
+static void stress(struct coll_group *g, int rounds, unsigned seed)
+{
+    int sz = g->m.size, i = g->m.me;
+    long acc[300], out[300];
+    unsigned char b[3000];
+    for (int k = 0; k < rounds; k++) {
+        unsigned r = seed + (unsigned)k * 2654435761u;
+        int root = (int)(r % (unsigned)sz);
+        size_t cnt = 1 + r % 300, blen = r % 3000;
+        if ((unsigned)(i + k) % 5 == 0) for (int y = 0; y < 3; y++) sched_yield();
+        for (size_t j = 0; j < cnt; j++) acc[j] = (long)(i + 1) * (long)(j + (size_t)k);
+        OK(coll_reduce(g, out, acc, cnt, COLL_INT64, COLL_SUM, (k % 3) ? COLL_ALL : root));
+        if ((k % 3) || i == root)
+            for (size_t j = 0; j < cnt; j++) CHECK(out[j] == (long)sz * (sz + 1) / 2 * (long)(j + (size_t)k), "stress sum %d", k);
+        for (size_t j = 0; j < blen; j++) b[j] = i == root ? pattern(k, j) : 0;
+        OK(coll_bcast(g, b, b, blen, root));
+        for (size_t j = 0; j < blen; j++) CHECK(b[j] == pattern(k, j), "stress bcast %d", k);
+        if (k % 4 == 0) OK(coll_barrier(g));
+    }
+}
+
+/* Two groups of the same members at once, each driven by its own thread. */
+struct th { struct coll_group *g; int rounds; unsigned seed; };
+static void *driver(void *arg)
+{
+    struct th *t = arg;
+    stress(t->g, t->rounds, t->seed);
+    return NULL;
+}
+
+static void threads_check(void)
+{
+    struct coll_group dup;
+    struct sm_group all = { n, me, 0, 1, NULL };
+    OK(coll_group_create(&dup, &all, &world));
+    CHECK(dup.num != world.num, "a dup has its own number");
+    pthread_t t1;
+    struct th a = { &world, 150, 1 }, b = { &dup, 150, 7 };
+    CHECK(pthread_create(&t1, NULL, driver, &a) == 0, "thread");
+    driver(&b);
+    pthread_join(t1, NULL);
+    coll_group_destroy(&dup);
+}
+
+/* Active sets: every rank, and every other rank, in turn; state made per call. */
+static void aset_check(void)
+{
+    for (int k = 0; k < 40; k++) {
+        struct coll_group a;
+        int logstride = k % 2, size = logstride ? (n + 1) / 2 : n;
+        coll_group_aset(&a, 0, logstride, size);
+        if (a.m.me < 0) continue;
+        long v = a.m.me + k, sum;
+        OK(coll_reduce(&a, &sum, &v, 1, COLL_INT64, COLL_SUM, COLL_ALL));
+        CHECK(sum == (long)size * (size - 1) / 2 + (long)size * k, "active set sum %ld", sum);
+        int x = a.m.me == size - 1 ? k : -1;
+        OK(coll_bcast(&a, &x, &x, sizeof x, size - 1));
+        CHECK(x == k, "active set bcast %d", x);
+        int all[SM_NMAX];
+        OK(coll_allgather(&a, all, &v, sizeof(int)));
+        OK(coll_barrier(&a));
+    }
+    struct coll_group a;
+    coll_group_aset(&a, 0, 0, n);
+    barrier_check(&a, 15, 30);
+}
+
+/* Members that disagree are told so where they can see it, and the group
+ * still works after. */
+static void mismatch_check(struct coll_group *g)
+{
+    int sz = g->m.size, i = g->m.me;
+    if (sz < 2) return;
+    long v = 1, out;
+    sm_status_t st = coll_reduce(g, &out, &v, 1, COLL_INT64, i == sz - 1 ? COLL_MAX : COLL_SUM, COLL_ALL);
+    CHECK(st == SM_ERR_MISMATCH, "different ops: %d", st);
+    CHECK(strstr(sm_fail_reason(), "member") != NULL, "reason: %s", sm_fail_reason());
+    /* a broadcast: the reader that expects another size is told */
+    char buf[1024];
+    for (int big = 0; big < 2; big++) {
+        st = coll_bcast(g, buf, buf, (size_t)(i == 1 ? 8 : 16) * (big ? 25 : 1), 0);
+        CHECK(i == 1 ? st == SM_ERR_MISMATCH : st == SM_OK, "bcast of other sizes: member %d got %d", i, st);
+    }
+    st = coll_allgather(g, buf, buf, i == 0 ? 2 : 1);
+    CHECK(st == SM_ERR_MISMATCH, "allgather of other sizes: %d", st);
+    st = coll_alltoall(g, buf, buf + 512, i == 0 ? 2 : 1);
+    CHECK(st == SM_ERR_MISMATCH, "alltoall of other sizes: %d", st);
+    /* reductions to a root: the root sees every member's call (the others see none) */
+    st = coll_reduce(g, i == 0 ? &out : NULL, &v, 1, i == sz - 1 ? COLL_INT32 : COLL_INT64, COLL_SUM, 0);
+    CHECK(i == 0 ? st == SM_ERR_MISMATCH : st == SM_OK, "reduce of other types: member %d got %d", i, st);
+    /* members that disagree on the root: both roots see it */
+    st = coll_reduce(g, i <= 1 ? &out : NULL, &v, 1, COLL_INT64, COLL_SUM, i == 1 ? 1 : 0);
+    CHECK(i <= 1 ? st == SM_ERR_MISMATCH : st == SM_OK, "different roots: member %d got %d", i, st);
+    OK(coll_reduce(g, &out, &v, 1, COLL_INT64, COLL_SUM, COLL_ALL));
+    CHECK(out == sz, "after the mismatches: %ld", out);
+    CHECK(coll_bcast(g, buf, buf, 1, sz) == SM_ERR_ARG, "bad root");
+}
+
+int main(int argc, char **argv)
+{
+    const char *part = argc > 1 ? argv[1] : "all";
+    bool all = !strcmp(part, "all");
+    me = sm_rank(), n = sm_size();
+    make_groups();
+    for (int gi = 0; gi < NGROUPS; gi++) {
+        struct coll_group *g = &groups[gi];
+        if (g->num < 0) continue;            /* not a member: on to the next group */
+        if (all || !strcmp(part, "basic")) {
+            barrier_check(g, gi, 40);
+            bcast_check(g);
+            gather_check(g);
+            alltoall_check(g);
+        }
+        if (all || !strcmp(part, "reduce")) reduce_all_kinds(g, gi == 0);
+        if (all || !strcmp(part, "stress")) stress(g, 300, (unsigned)gi);
+        if (gi == 0 && (all || !strcmp(part, "private"))) private_check(g);
+        if (gi == 0 && (all || !strcmp(part, "mismatch"))) mismatch_check(g);
+    }
+    if (all || !strcmp(part, "basic")) aset_check();
+    if (all || !strcmp(part, "threads")) threads_check();
+    OK(coll_barrier(&world));
+    barrier_check(&world, 0, 5);
+    for (int gi = 0; gi < NGROUPS; gi++) coll_group_destroy(&groups[gi]);
+    if (me == 0) printf("test_coll %s: %d ranks ok\n", part, n);
+    return 0;
+}
