@@ -112,6 +112,14 @@ static inline void *sm_symmetric_base(size_t *len)
     *len = sm_core.sym_bytes;
     return (void *)(sm_slot_base(sm_core.rank) + SM_SYM_OFF);
 }
+/* Whether [p, p+len) lies in the rank's malloc heap, where libsmartmap's own
+ * blocks are: the bindings check a handle so before reading it. */
+static inline bool sm_heap_holds(const void *p, size_t len)
+{
+    uintptr_t off = (uintptr_t)p - (sm_slot_base(sm_core.rank) + SM_HEAP_OFF);
+    return off < sm_core.heap_bytes && len <= sm_core.heap_bytes - off;
+}
+
 /* Offset inside a slot of local address a, or UINT64_MAX if not exposed. */
 static inline uint64_t sm_local_offset(uintptr_t a)
 {
