@@ -34,15 +34,19 @@ static _Atomic int init_state; /* 0 not started, 1 running, 2 done */
 static _Atomic pid_t init_tid; /* the thread running init: its own mallocs must not wait */
 
 /* Copy [src, src+len) into the rank's own slot at offset off (mapped by
- * then), by hand: the source is the live stack or the globals, which a
- * checked copy would report (AddressSanitizer their redzones; valgrind the
- * stack's uninitialised bytes, were they passed to a system call). len and
- * the addresses are multiples of 8. */
+ * then, and zero there), by hand: the source is the live stack or the
+ * globals, which a checked copy would report (AddressSanitizer their
+ * redzones; valgrind the stack's uninitialised bytes, were they passed to a
+ * system call). Zero words are not written, so a large .bss costs no memory
+ * until used. len and the addresses are multiples of 8. */
 __attribute__((no_sanitize_address)) static void copy_to_own_slot(uint64_t off, const void *src, size_t len)
 {
     const uint64_t *s = src;
     volatile uint64_t *d = (volatile uint64_t *)(sm_slot_base(sm_core.rank) + off);  /* no memcpy call */
-    for (size_t i = 0; i < len / 8; i++) d[i] = s[i];
+    for (size_t i = 0; i < len / 8; i++) {
+        uint64_t v = s[i];
+        if (v) d[i] = v;
+    }
 }
 
 /* --- Slots ---------------------------------------------------------------- */

@@ -3,7 +3,7 @@
  * core's internal routines.
  *
  * Inside the core, calls flow one way: api.c and fork.c (entry points) ->
- * init.c (bootstrap) -> alloc.c, copy.c, dump.c -> wait.c -> maps.c, log.c,
+ * init.c (bootstrap) -> alloc.c, copy.c, dump.c, memlimit.c -> wait.c -> maps.c, log.c,
  * settings.c, status.c, state.c. The one exception is the lazy-init upcall:
  * the first malloc (alloc.c), which may come before the constructor, calls
  * sm_core_init(). tests/tools/check_core_deps.py keeps it so. */
