@@ -37,15 +37,18 @@ static _Atomic pid_t init_tid; /* the thread running init: its own mallocs must 
  * then, and zero there), by hand: the source is the live stack or the
  * globals, which a checked copy would report (AddressSanitizer their
  * redzones; valgrind the stack's uninitialised bytes, were they passed to a
- * system call). Zero words are not written, so a large .bss costs no memory
- * until used. len and the addresses are multiples of 8. */
-__attribute__((no_sanitize_address)) static void copy_to_own_slot(uint64_t off, const void *src, size_t len)
+ * system call). With sparse (the globals) zero words are not written, so a
+ * large .bss costs no memory until used; not for the stack, whose
+ * uninitialised bytes must not be tested (valgrind). len and the addresses
+ * are multiples of 8. */
+__attribute__((no_sanitize_address)) static void copy_to_own_slot(uint64_t off, const void *src, size_t len,
+                                                                  bool sparse)
 {
     const uint64_t *s = src;
     volatile uint64_t *d = (volatile uint64_t *)(sm_slot_base(sm_core.rank) + off);  /* no memcpy call */
     for (size_t i = 0; i < len / 8; i++) {
         uint64_t v = s[i];
-        if (v) d[i] = v;
+        if (v || !sparse) d[i] = v;
     }
 }
 
@@ -284,7 +287,7 @@ static sm_status_t expose_globals(void)
                (unsigned long long)(SM_GLOBALS_MAX >> 20));
         return SM_OK;
     }
-    copy_to_own_slot(SM_GLOBALS_OFF, (void *)seg.lo, len);
+    copy_to_own_slot(SM_GLOBALS_OFF, (void *)seg.lo, len, true);
     void *p = mmap((void *)seg.lo, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
                    sm_core.own_fd, (off_t)SM_GLOBALS_OFF);
     if (p != (void *)seg.lo)
@@ -319,7 +322,7 @@ static struct stack_move stack_move;
 static void move_stack_on_alt(void)
 {
     struct stack_move *m = &stack_move;
-    copy_to_own_slot(SM_STACK_OFF + (m->old_lo - m->new_lo), (void *)m->old_lo, m->hi - m->old_lo);
+    copy_to_own_slot(SM_STACK_OFF + (m->old_lo - m->new_lo), (void *)m->old_lo, m->hi - m->old_lo, false);
     void *p = mmap((void *)m->new_lo, m->hi - m->new_lo, PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_FIXED, sm_core.own_fd, (off_t)SM_STACK_OFF);
     if (p != (void *)m->new_lo)
