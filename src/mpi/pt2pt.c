@@ -733,6 +733,9 @@ static int imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *mess
     if (!message || *message == MPI_MESSAGE_NULL)
         return smpi_error(NULL, MPI_ERR_REQUEST, R, "invalid message handle");
     bool noproc = *message == MPI_MESSAGE_NO_PROC;
+    if (!noproc && SM_UNLIKELY(!p2p_msg_pending((struct p2p_msg *)*message)))
+        return smpi_error(NULL, MPI_ERR_REQUEST, R, "message %p is not one a matched probe returned, or was received already",
+                          (void *)*message);
     struct smpi_request *q = smpi_request_new(&smpi_comm_world, SMPI_REQ_RECV, buf, count, t,
                                               noproc ? MPI_PROC_NULL : 0, 0, P2P_STANDARD);
     if (!q) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "%s", sm_fail_reason());
