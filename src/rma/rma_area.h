@@ -3,6 +3,7 @@
 #ifndef RMA_AREA_H
 #define RMA_AREA_H
 
+#include "rma.h"
 #include "sm_core.h"
 
 /* The symmetric heap's same-call check: each rank's collective calls,
@@ -16,9 +17,32 @@ struct rma_heap_call {
     _Atomic int32_t result;   /* a step that can fail in one rank (growing the region): 0 or a status */
 };
 
+/* A window's sync block, one per window in each member's area (rma.h,
+ * "Windows"): written by the other members, so its words are the only
+ * ones they touch besides the window memory itself. Zeroed when claimed,
+ * before any member learns its address. */
+#define RMA_WIN_ACC_LOCKS 16     /* accumulate locks, by 4 KiB region of the target address */
+#define RMA_WIN_REGION_SHIFT 12
+struct rma_win_sync {
+    alignas(SM_CACHELINE) struct rma_rwlock lock;      /* passive target (MPI_Win_lock) */
+    alignas(SM_CACHELINE) struct rma_lock acc[RMA_WIN_ACC_LOCKS];
+    alignas(SM_CACHELINE) _Atomic uint32_t complete;   /* PSCW: epochs completed at this member as a target */
+    alignas(SM_CACHELINE) _Atomic uint32_t post[SM_NMAX];  /* PSCW: posts to this member, by target */
+};
+
+/* A dynamic window's attached regions, in the member's private heap
+ * (exposed: the engine's blocks live in the slot), sorted by address and
+ * read by the others under a sequence lock: odd while the member changes it. */
+struct rma_win_regions {
+    _Atomic uint32_t seq;
+    uint32_t n;
+    struct rma_win_region { uint64_t lo, len, global; } r[RMA_WIN_ATTACH_MAX];   /* global 0: not exposed */
+};
+
 struct rma_area {
     alignas(SM_CACHELINE) uint64_t calls;      /* this rank's collective heap calls so far */
     alignas(SM_CACHELINE) struct rma_heap_call call[2];
+    alignas(SM_CACHELINE) struct rma_win_sync win[RMA_WIN_MAX];
 };
 _Static_assert(sizeof(struct rma_area) <= SM_AREA_SIZE, "the rma area fits");
 
