@@ -122,7 +122,8 @@ static int win_new(enum rma_win_kind kind, void *base, MPI_Aint size, int disp_u
     struct rma_win_coll coll = { win_allgather, win_barrier, &w->cg };
     struct rma_win_args a = { &m, &coll, kind, base, (uint64_t)size, (uint32_t)disp_unit, !w->noncontig,
                               cls != MPI_SUCCESS };
-    if (cls || (st = rma_win_create(&w->rw, &a))) {
+    st = rma_win_create(&w->rw, &a);   /* (with bad arguments too: the others must not wait for us) */
+    if (cls || st) {
         coll_group_destroy(&w->cg);
         smpi_errh_unref(w->errh);
         free(w);
@@ -622,7 +623,8 @@ static inline int flush(int rank, MPI_Win win, bool local, const char *R)
     SMPI_GET_WIN(w, win, R);
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     sm_status_t st = rma_win_flush(&w->rw, rank, local);
-    return SM_UNLIKELY(st) ? smpi_win_fail(w, st, R) : MPI_SUCCESS;
+    if (SM_LIKELY(!st)) return MPI_SUCCESS;
+    return st == SM_ERR_ARG ? SMPI_WIN_ERROR(w, MPI_ERR_RANK, R, "%s", sm_fail_reason()) : smpi_win_fail(w, st, R);
 }
 
 int PMPI_Win_flush(int rank, MPI_Win win) { return flush(rank, win, false, "MPI_Win_flush"); }

@@ -56,6 +56,14 @@ static sm_status_t region_of(const struct rma_win *w, int t, uint64_t lo, uint64
     return SM_OK;
 }
 
+/* sm_copy, where a peer gone (SM_ERR_STATE) is SM_ERR_PEER: SM_ERR_STATE
+ * is this engine's word for a call no epoch allows. */
+static sm_status_t copy(int rank, bool write, void *remote, void *local, size_t len)
+{
+    sm_status_t st = sm_copy(rank, write, remote, local, len);
+    return st == SM_ERR_STATE ? sm_fail(SM_ERR_PEER, "%s", sm_fail_reason()) : st;
+}
+
 static __attribute__((cold, noinline)) sm_status_t no_epoch(const struct rma_win *w, int t)
 {
     if ((unsigned)t >= (unsigned)w->n) return sm_fail(SM_ERR_ARG, "rank %d is not in the window's group of %d", t, w->n);
@@ -105,7 +113,7 @@ static void xfer_piece(void *dst, const void *src, size_t n, void *ctx)
 {
     struct xfer *x = ctx;
     if (x->st) return;
-    x->st = x->put ? sm_copy(x->rank, true, dst, (void *)src, n) : sm_copy(x->rank, false, (void *)src, dst, n);
+    x->st = x->put ? copy(x->rank, true, dst, (void *)src, n) : copy(x->rank, false, (void *)src, dst, n);
 }
 
 static sm_status_t move(struct rma_win *w, const struct rma_target *tg, const struct rma_buf *o, bool put)
@@ -116,7 +124,7 @@ static sm_status_t move(struct rma_win *w, const struct rma_target *tg, const st
     if (st || !bytes) return st;
     if (contig(tg->type, tg->count) && contig(o->type, o->count)) {
         char *t = at.addr + first_byte(tg->type), *l = (char *)o->addr + first_byte(o->type);
-        if (!at.direct) return sm_copy(at.rank, put, t, l, bytes);
+        if (!at.direct) return copy(at.rank, put, t, l, bytes);
         put ? memcpy(t, l, bytes) : memcpy(l, t, bytes);
         return SM_OK;
     }
@@ -176,9 +184,9 @@ static sm_status_t acc_copied(struct acc *c, char *dst, const char *src, char *f
     struct rma_lock mine = { 0 };
     size_t bytes = k * c->width;
     rma_lock_acquire(lock);
-    sm_status_t st = sm_copy(c->at.rank, false, dst, b, bytes);
+    sm_status_t st = copy(c->at.rank, false, dst, b, bytes);
     if (!st) st = rma_accumulate(b, src, fetch, k, c->op, &mine);
-    if (!st && c->op->native != RMA_NATIVE_NOOP) st = sm_copy(c->at.rank, true, dst, b, bytes);
+    if (!st && c->op->native != RMA_NATIVE_NOOP) st = copy(c->at.rank, true, dst, b, bytes);
     rma_lock_release(lock);
     return st;
 }
@@ -273,9 +281,9 @@ sm_status_t rma_win_compare_swap(struct rma_win *w, int t, int64_t disp, const v
     if (width > sizeof old) return sm_fail(SM_ERR_UNSUPPORTED, "no compare-and-swap of %zu bytes", width);
     struct rma_lock *lock = rma_win_acc_lock(w, t, dst);
     rma_lock_acquire(lock);
-    st = at.direct ? (memcpy(old, dst, width), SM_OK) : sm_copy(at.rank, false, dst, old, width);
+    st = at.direct ? (memcpy(old, dst, width), SM_OK) : copy(at.rank, false, dst, old, width);
     if (!st && !memcmp(old, compare, width))
-        st = at.direct ? (memcpy(dst, value, width), SM_OK) : sm_copy(at.rank, true, dst, (void *)value, width);
+        st = at.direct ? (memcpy(dst, value, width), SM_OK) : copy(at.rank, true, dst, (void *)value, width);
     rma_lock_release(lock);
     if (!st) memcpy(result, old, width);
     return st;
