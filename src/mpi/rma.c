@@ -81,6 +81,19 @@ static inline void *direct(struct smpi_win *w, const void *oaddr, int ocount, MP
     return rma_win_direct(&w->rw, rank, disp, *len);
 }
 
+/* The general paths with the calls' own signatures, so that the fast paths
+ * below reach them by a plain jump and need no stack frame of their own. */
+static __attribute__((noinline)) int put_slow(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                                              MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    return transfer(oaddr, ocount, otype, rank, disp, tcount, ttype, win, true, "MPI_Put");
+}
+static __attribute__((noinline)) int get_slow(void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                                              MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    return transfer(oaddr, ocount, otype, rank, disp, tcount, ttype, win, false, "MPI_Get");
+}
+
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
@@ -91,8 +104,8 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
         rma_copy(dst, origin_addr, len);
         return MPI_SUCCESS;
     }
-    return transfer(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                    target_datatype, win, true, "MPI_Put");
+    return put_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                    target_datatype, win);
 }
 #pragma weak MPI_Put = PMPI_Put
 
@@ -106,8 +119,8 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
         rma_copy(origin_addr, src, len);
         return MPI_SUCCESS;
     }
-    return transfer(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                    target_datatype, win, false, "MPI_Get");
+    return get_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                    target_datatype, win);
 }
 #pragma weak MPI_Get = PMPI_Get
 

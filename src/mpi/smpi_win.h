@@ -20,6 +20,10 @@ struct smpi_win {
     void    *base;
     MPI_Aint size;
     int      disp_unit, flavor, model;
+    /* PSCW: the last group given to post [0] and start [1], held (so that
+     * its handle names the same group while cached), and its members */
+    struct smpi_group *pscw_group[2];
+    int     *pscw_members[2], pscw_n[2];
     /* info hints in effect */
     bool     no_locks, same_op, noncontig;
     char     ordering[24];      /* accumulate_ordering */

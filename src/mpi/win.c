@@ -343,6 +343,10 @@ int PMPI_Win_free(MPI_Win *win)
         if (rc) return rc;
     }
     sm_status_t st = rma_win_free(&w->rw);
+    for (int k = 0; k < 2; k++) {
+        if (w->pscw_group[k]) smpi_group_unref(w->pscw_group[k]);
+        free(w->pscw_members[k]);
+    }
     char why[256];
     snprintf(why, sizeof why, "%s", st ? sm_fail_reason() : "");
     coll_group_destroy(&w->cg);
@@ -493,30 +497,41 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 }
 #pragma weak MPI_Win_fence = PMPI_Win_fence
 
-/* The window members of group h (into m, at most SM_NMAX), or an error. */
-static int group_members(struct smpi_win *w, MPI_Group h, int *m, int *n, const char *R)
+/* The window members of group h for post (k 0) or start (k 1): translated
+ * once and kept while the program passes the same group. */
+static int group_members(struct smpi_win *w, MPI_Group h, int k, const char *R)
 {
     struct smpi_group *g = h == MPI_GROUP_EMPTY ? &smpi_group_empty
                            : (uintptr_t)h >= 4096 && h->magic == SMPI_MAGIC_GRP ? h : NULL;
+    if (SM_LIKELY(g && g == w->pscw_group[k])) return MPI_SUCCESS;
     if (!g) return SMPI_WIN_ERROR(w, MPI_ERR_GROUP, R, "group %s", smpi_hstr((const void *)h, "MPI_GROUP_NULL"));
+    int *m = realloc(w->pscw_members[k], sizeof *m * (size_t)(g->size ? g->size : 1));
+    if (!m) return SMPI_WIN_ERROR(w, MPI_ERR_NO_MEM, R, "no memory for a group of %d", g->size);
+    w->pscw_members[k] = m;
     for (int i = 0; i < g->size; i++)
-        if ((m[i] = rma_win_member(&w->rw, g->world[i])) < 0)
+        if ((m[i] = rma_win_member(&w->rw, g->world[i])) < 0) {
+            if (w->pscw_group[k]) smpi_group_unref(w->pscw_group[k]);
+            w->pscw_group[k] = NULL;
             return SMPI_WIN_ERROR(w, MPI_ERR_GROUP, R, "member %d of the group (job rank %d) is not in the "
                                   "window's group", i, g->world[i]);
-    *n = g->size;
+        }
+    if (w->pscw_group[k]) smpi_group_unref(w->pscw_group[k]);
+    if (g != &smpi_group_empty) g->refs++;
+    w->pscw_group[k] = g, w->pscw_n[k] = g->size;
     return MPI_SUCCESS;
 }
 
 static int pscw(MPI_Group group, int assert, MPI_Win win, bool post, const char *R)
 {
     SMPI_GET_WIN(w, win, R);
-    int m[SM_NMAX], n = 0;
     int rc = post ? check_assert(w, assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT,
                                  "MPI_MODE_NOCHECK, NOSTORE, NOPUT", R)
                   : check_assert(w, assert, MPI_MODE_NOCHECK, "MPI_MODE_NOCHECK", R);
-    if (rc || (rc = group_members(w, group, m, &n, R))) return rc;
+    int k = !post;
+    if (rc || (rc = group_members(w, group, k, R))) return rc;
     unsigned f = assert & MPI_MODE_NOCHECK ? RMA_NOCHECK : 0;
-    sm_status_t st = post ? rma_win_post(&w->rw, m, n, f) : rma_win_start(&w->rw, m, n, f);
+    sm_status_t st = post ? rma_win_post(&w->rw, w->pscw_members[k], w->pscw_n[k], f)
+                          : rma_win_start(&w->rw, w->pscw_members[k], w->pscw_n[k], f);
     return st ? smpi_win_fail(w, st, R) : MPI_SUCCESS;
 }
 
@@ -617,14 +632,24 @@ int PMPI_Win_unlock_all(MPI_Win win)
 }
 #pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
 
-/* flush and flush_local, to one rank or all: one inline check, then the engine. */
-static inline int flush(int rank, MPI_Win win, bool local, const char *R)
+/* flush and flush_local, to one rank or all: the engine's inline check,
+ * the rest (errors, every rank) out of line. */
+static __attribute__((noinline)) int flush_slow(int rank, MPI_Win win, bool local, const char *R)
 {
     SMPI_GET_WIN(w, win, R);
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
-    sm_status_t st = rma_win_flush(&w->rw, rank, local);
-    if (SM_LIKELY(!st)) return MPI_SUCCESS;
+    sm_status_t st = rma_win_flush_slow(&w->rw, rank, local);
+    if (!st) return MPI_SUCCESS;
     return st == SM_ERR_ARG ? SMPI_WIN_ERROR(w, MPI_ERR_RANK, R, "%s", sm_fail_reason()) : smpi_win_fail(w, st, R);
+}
+static inline int flush(int rank, MPI_Win win, bool local, const char *R)
+{
+    struct smpi_win *w = smpi_win(win);
+    if (SM_LIKELY(w && rma_win_flush_ready(&w->rw, rank))) {
+        rma_win_flush_order(local);
+        return MPI_SUCCESS;
+    }
+    return flush_slow(rank, win, local, R);
 }
 
 int PMPI_Win_flush(int rank, MPI_Win win) { return flush(rank, win, false, "MPI_Win_flush"); }

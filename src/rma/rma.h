@@ -350,6 +350,10 @@ struct rma_win_peer {
 #define RMA_PEER_DIRECT 1u  /* plain loads and stores reach it */
 #define RMA_PEER_FAILED 2u  /* the member could not create the window: all fail */
 
+/* Per member, for post/start/complete/wait: the posts and completions it
+ * has made that we have seen, and those we have made to it. */
+struct rma_win_pscw { uint32_t post_seen, complete_seen, post_sent, complete_sent; };
+
 /* The binding's collectives over the members (in member order). */
 struct rma_win_coll {
     sm_status_t (*allgather)(void *ctx, void *dst, const void *src, size_t len);
@@ -382,12 +386,12 @@ struct rma_win {
     int       slot;              /* its number in the area */
     void     *mem;               /* what the engine allocated (freed with the window) */
     struct rma_win_coll coll;
-    uint32_t *posts_seen;        /* PSCW, per member: its posts to the caller consumed by starts */
+    struct rma_win_pscw *pscw;   /* PSCW, per member: the counts of the words we and it write */
     int      *epoch, nepoch;     /* the members of the access epoch begun by rma_win_start ... */
     bool      started;           /* ... while it is open */
+    int      *exposure, nexposure;   /* the members of the exposure epoch (rma_win_post) ... */
     struct rma_win_regions *regions;   /* dynamic: the caller's attached regions (rma_area.h) */
-    bool      exposing;          /* an exposure epoch (rma_win_post) is open ... */
-    uint32_t  completions;       /* ... until the caller's sync block counts this many completions */
+    bool      exposing;          /* ... while it is open */
     int       nlocks;            /* members locked by rma_win_lock */
     uint8_t   all_flags;         /* rma_win_lock_all's */
 };
@@ -500,7 +504,28 @@ sm_status_t rma_win_unlock_all(struct rma_win *w);
  * the target (flush) or only at the caller (local): in a passive-target
  * epoch. Operations complete as they are issued, so these order memory. */
 #define RMA_ALL (-1)
-sm_status_t rma_win_flush(struct rma_win *w, int t, bool local);
+/* The inline check: a passive-target epoch to member t (RMA_ALL: to any) is open. */
+static inline __attribute__((always_inline)) bool rma_win_flush_ready(const struct rma_win *w, int t)
+{
+    if (t == RMA_ALL) return (w->open & RMA_OPEN_ALL) || w->nlocks;
+    return (unsigned)t < (unsigned)w->n && ((w->open & RMA_OPEN_ALL) || RMA_ACC_LOCKED(w->access[t]));
+}
+/* Our operations are complete when issued: what remains is their order
+ * with what follows (a flag put after them, a load that the target's
+ * Dekker-style protocol depends on): a full barrier, or for a local
+ * flush a release one. */
+static inline __attribute__((always_inline)) void rma_win_flush_order(bool local)
+{
+    if (local) atomic_thread_fence(memory_order_release);
+    else sm_full_fence();
+}
+sm_status_t rma_win_flush_slow(struct rma_win *w, int t, bool local);
+static inline __attribute__((always_inline)) sm_status_t rma_win_flush(struct rma_win *w, int t, bool local)
+{
+    if (SM_UNLIKELY(!rma_win_flush_ready(w, t))) return rma_win_flush_slow(w, t, local);
+    rma_win_flush_order(local);
+    return SM_OK;
+}
 /* Order the caller's loads and stores of window memory with others' (MPI_Win_sync). */
 static inline void rma_win_sync(void) { sm_full_fence(); }
 

@@ -26,8 +26,11 @@ struct rma_heap_call {
 struct rma_win_sync {
     alignas(SM_CACHELINE) struct rma_rwlock lock;      /* passive target (MPI_Win_lock) */
     alignas(SM_CACHELINE) struct rma_lock acc[RMA_WIN_ACC_LOCKS];
-    alignas(SM_CACHELINE) _Atomic uint32_t complete;   /* PSCW: epochs completed at this member as a target */
-    alignas(SM_CACHELINE) _Atomic uint32_t post[SM_NMAX];  /* PSCW: posts to this member, by target */
+    /* PSCW, by peer: the posts this member has made to the peer (as its
+     * target) and its completions at the peer (as its origin); counts only
+     * this member writes, with plain release stores (no read-modify-write),
+     * and the peer reads here: the writer keeps the line. */
+    alignas(SM_CACHELINE) struct { _Atomic uint32_t post, complete; } pscw[SM_NMAX];
 };
 
 /* A dynamic window's attached regions, in the member's private heap

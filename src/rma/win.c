@@ -53,17 +53,19 @@ static void release(struct rma_win *w)
     w->peer = NULL, w->slot = -1, w->mem = NULL, w->regions = NULL;
 }
 
-/* The member arrays in one block: peer, ranks, index, posts_seen, epoch, access. */
+/* The member arrays in one block: peer, pscw, ranks, epoch, exposure, index, access. */
 static bool arrays(struct rma_win *w, const struct sm_group *m)
 {
     size_t n = (size_t)m->size, jobs = (size_t)sm_core.size;
-    char *b = calloc(1, n * (sizeof(struct rma_win_peer) + 3 * sizeof(int) + 1) + jobs * sizeof(int));
+    char *b = calloc(1, n * (sizeof(struct rma_win_peer) + sizeof(struct rma_win_pscw) + 3 * sizeof(int) + 1) +
+                            jobs * sizeof(int));
     if (!b) return false;
     w->peer = (struct rma_win_peer *)b;
-    w->ranks = (int *)(w->peer + n);
-    w->posts_seen = (uint32_t *)(w->ranks + n);
-    w->epoch = (int *)(w->posts_seen + n);
-    w->index = w->epoch + n;
+    w->pscw = (struct rma_win_pscw *)(w->peer + n);
+    w->ranks = (int *)(w->pscw + n);
+    w->epoch = w->ranks + n;
+    w->exposure = w->epoch + n;
+    w->index = w->exposure + n;
     w->access = (uint8_t *)(w->index + jobs);
     for (size_t r = 0; r < jobs; r++) w->index[r] = -1;
     for (int i = 0; i < m->size; i++) {
@@ -280,6 +282,7 @@ static const char *epoch_name(const struct rma_win *w)
 /* No access epoch but an idle fence's: the caller may open another kind. */
 static sm_status_t access_free(struct rma_win *w)
 {
+    if (SM_LIKELY(!w->open && !w->nlocks && !w->started)) return SM_OK;
     const char *e = epoch_name(w);
     if (e) return sm_fail(SM_ERR_STATE, "%s is open on this window", e);
     w->open = 0;   /* a fence epoch with no operation ends here */
@@ -313,20 +316,49 @@ static sm_status_t check_members(const struct rma_win *w, const int *m, int n)
     return SM_OK;
 }
 
+/* PSCW's words: each member counts, in its own sync block, the posts and
+ * completions it has made to each peer, and the peer reads them there
+ * (the writer keeps its line; a waiter's read pulls it once). */
+static inline _Atomic uint32_t *pscw_word(struct rma_win_sync *s, int peer, bool post)
+{
+    return post ? &s->pscw[peer].post : &s->pscw[peer].complete;
+}
+
+/* Make our count *sent + 1 of posts (or completions) to member t. */
+static void signal(struct rma_win *w, int t, bool post, uint32_t *sent)
+{
+    _Atomic uint32_t *p = pscw_word(w->sync, t, post);
+    atomic_store_explicit(p, ++*sent, memory_order_release);
+    sm_wake_word((volatile uint32_t *)p);
+}
+
+/* Is member t's count of posts (completions) to us past *seen (then consume one)? */
+static bool arrived(struct rma_win *w, int t, bool post, uint32_t *seen, uint32_t *v)
+{
+    if ((int32_t)((*v = atomic_load_explicit(pscw_word(sync_of(w, t), w->me, post), memory_order_acquire)) -
+                  *seen) <= 0)
+        return false;
+    ++*seen;
+    return true;
+}
+static void await(struct rma_win *w, int t, bool post, uint32_t *seen)
+{
+    uint32_t v;
+    while (!arrived(w, t, post, seen, &v)) sm_wait_word((volatile uint32_t *)pscw_word(sync_of(w, t), w->me, post), v);
+}
+
 sm_status_t rma_win_post(struct rma_win *w, const int *members, int n, unsigned flags)
 {
     sm_status_t st;
     if (w->exposing) return sm_fail(SM_ERR_STATE, "an exposure epoch (post) is open already");
     if ((st = check_members(w, members, n))) return st;
+    memcpy(w->exposure, members, sizeof *members * (size_t)n);
+    w->nexposure = n;
     w->exposing = true;
-    w->completions += (uint32_t)n;
-    sm_full_fence();   /* our stores to the window come before the origins' accesses */
+    /* Our stores to the window come before the origins' accesses: the
+     * release stores below order them (x86-TSO: stores stay in order). */
     if (flags & RMA_NOCHECK) return SM_OK;
-    for (int i = 0; i < n; i++) {
-        _Atomic uint32_t *p = &sync_of(w, members[i])->post[w->me];
-        atomic_fetch_add_explicit(p, 1, memory_order_release);
-        sm_wake_word((volatile uint32_t *)p);
-    }
+    for (int i = 0; i < n; i++) signal(w, members[i], true, &w->pscw[members[i]].post_sent);
     return SM_OK;
 }
 
@@ -342,14 +374,8 @@ sm_status_t rma_win_start(struct rma_win *w, const int *members, int n, unsigned
         w->access[members[i]] = RMA_ACC_START;
     }
     for (int i = 0; i < n; i++) {
-        int t = members[i];
-        w->epoch[i] = t;
-        if (flags & RMA_NOCHECK) continue;
-        _Atomic uint32_t *p = &w->sync->post[t];   /* t's posts to us, counted in our block */
-        uint32_t v;
-        while ((int32_t)((v = atomic_load_explicit(p, memory_order_acquire)) - w->posts_seen[t]) <= 0)
-            sm_wait_word((volatile uint32_t *)p, v);
-        w->posts_seen[t]++;
+        w->epoch[i] = members[i];
+        if (!(flags & RMA_NOCHECK)) await(w, members[i], true, &w->pscw[members[i]].post_seen);
     }
     w->nepoch = n;
     w->started = true;
@@ -358,14 +384,13 @@ sm_status_t rma_win_start(struct rma_win *w, const int *members, int n, unsigned
 
 sm_status_t rma_win_complete(struct rma_win *w)
 {
-    if (!w->started)
-        return sm_fail(SM_ERR_STATE, "no access epoch (start) is open");
-    sm_full_fence();   /* our operations are visible before the targets see the completion */
+    if (!w->started) return sm_fail(SM_ERR_STATE, "no access epoch (start) is open");
+    /* Our operations are visible before the completions: release stores
+     * after them (plain and string stores alike: glibc's memcpy fences its
+     * non-temporal ones). */
     for (int i = 0; i < w->nepoch; i++) {
         int t = w->epoch[i];
-        _Atomic uint32_t *c = &sync_of(w, t)->complete;
-        atomic_fetch_add_explicit(c, 1, memory_order_release);
-        sm_wake_word((volatile uint32_t *)c);
+        signal(w, t, false, &w->pscw[t].complete_sent);
         w->access[t] = 0;
     }
     w->nepoch = 0;
@@ -374,17 +399,27 @@ sm_status_t rma_win_complete(struct rma_win *w)
     return SM_OK;
 }
 
-static bool completed(const struct rma_win *w, uint32_t *v)
+/* Have the origins of the exposure epoch all completed? From the first not
+ * yet seen (those seen are moved past). */
+static bool all_completed(struct rma_win *w, int *waiting_on, uint32_t *v)
 {
-    *v = atomic_load_explicit(&w->sync->complete, memory_order_acquire);
-    return (int32_t)(*v - w->completions) >= 0;
+    while (w->nexposure) {
+        int o = w->exposure[w->nexposure - 1];
+        if (!arrived(w, o, false, &w->pscw[o].complete_seen, v)) {
+            *waiting_on = o;
+            return false;
+        }
+        w->nexposure--;
+    }
+    return true;
 }
 
 sm_status_t rma_win_wait(struct rma_win *w)
 {
     if (!w->exposing) return sm_fail(SM_ERR_STATE, "no exposure epoch (post) is open");
+    int o;
     uint32_t v;
-    while (!completed(w, &v)) sm_wait_word((volatile uint32_t *)&w->sync->complete, v);
+    while (!all_completed(w, &o, &v)) sm_wait_word((volatile uint32_t *)pscw_word(sync_of(w, o), w->me, false), v);
     w->exposing = false;
     return SM_OK;
 }
@@ -392,8 +427,9 @@ sm_status_t rma_win_wait(struct rma_win *w)
 sm_status_t rma_win_test(struct rma_win *w, bool *done)
 {
     if (!w->exposing) return sm_fail(SM_ERR_STATE, "no exposure epoch (post) is open");
+    int o;
     uint32_t v;
-    if ((*done = completed(w, &v))) w->exposing = false;
+    if ((*done = all_completed(w, &o, &v))) w->exposing = false;
     return SM_OK;
 }
 
@@ -448,17 +484,14 @@ sm_status_t rma_win_unlock_all(struct rma_win *w)
     return SM_OK;
 }
 
-sm_status_t rma_win_flush(struct rma_win *w, int t, bool local)
+/* The flushes the inline check leaves: to every member, and the errors. */
+sm_status_t rma_win_flush_slow(struct rma_win *w, int t, bool local)
 {
-    if (SM_UNLIKELY(!(w->open & RMA_OPEN_ALL) &&
-                    (t == RMA_ALL ? !w->nlocks : (unsigned)t >= (unsigned)w->n || !RMA_ACC_LOCKED(w->access[t])))) {
-        if (t != RMA_ALL && (unsigned)t >= (unsigned)w->n) return bad_member(w, t);
-        if (t == RMA_ALL) return sm_fail(SM_ERR_STATE, "no passive-target epoch (lock, lock_all) is open");
+    if (t != RMA_ALL && (unsigned)t >= (unsigned)w->n) return bad_member(w, t);
+    if (t == RMA_ALL && !w->nlocks && !(w->open & RMA_OPEN_ALL))
+        return sm_fail(SM_ERR_STATE, "no passive-target epoch (lock, lock_all) is open");
+    if (t != RMA_ALL && !RMA_ACC_LOCKED(w->access[t]))
         return sm_fail(SM_ERR_STATE, "rank %d is not locked by this process (no passive-target epoch to it)", t);
-    }
-    /* Our operations are complete when issued: what remains is their order
-     * with what follows (a flag put after, read by the target). */
-    if (local) atomic_thread_fence(memory_order_release);
-    else sm_full_fence();
+    rma_win_flush_order(local);
     return SM_OK;
 }
