@@ -544,22 +544,18 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 }
 #pragma weak MPI_Win_start = PMPI_Win_start
 
-int PMPI_Win_complete(MPI_Win win)
+/* The calls that are the engine's call on the window and nothing else. */
+static int epoch_call(MPI_Win win, sm_status_t (*fn)(struct rma_win *), const char *R)
 {
-    static const char R[] = "MPI_Win_complete";
     SMPI_GET_WIN(w, win, R);
-    sm_status_t st = rma_win_complete(&w->rw);
+    sm_status_t st = fn(&w->rw);
     return st ? smpi_win_fail(w, st, R) : MPI_SUCCESS;
 }
+
+int PMPI_Win_complete(MPI_Win win) { return epoch_call(win, rma_win_complete, "MPI_Win_complete"); }
 #pragma weak MPI_Win_complete = PMPI_Win_complete
 
-int PMPI_Win_wait(MPI_Win win)
-{
-    static const char R[] = "MPI_Win_wait";
-    SMPI_GET_WIN(w, win, R);
-    sm_status_t st = rma_win_wait(&w->rw);
-    return st ? smpi_win_fail(w, st, R) : MPI_SUCCESS;
-}
+int PMPI_Win_wait(MPI_Win win) { return epoch_call(win, rma_win_wait, "MPI_Win_wait"); }
 #pragma weak MPI_Win_wait = PMPI_Win_wait
 
 int PMPI_Win_test(MPI_Win win, int *flag)
@@ -623,13 +619,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 }
 #pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
 
-int PMPI_Win_unlock_all(MPI_Win win)
-{
-    static const char R[] = "MPI_Win_unlock_all";
-    SMPI_GET_WIN(w, win, R);
-    sm_status_t st = rma_win_unlock_all(&w->rw);
-    return st ? smpi_win_fail(w, st, R) : MPI_SUCCESS;
-}
+int PMPI_Win_unlock_all(MPI_Win win) { return epoch_call(win, rma_win_unlock_all, "MPI_Win_unlock_all"); }
 #pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
 
 /* flush and flush_local, to one rank or all: the engine's inline check,
