@@ -70,6 +70,19 @@ static __attribute__((cold, noinline)) sm_status_t no_epoch(const struct rma_win
     return sm_fail(SM_ERR_STATE, "no access epoch to rank %d is open (fence, start, lock or lock_all)", t);
 }
 
+static __attribute__((cold, noinline)) sm_status_t outside(const struct rma_win *w, const struct rma_target *tg,
+                                                           ptrdiff_t lo, ptrdiff_t hi)
+{
+    const struct rma_win_peer *p = &w->peer[tg->member];
+    int64_t off;
+    if (__builtin_mul_overflow(tg->disp, (int64_t)p->disp_unit, &off) || __builtin_add_overflow(off, hi, &off))
+        return sm_fail(SM_ERR_ACCESS, "displacement %lld x disp_unit %u is outside rank %d's window of %llu bytes",
+                       (long long)tg->disp, p->disp_unit, tg->member, (unsigned long long)p->size);
+    return sm_fail(SM_ERR_ACCESS, "target bytes [%lld, %lld) (displacement %lld x disp_unit %u) are outside rank %d's "
+                   "window of %llu bytes", (long long)(off - hi + lo), (long long)off, (long long)tg->disp,
+                   p->disp_unit, tg->member, (unsigned long long)p->size);
+}
+
 /* Check the epoch and the range of the target's bytes; *bytes: how many. */
 static sm_status_t locate(struct rma_win *w, const struct rma_target *tg, size_t *bytes, struct where *at)
 {
@@ -92,15 +105,12 @@ static sm_status_t locate(struct rma_win *w, const struct rma_target *tg, size_t
         at->addr = (char *)(uintptr_t)(at->direct ? r.global + (a - r.lo) : a);
         return SM_OK;
     }
-    uint64_t off;
-    if (tg->disp < 0 || __builtin_mul_overflow((uint64_t)tg->disp, p->disp_unit, &off) || off > INT64_MAX ||
-        (int64_t)off + lo < 0 || (int64_t)off + hi > (int64_t)p->size)
-        return sm_fail(SM_ERR_ACCESS, "target bytes [%lld, %lld) (displacement %lld x disp_unit %u) are outside "
-                       "rank %d's window of %llu bytes", (long long)(tg->disp * (int64_t)p->disp_unit + lo),
-                       (long long)(tg->disp * (int64_t)p->disp_unit + hi), (long long)tg->disp, p->disp_unit, t,
-                       (unsigned long long)p->size);
+    int64_t off, first, end;
+    if (__builtin_mul_overflow(tg->disp, (int64_t)p->disp_unit, &off) || __builtin_add_overflow(off, lo, &first) ||
+        __builtin_add_overflow(off, hi, &end) || first < 0 || end > (int64_t)p->size)
+        return outside(w, tg, lo, hi);
     at->direct = p->flags & RMA_PEER_DIRECT;
-    at->addr = (char *)(p->base + off);
+    at->addr = (char *)(p->base + (uint64_t)off);
     return SM_OK;
 }
 
