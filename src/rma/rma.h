@@ -249,6 +249,11 @@ struct rma_lock;
  * one, SM_ERR_UNSUPPORTED for them (nothing is changed then). */
 sm_status_t rma_accumulate(void *dst, const void *src, void *fetch, size_t count,
                            const struct rma_acc_op *op, struct rma_lock *lock);
+/* The same without atomics, for a caller that excludes every other access
+ * to dst (an exclusive lock of its own): the kernel over aligned copies,
+ * any width and alignment, at memory speed (ARMCI's large accumulates).
+ * op->kernel is needed unless the op is REPLACE or NOOP. */
+void rma_accumulate_excl(void *dst, const void *src, void *fetch, size_t count, const struct rma_acc_op *op);
 /* Compare-and-swap of one element of width 1, 2, 4, 8 or 16 (aligned):
  * *result = *dst; if it equals *compare, *dst = *value. */
 sm_status_t rma_compare_swap(void *dst, const void *compare, const void *value, void *result, size_t width);
@@ -321,9 +326,10 @@ size_t rma_heap_size(void);
  * exposed (heap, globals, main stack: DESIGN.md §1), else through the
  * core's fallback paths (sm_copy: kernel, staged), so any memory can be a
  * window. Each member also has a sync block in its own SM_AREA_RMA (the
- * passive-target lock, the accumulate locks, the PSCW counters, the table
- * of attached regions), so that every synchronisation is memory ordering
- * plus words there: no operation needs the target to take part.
+ * passive-target lock, the accumulate locks, the PSCW counters) and, for a
+ * dynamic window, a table of its attached regions that the others read, so
+ * that every synchronisation is memory ordering plus words there: no
+ * operation needs the target to take part.
  *
  * The struct below is the caller's view: the table of members, and the
  * epochs the caller has open (private memory; MPI_THREAD_SERIALIZED use).

@@ -33,9 +33,11 @@ struct rma_win_sync {
     alignas(SM_CACHELINE) struct { _Atomic uint32_t post, complete; } pscw[SM_NMAX];
 };
 
-/* A dynamic window's attached regions, in the member's private heap
- * (exposed: the engine's blocks live in the slot), sorted by address and
- * read by the others under a sequence lock: odd while the member changes it. */
+/* A dynamic window's attached regions, in the member's own heap (exposed:
+ * the engine's blocks live in the slot), sorted by address, changed by the
+ * member alone (MPI_Win_attach is local) and read by the others in place
+ * under a sequence lock, odd while it changes; unlike rma_region.h's
+ * tables, of which each reader holds its own copy of every rank's regions. */
 struct rma_win_regions {
     _Atomic uint32_t seq;
     uint32_t n;
