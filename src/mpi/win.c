@@ -623,32 +623,35 @@ int PMPI_Win_unlock_all(MPI_Win win) { return epoch_call(win, rma_win_unlock_all
 #pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
 
 /* flush and flush_local, to one rank or all: the engine's inline check,
- * the rest (errors, every rank) out of line. */
-static __attribute__((noinline)) int flush_slow(int rank, MPI_Win win, bool local, const char *R)
+ * the rest (errors, every rank) out of line. A rank is never RMA_ALL's -1
+ * (MPI_ANY_SOURCE): that is a bad rank, not a flush of every rank. */
+static __attribute__((noinline)) int flush_slow(int rank, MPI_Win win, bool local, bool all, const char *R)
 {
     SMPI_GET_WIN(w, win, R);
-    if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
-    sm_status_t st = rma_win_flush_slow(&w->rw, rank, local);
+    if (!all && rank == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (!all && rank < 0)
+        return SMPI_WIN_ERROR(w, MPI_ERR_RANK, R, "rank %d not in [0, %d) of the window's group", rank, w->rw.n);
+    sm_status_t st = rma_win_flush_slow(&w->rw, all ? RMA_ALL : rank, local);
     if (!st) return MPI_SUCCESS;
     return st == SM_ERR_ARG ? SMPI_WIN_ERROR(w, MPI_ERR_RANK, R, "%s", sm_fail_reason()) : smpi_win_fail(w, st, R);
 }
-static inline int flush(int rank, MPI_Win win, bool local, const char *R)
+static inline int flush(int rank, MPI_Win win, bool local, bool all, const char *R)
 {
     struct smpi_win *w = smpi_win(win);
-    if (SM_LIKELY(w && rma_win_flush_ready(&w->rw, rank))) {
+    if (SM_LIKELY(w && (all || rank >= 0) && rma_win_flush_ready(&w->rw, all ? RMA_ALL : rank))) {
         rma_win_flush_order(local);
         return MPI_SUCCESS;
     }
-    return flush_slow(rank, win, local, R);
+    return flush_slow(rank, win, local, all, R);
 }
 
-int PMPI_Win_flush(int rank, MPI_Win win) { return flush(rank, win, false, "MPI_Win_flush"); }
+int PMPI_Win_flush(int rank, MPI_Win win) { return flush(rank, win, false, false, "MPI_Win_flush"); }
 #pragma weak MPI_Win_flush = PMPI_Win_flush
-int PMPI_Win_flush_all(MPI_Win win) { return flush(RMA_ALL, win, false, "MPI_Win_flush_all"); }
+int PMPI_Win_flush_all(MPI_Win win) { return flush(0, win, false, true, "MPI_Win_flush_all"); }
 #pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
-int PMPI_Win_flush_local(int rank, MPI_Win win) { return flush(rank, win, true, "MPI_Win_flush_local"); }
+int PMPI_Win_flush_local(int rank, MPI_Win win) { return flush(rank, win, true, false, "MPI_Win_flush_local"); }
 #pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
-int PMPI_Win_flush_local_all(MPI_Win win) { return flush(RMA_ALL, win, true, "MPI_Win_flush_local_all"); }
+int PMPI_Win_flush_local_all(MPI_Win win) { return flush(0, win, true, true, "MPI_Win_flush_local_all"); }
 #pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
 
 int PMPI_Win_sync(MPI_Win win)

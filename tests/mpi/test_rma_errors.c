@@ -117,6 +117,8 @@ static void returns(void)
     EXPECT(MPI_Put(&v, 1, MPI_INT64_T, t, 11, 1, MPI_INT64_T, win), MPI_ERR_RMA_RANGE);
     EXPECT(MPI_Win_flush(n, win), MPI_ERR_RANK);
     EXPECT(MPI_Win_flush_local(-7, win), MPI_ERR_RANK);
+    EXPECT(MPI_Win_flush(MPI_ANY_SOURCE, win), MPI_ERR_RANK);   /* -1: not "every rank" */
+    EXPECT(MPI_Win_flush_local(MPI_ANY_SOURCE, win), MPI_ERR_RANK);
     OK(MPI_Win_flush_local_all(win));
     OK(MPI_Rput(&v, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win, &q));
     OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
