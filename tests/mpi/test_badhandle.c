@@ -1,7 +1,7 @@
 /* Bogus handles (0x12345, 0xdeadbeef, the address of a stack variable, a
  * malloc'd block) given for a datatype, a communicator, an operation, a
- * group, an info, an error handler, a request and a message (also a copy of
- * one already received): each call returns the right error class under
+ * group, an info, an error handler, a window, a request and a message
+ * (also a copy of one already received): each call returns the right error class under
  * MPI_ERRORS_RETURN, never reading them. With "fatal" (the default
  * handler), the first one ends the job with one line naming the routine. */
 #include <stdint.h>
@@ -52,6 +52,9 @@ int main(int argc, char **argv)
         MPI_Message m = (MPI_Message)b;
         EXPECT_CLASS(MPI_Mrecv(&y, 1, MPI_INT, &m, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
         EXPECT_CLASS(MPI_Imrecv(&y, 1, MPI_INT, &m, &r), MPI_ERR_REQUEST);
+        EXPECT_CLASS(MPI_Win_fence(0, (MPI_Win)b), MPI_ERR_WIN);
+        MPI_Win w = (MPI_Win)b;
+        EXPECT_CLASS(MPI_Win_free(&w), MPI_ERR_WIN);
         MPI_Errhandler e = (MPI_Errhandler)b;
         EXPECT_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, e), MPI_ERR_ARG);
         EXPECT_CLASS(MPI_Errhandler_free(&e), MPI_ERR_ARG);
