@@ -7,7 +7,8 @@
  *   -t  seconds per size, all batches together (default 0.2)
  *   -b  batches per size (default 5): the figure printed is their median
  *   -o  which tests (comma list of names; default all)
- * The older positional form  prog [max_bytes [seconds [names]]]  still works.
+ * The older positional forms  prog [max_bytes [seconds [names]]]  and
+ * prog NAMES|all [options]  still work.
  *
  * Timing rule (bench_time): the iteration count is calibrated until one
  * batch lasts SECONDS/BATCHES (the calibration runs warm up), then BATCHES
@@ -71,6 +72,9 @@ static inline int bench_args(struct bench_opts *o, int argc, char **argv, const 
         if (argc > 2) o->budget = atof(argv[2]);
         if (argc > 3) o->only = argv[3];
         i = argc > 4 ? 4 : argc;
+    } else if (argc > 1 && argv[1][0] != '-') {   /* a test name first, as osu_shmem took */
+        o->only = strcmp(argv[1], "all") ? argv[1] : NULL;
+        i = 2;
     }
     for (; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -147,6 +151,37 @@ static inline void bench_compute(long units)
     for (long i = 0; i < units; i++)
         for (int k = 0; k < 64; k++) x = x * 0.999999 + 1e-7;
     bench_sink = x;
+}
+
+/* The overlap test (mpptest's, seed 002's): the operation alone, a
+ * computation alone calibrated to last as long, both at once. run reads
+ * *what (1 operation, 2 computation, 3 both) and *units from its ctx;
+ * per_unit is the computation's seconds per unit. Returns both / max(alone):
+ * 1.0 is full overlap, 2 none. */
+struct bench_overlap { double alone, compute, both; };
+static inline double bench_overlap(bench_run_fn run, void *ctx, int *what, long *units, double per_unit,
+                                   const struct bench_opts *o, struct bench_overlap *r)
+{
+    *what = 1;
+    r->alone = bench_time(run, ctx, o);
+    *units = (long)(r->alone / per_unit) + 1, *what = 2;
+    r->compute = bench_time(run, ctx, o);
+    for (int k = 0; k < 3 && (r->compute > 1.2 * r->alone || r->compute < 0.8 * r->alone); k++) {
+        *units = (long)((double)*units * r->alone / r->compute) + 1;   /* per_unit was off: scale to match */
+        r->compute = bench_time(run, ctx, o);
+    }
+    *what = 3;
+    r->both = bench_time(run, ctx, o);
+    return r->both / (r->alone > r->compute ? r->alone : r->compute);
+}
+
+/* seed 003's strided patch for s bytes: rows (a power of 2, at most
+ * max_rows, with rows * rows * 8 <= s) of s / rows bytes */
+static inline void bench_patch(long s, int max_rows, int *rows, int *cols)
+{
+    *rows = 1;
+    while ((long)*rows * 2 * *rows * 2 * 8 <= s && *rows * 2 <= max_rows) *rows *= 2;
+    *cols = (int)(s / *rows);
 }
 
 #endif

@@ -59,9 +59,8 @@ int main(int argc, char **argv)
     if (me == 0) printf("#@ strided_get\n# ARMCI_GetS of a 2-D patch: patch bytes, MB/s\n");
     for (int i = 0; i < o.nsizes; i++) {
         long s = o.sizes[i];
-        struct patch p = {1, 0};
-        while ((long)p.rows * 2 * p.rows * 2 * 8 <= s && p.rows * 2 <= ROWS) p.rows *= 2;
-        p.cols = (int)(s / p.rows);
+        struct patch p;
+        bench_patch(s, ROWS, &p.rows, &p.cols);
         if (s < 1 || p.cols > LD) continue;
         double t = bench_time(run, &p, &o);
         if (me == 0) printf("%-10ld %12.2f\n", s, (double)p.rows * p.cols / t / 1e6);

@@ -51,16 +51,12 @@ int main(int argc, char **argv)
     double ratio[BENCH_MAX_SIZES];
     for (int i = 0; i < o.nsizes; i++) {
         struct step s = {(int)(o.sizes[i] / 4), 0, 1};
+        struct bench_overlap r;
         if (s.cnt < 1) { ratio[i] = 0; continue; }
-        double comm = bench_time(run, &s, &o);
-        s.units = (long)(comm / per_unit) + 1, s.what = 2;
-        double comp = bench_time(run, &s, &o);
-        s.what = 3;
-        double both = bench_time(run, &s, &o);
-        ratio[i] = both / (comm > comp ? comm : comp);
+        ratio[i] = bench_overlap(run, &s, &s.what, &s.units, per_unit, &o, &r);
         if (me == 0)
-            printf("%ld_collective %12.4f\n%ld_compute %12.4f\n%ld_both %12.4f\n", o.sizes[i], comm * 1e6,
-                   o.sizes[i], comp * 1e6, o.sizes[i], both * 1e6);
+            printf("%ld_collective %12.4f\n%ld_compute %12.4f\n%ld_both %12.4f\n", o.sizes[i], r.alone * 1e6,
+                   o.sizes[i], r.compute * 1e6, o.sizes[i], r.both * 1e6);
     }
     if (me == 0) {
         printf("#@ coll_overlap_ratio\n# MPI_Iallreduce overlap ratio, %d ranks: both / max(collective, compute)\n", n);

@@ -305,16 +305,12 @@ int main(int argc, char **argv)
             enum mem m = i ? MALLOC : ALLOCATE;
             struct win w;
             win_make(&w, m, 1 << 20, pair);
-            x.w = &w, x.what = 1;
-            double alone = bench_time(run_overlap, &x, &o);
-            x.units = (long)(alone / per_unit) + 1, x.what = 2;
-            double comp = bench_time(run_overlap, &x, &o);
-            x.what = 3;
-            double both = bench_time(run_overlap, &x, &o);
-            ratio[m] = both / (alone > comp ? alone : comp);
+            struct bench_overlap r;
+            x.w = &w;
+            ratio[m] = bench_overlap(run_overlap, &x, &x.what, &x.units, per_unit, &o, &r);
             if (me == 0)
-                printf("%s_transfer %12.3f\n%s_compute %12.3f\n%s_both %12.3f\n", mem_name[m], alone * 1e6,
-                       mem_name[m], comp * 1e6, mem_name[m], both * 1e6);
+                printf("%s_transfer %12.3f\n%s_compute %12.3f\n%s_both %12.3f\n", mem_name[m], r.alone * 1e6,
+                       mem_name[m], r.compute * 1e6, mem_name[m], r.both * 1e6);
             win_free(&w);
         }
         if (me == 0)
@@ -346,8 +342,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < o.nsizes; i++) {
             long s = o.sizes[i];
             struct patch p = {w.w, MPI_DATATYPE_NULL, 1, 0};
-            while ((long)p.rows * 2 * p.rows * 2 * 8 <= s && p.rows * 2 <= ROWS) p.rows *= 2;
-            p.cols = (int)(s / p.rows);
+            bench_patch(s, ROWS, &p.rows, &p.cols);
             if (s < 1 || p.cols > LD) continue;
             int sizes[2] = {p.rows, LD}, sub[2] = {p.rows, p.cols}, start[2] = {0, 0};
             MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_BYTE, &p.t);
