@@ -93,8 +93,15 @@ static void cas_loop_u128(rma_u128 *d, const char *src, char *fetch, size_t n, c
 static void locked(char *d, const char *src, char *fetch, size_t count, const struct rma_acc_op *op,
                    struct rma_lock *lock)
 {
-    size_t w = op->width, bytes = count * w;
     rma_lock_acquire(lock);
+    rma_accumulate_excl(d, src, fetch, count, op);
+    rma_lock_release(lock);
+}
+
+void rma_accumulate_excl(void *dst, const void *src, void *fetch, size_t count, const struct rma_acc_op *op)
+{
+    char *d = dst;
+    size_t w = op->width, bytes = count * w;
     if (fetch) memcpy(fetch, d, bytes);
     if (op->native == RMA_NATIVE_REPLACE) {
         memcpy(d, src, bytes);
@@ -109,7 +116,6 @@ static void locked(char *d, const char *src, char *fetch, size_t count, const st
             memcpy(d + i * w, a, k * w);
         }
     }
-    rma_lock_release(lock);
 }
 
 sm_status_t rma_accumulate(void *dst, const void *src, void *fetch, size_t count,

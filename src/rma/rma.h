@@ -248,6 +248,11 @@ struct rma_lock;
  * one, SM_ERR_UNSUPPORTED for them (nothing is changed then). */
 sm_status_t rma_accumulate(void *dst, const void *src, void *fetch, size_t count,
                            const struct rma_acc_op *op, struct rma_lock *lock);
+/* The same without atomics, for a caller that excludes every other access
+ * to dst (an exclusive lock of its own): the kernel over aligned copies,
+ * any width and alignment, at memory speed (ARMCI's large accumulates).
+ * op->kernel is needed unless the op is REPLACE or NOOP. */
+void rma_accumulate_excl(void *dst, const void *src, void *fetch, size_t count, const struct rma_acc_op *op);
 /* Compare-and-swap of one element of width 1, 2, 4, 8 or 16 (aligned):
  * *result = *dst; if it equals *compare, *dst = *value. */
 sm_status_t rma_compare_swap(void *dst, const void *compare, const void *value, void *result, size_t width);

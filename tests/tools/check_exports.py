@@ -22,7 +22,7 @@ exported = {line.split()[-1] for line in out.splitlines() if line.strip() and '_
 
 # Identifiers of the public headers, after preprocessing, from their own lines only.
 with tempfile.NamedTemporaryFile('w', suffix='.c') as src:
-    src.write(''.join(f'#include <{h}>\n' for h in ('smartmap.h', 'mpi.h', 'shmem.h', 'pshmem.h')))
+    src.write(''.join(f'#include <{h}>\n' for h in ('smartmap.h', 'mpi.h', 'shmem.h', 'pshmem.h', 'armci.h')))
     src.flush()
     pre = subprocess.run([cc, '-E', '-I', incdir, src.name], capture_output=True, text=True, check=True).stdout
 declared, ours = set(), False
