@@ -16,7 +16,8 @@
  *   epoch     every rank: empty fence, PSCW, lock/unlock, lock_all epochs
  *             beside MPI_Barrier
  *   strided   rank 0 gets a 2-D patch of rank 1's array with MPI_Get of a
- *             subarray datatype + MPI_Win_flush (seed 003's strided get)
+ *             subarray datatype + MPI_Win_flush (seed 003's strided get), and
+ *             the same bytes contiguously
  *   rma [-s SIZES] [-t SECONDS] [-b BATCHES] [-o pingpong,flush,...]  (bench.h) */
 #include <mpi.h>
 
@@ -190,7 +191,7 @@ static double run_epoch(long iters, void *ctx)
 /* seed 003's strided get: a 2-D patch of rows x cols bytes out of an array
  * of ROWS x LD bytes; consecutive gets read different parts of the array */
 enum { ROWS = 512, LD = 32 << 10 };
-struct patch { MPI_Win w; MPI_Datatype t; int rows, cols; };
+struct patch { MPI_Win w; MPI_Datatype t; int rows, cols, strided; };
 
 static double run_strided(long iters, void *ctx)
 {
@@ -202,7 +203,8 @@ static double run_strided(long iters, void *ctx)
         for (long i = 0; i < iters; i++) {
             long a = i % ((long)per_row * per_col);
             MPI_Aint disp = (MPI_Aint)(a / per_row) * p->rows * LD + (MPI_Aint)(a % per_row) * p->cols;
-            MPI_Get(buf, p->rows * p->cols, MPI_BYTE, 1, disp, 1, p->t, p->w);
+            if (p->strided) MPI_Get(buf, p->rows * p->cols, MPI_BYTE, 1, disp, 1, p->t, p->w);
+            else MPI_Get(buf, p->rows * p->cols, MPI_BYTE, 1, disp, p->rows * p->cols, MPI_BYTE, p->w);
             MPI_Win_flush(1, p->w);
         }
     return agree(t0, pair);
@@ -338,18 +340,22 @@ int main(int argc, char **argv)
         struct win w;
         win_make(&w, ALLOCATE, wbytes, pair);
         MPI_Win_lock_all(0, w.w);
-        if (me == 0) printf("#@ strided_get\n# MPI_Get of a 2-D subarray + MPI_Win_flush: patch bytes, MB/s\n");
-        for (int i = 0; i < o.nsizes; i++) {
-            long s = o.sizes[i];
-            struct patch p = {w.w, MPI_DATATYPE_NULL, 1, 0};
-            bench_patch(s, ROWS, &p.rows, &p.cols);
-            if (s < 1 || p.cols > LD) continue;
-            int sizes[2] = {p.rows, LD}, sub[2] = {p.rows, p.cols}, start[2] = {0, 0};
-            MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_BYTE, &p.t);
-            MPI_Type_commit(&p.t);
-            double t = bench_time(run_strided, &p, &o);
-            MPI_Type_free(&p.t);
-            if (me == 0) printf("%-10ld %12.2f\n", s, (double)p.rows * p.cols / t / 1e6);
+        for (int strided = 1; strided >= 0; strided--) {
+            if (me == 0)
+                printf(strided ? "#@ strided_get\n# MPI_Get of a 2-D subarray + MPI_Win_flush: patch bytes, MB/s\n"
+                               : "#@ contig_get\n# MPI_Get of the same bytes, contiguous, + MPI_Win_flush: bytes, MB/s\n");
+            for (int i = 0; i < o.nsizes; i++) {
+                long s = o.sizes[i];
+                struct patch p = {w.w, MPI_DATATYPE_NULL, 1, 0, strided};
+                bench_patch(s, ROWS, &p.rows, &p.cols);
+                if (p.cols < 1 || p.cols > LD) continue;
+                int sizes[2] = {p.rows, LD}, sub[2] = {p.rows, p.cols}, start[2] = {0, 0};
+                MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_BYTE, &p.t);
+                MPI_Type_commit(&p.t);
+                double t = bench_time(run_strided, &p, &o);
+                MPI_Type_free(&p.t);
+                if (me == 0) printf("%-10ld %12.2f\n", s, (double)p.rows * p.cols / t / 1e6);
+            }
         }
         MPI_Win_unlock_all(w.w);
         win_free(&w);

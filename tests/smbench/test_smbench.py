@@ -68,7 +68,7 @@ def quick_run(suites, *extra):
 def plotted(out, report, figs):
     for fig in figs:
         png = os.path.join(out, "%s_2ranks.png" % fig)
-        check(os.path.getsize(png) > 10000 if os.path.exists(png) else False, "plot " + png)
+        check(os.path.getsize(png) > 5000 if os.path.exists(png) else False, "plot " + png)
         check("(%s_2ranks.png)" % fig in report, "report.md shows " + fig)
 
 
