@@ -427,6 +427,47 @@ SMPI_DECL(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const in
 SMPI_DECL(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
 
+/* Fortran interoperability (MPI 3.1 §17.2.4-5; src/mpi/fint.c). A Fortran
+ * handle is an INTEGER: a predefined C handle's own small number, or an
+ * index the library keeps for a user object. A Fortran status is the C
+ * status's bytes as MPI_STATUS_SIZE INTEGERs; MPI_F08_status has the same
+ * bytes with its public fields named. The IGNORE addresses are the Fortran
+ * layer's COMMON blocks. */
+typedef int MPI_Fint;
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint smpi_hidden[(sizeof(MPI_Status) - 3 * sizeof(MPI_Fint)) / sizeof(MPI_Fint)];
+} MPI_F08_status;
+SMPI_API extern MPI_Fint mpi_fortran_status_ignore_[], mpi_fortran_statuses_ignore_[];
+#define MPI_F_STATUS_IGNORE     (&mpi_fortran_status_ignore_[0])
+#define MPI_F_STATUSES_IGNORE   (&mpi_fortran_statuses_ignore_[0])
+#define MPI_F08_STATUS_IGNORE   ((MPI_F08_status *)mpi_fortran_status_ignore_)
+#define MPI_F08_STATUSES_IGNORE ((MPI_F08_status *)mpi_fortran_statuses_ignore_)
+SMPI_DECL(MPI_Comm, Comm_f2c, (MPI_Fint comm))
+SMPI_DECL(MPI_Fint, Comm_c2f, (MPI_Comm comm))
+SMPI_DECL(MPI_Datatype, Type_f2c, (MPI_Fint datatype))
+SMPI_DECL(MPI_Fint, Type_c2f, (MPI_Datatype datatype))
+SMPI_DECL(MPI_Group, Group_f2c, (MPI_Fint group))
+SMPI_DECL(MPI_Fint, Group_c2f, (MPI_Group group))
+SMPI_DECL(MPI_Op, Op_f2c, (MPI_Fint op))
+SMPI_DECL(MPI_Fint, Op_c2f, (MPI_Op op))
+SMPI_DECL(MPI_Request, Request_f2c, (MPI_Fint request))
+SMPI_DECL(MPI_Fint, Request_c2f, (MPI_Request request))
+SMPI_DECL(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+SMPI_DECL(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
+SMPI_DECL(MPI_Message, Message_f2c, (MPI_Fint message))
+SMPI_DECL(MPI_Fint, Message_c2f, (MPI_Message message))
+SMPI_DECL(MPI_Info, Info_f2c, (MPI_Fint info))
+SMPI_DECL(MPI_Fint, Info_c2f, (MPI_Info info))
+SMPI_DECL(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
+SMPI_DECL(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
+SMPI_DECL(int, Status_f082c, (const MPI_F08_status *f08_status, MPI_Status *c_status))
+SMPI_DECL(int, Status_c2f08, (const MPI_Status *c_status, MPI_F08_status *f08_status))
+SMPI_DECL(int, Status_f082f, (const MPI_F08_status *f08_status, MPI_Fint *f_status))
+SMPI_DECL(int, Status_f2f08, (const MPI_Fint *f_status, MPI_F08_status *f08_status))
+
 #undef SMPI_DECL
 
 #ifdef __cplusplus

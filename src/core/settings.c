@@ -40,6 +40,8 @@ const struct sm_setting sm_settings[SM_SET_COUNT] = {
         "The C compiler smcc runs (default: the one smartmap was built with)." },
     [SM_SET_CXX] = { "SMARTMAP_CXX", SM_KIND_TEXT, SM_READ_SMCC, "", NULL,
         "The C++ compiler smc++ runs (default: the one found when smartmap was built)." },
+    [SM_SET_FC] = { "SMARTMAP_FC", SM_KIND_TEXT, SM_READ_SMCC, "", NULL,
+        "The Fortran compiler smfort runs (default: the gfortran smartmap was built with)." },
 };
 
 int sm_setting_find(const char *name)

@@ -18,7 +18,7 @@ enum sm_setting_id {
     SM_SET_RANK, SM_SET_SIZE, SM_SET_PID, SM_SET_FD0, SM_SET_PAGES, SM_SET_HEAP,
     SM_SET_LAUNCHER, SM_SET_JOB,
     /* Read by the compiler wrappers */
-    SM_SET_CC, SM_SET_CXX,
+    SM_SET_CC, SM_SET_CXX, SM_SET_FC,
     SM_SET_COUNT
 };
 

@@ -17,7 +17,7 @@ extern char **environ;
 static const char *reader_title[] = {
     [SM_READ_LIB]   = "Read once by libsmartmap in every rank (and in a program run without smrun)",
     [SM_READ_SMRUN] = "Set by smrun for each rank (not for users to set)",
-    [SM_READ_SMCC]  = "Read by the compiler wrappers smcc and smc++",
+    [SM_READ_SMCC]  = "Read by the compiler wrappers smcc, smc++ and smfort",
 };
 
 /* text, wrapped at 78 columns: the first line from column at (where the

@@ -2,11 +2,12 @@
 """check_exports.py: libsmartmap.so exports its public API and nothing else.
 Every name in its dynamic symbol table must be declared by a public header
 (include/*.h, preprocessed: the generated shmem_/pshmem_ names count) or be
-listed by name in the version script (glibc's names it interposes); every
+listed by name in the version script (glibc's names it interposes) or, for
+the Fortran bindings, in genfortran.py's manifest (its "symbol" lines); every
 name listed there must be exported; and the internal names the layers share
 (sm_core, sm_fail, p2p_init ...) must not be.
 
-Usage: check_exports.py CC INCLUDE_DIR VERSION_SCRIPT libsmartmap.so"""
+Usage: check_exports.py CC INCLUDE_DIR VERSION_SCRIPT libsmartmap.so [fortran_api.txt]"""
 import os
 import re
 import subprocess
@@ -35,6 +36,8 @@ for line in pre.splitlines():
 
 text = re.sub(r'/\*.*?\*/', '', open(mapfile).read(), flags=re.S)
 listed = set(re.findall(r'([A-Za-z_]\w*)\s*;', text.split('global:', 1)[1].split('local:', 1)[0]))
+if len(sys.argv) > 5:
+    listed |= {l.split()[1] for l in open(sys.argv[5]) if l.startswith('symbol ')}
 
 bad = []
 for name in sorted(exported - declared - listed):
