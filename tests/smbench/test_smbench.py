@@ -204,7 +204,7 @@ elif test == "stats":
     with open(prog, "w") as f:
         f.write("import random, sys\nprint('#@ pp_lat')\nprint(8, random.choice([1.0, 3.0]) if sys.argv[1] == 's' else 2.0)\n"
                 "print(64, 1.0)\nprint('args', *sys.argv[2:], file=sys.stderr)\n")
-    args = types.SimpleNamespace(reps=3, max_reps=6, timeout=30, budget=0.01, batches=3)
+    args = types.SimpleNamespace(reps=3, max_reps=6, timeout=30, budget=0.01, batches=3, time_limit=None)
     g = {"suite": "p2p", "label": "fake", "ranks": 2, "sizes": [8, 64],
          "impls": [{"name": "smartmap", "cmd": [sys.executable, prog, "s"], "env": {}, "tests": [], "remap": {}},
                    {"name": "openmpi", "cmd": [sys.executable, prog, "o"], "env": {}, "tests": [], "remap": {}}]}
@@ -215,6 +215,11 @@ elif test == "stats":
     vals = {x["value"] for x in samples if x["size"] == 8 and x["impl"] == "smartmap"}
     check(n8 == 6 or len(vals) == 1, "a noisy row gets more rounds, up to 6: %d %s" % (n8, vals))
     check(sb.command(args, g["impls"][0], [8], None)[-2:] == ["-s", "8"], "a round again passes only the noisy sizes")
+    args.time_limit = 1e-9   # minutes: over before the first adaptive round
+    r = sb.Runner(args, [dict(g, metrics=set())])
+    samples, _ = r.run()
+    check(len([x for x in samples if x["size"] == 8 and x["impl"] == "smartmap"]) == 3 and r.cut == ["fake, 2 ranks"],
+          "the time limit stops the adaptive rounds and says where: %s" % r.cut)
 else:
     sys.exit("test_smbench.py: unknown test %r" % test)
 print("FAILED: %d check(s)" % len(fails) if fails else "ok")
