@@ -4,7 +4,7 @@
  * one ARMCI_Get. As in the seed, consecutive gets read different areas of
  * the remote array, so that a repeat does not read from the cache; the
  * others wait in the barrier. The last patch read is checked. The same
- * pattern with MPI_Get of a subarray datatype is bench/mpi/rma.c's
+ * pattern with MPI_Get of a subarray datatype is bench/mpi/onesided.c's
  * "strided" test (the baseline: Open MPI and MPICH have no ARMCI). Standard
  * ARMCI (armci.h, message.h) only: the same source builds with any ARMCI
  * (ARMCI-MPI: link with -larmci and MPI).

@@ -75,7 +75,8 @@ int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct
                     struct smpi_red *out)
 {
     if ((uintptr_t)op >= 4096) {
-        if (op->magic != SMPI_MAGIC_OP) return smpi_error(c, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
+        if (!smpi_object(op, sizeof *op) || op->magic != SMPI_MAGIC_OP)
+            return smpi_error(c, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
         /* Applied in rank order, so non-commutative operations are fine too.
          * The function sees elements in the datatype's own layout, an extent apart. */
         if (smpi_extent(t) <= 0 && t->dt->size)
@@ -113,7 +114,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 
 int PMPI_Op_free(MPI_Op *op)
 {
-    if (!op || (uintptr_t)*op < 4096 || (*op)->magic != SMPI_MAGIC_OP)
+    if (!op || !smpi_object(*op, sizeof **op) || (*op)->magic != SMPI_MAGIC_OP)
         return smpi_error(NULL, MPI_ERR_OP, "MPI_Op_free", "not a user-defined operation");
     (*op)->magic = 0;
     free(*op);
@@ -127,7 +128,8 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
     static const char R[] = "MPI_Op_commutative";
     if (!commute) return smpi_error(NULL, MPI_ERR_ARG, R, "commute is NULL");
     if ((uintptr_t)op >= 4096) {
-        if (op->magic != SMPI_MAGIC_OP) return smpi_error(NULL, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
+        if (!smpi_object(op, sizeof *op) || op->magic != SMPI_MAGIC_OP)
+            return smpi_error(NULL, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
         *commute = op->commute != 0;
     } else if (op == MPI_OP_NULL || OPNUM(op) > OPNUM(MPI_NO_OP)) {
         return smpi_error(NULL, MPI_ERR_OP, R, "invalid operation %s", smpi_hstr((const void *)op, "MPI_OP_NULL"));
@@ -135,3 +137,28 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
+
+/* One-sided accumulate (MPI 3.1 §11.3.4): a predefined operation, MPI_REPLACE
+ * or MPI_NO_OP (any predefined type), never a user's. */
+const char *smpi_op_accumulate(MPI_Op op, int id, enum coll_dtype *t, enum coll_redop *rop, int *cls)
+{
+    static __thread char why[128];
+    int o = OPNUM(op);
+    *cls = MPI_ERR_OP;
+    if ((uintptr_t)op >= 4096) return "user-defined operations are not allowed in one-sided accumulates";
+    if (o < 1 || o > OPNUM(MPI_NO_OP)) {
+        snprintf(why, sizeof why, "invalid operation %s", smpi_hstr((const void *)op, "MPI_OP_NULL"));
+        return why;
+    }
+    int k = category(id, t);
+    if (o > OPNUM(MPI_MAXLOC)) {
+        *rop = o == OPNUM(MPI_REPLACE) ? COLL_REDOP_COUNT : COLL_REDOP_COUNT + 1;
+        return NULL;
+    }
+    if (!(allowed[k] & B(redop[o]))) {
+        snprintf(why, sizeof why, "%s is not defined on %s", op_name[o], smpi_types[id].name);
+        return why;
+    }
+    *rop = redop[o];
+    return NULL;
+}

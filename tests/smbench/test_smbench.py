@@ -122,7 +122,7 @@ elif test == "rma":
         check(has(data, "rma_multi", impl, {1, 4, 16, 64, 256, 1024}), "many small puts: " + impl)
         check(has(data, "rma_overlap_ratio", impl, {"allocate", "malloc"}), "RMA overlap: " + impl)
         check(has(data, "rma_epoch", impl, {"barrier", "fence", "pscw", "lock_unlock", "lock_all"}), "epochs: " + impl)
-    for metric, src in (("rma_lat", "bench/mpi/rma.c"), ("strided_get", "bench/armci/strided.c")):
+    for metric, src in (("rma_lat", "bench/mpi/onesided.c"), ("strided_get", "bench/armci/strided.c")):
         check(measured_or_unavailable(data, metric, src), "smartmap: %s measured or %s listed as not built" % (metric, src))
     plotted(out, report, ("rma_bw", "rma_cases", "rma_epoch"))
 elif test == "failure":
