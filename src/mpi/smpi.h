@@ -54,6 +54,18 @@ struct smpi_comm {
     MPI_Errhandler errh;
     char     name[MPI_MAX_OBJECT_NAME];
     struct smpi_attr *attrs;    /* user attributes */
+    struct smpi_inter *inter;   /* an intercommunicator's other side (inter.c), else NULL */
+};
+/* An intercommunicator: group is the local group, pt names the remote
+ * group's ranks (pt.world is remote->world, pt.size its size) with pt.rank
+ * the caller's local rank; cg is unused (num -1). Its collectives run on
+ * local (an intracommunicator over the local group, contexts of its own)
+ * and between the groups on peer, whose pt is the intercommunicator's
+ * second context (co). */
+struct smpi_inter {
+    struct smpi_group *remote;
+    struct smpi_comm  *local;
+    struct smpi_comm  *peer;
 };
 struct smpi_attr { struct smpi_attr *next; int key; void *val; };
 
@@ -103,6 +115,10 @@ struct smpi_request {
 
 /* Handle resolution: predefined handles are small integers. */
 extern struct smpi_comm smpi_comm_world, smpi_comm_self;
+/* Every rank of the job, for the binding's own use (no collective group):
+ * Intercomm_merge makes its communicator over it, and the dynamic-process
+ * calls (connect/accept, join) meet on it. */
+extern struct smpi_comm smpi_comm_universe;
 extern struct smpi_type smpi_types[SMPI_TYPE_PREDEF_COUNT];
 static inline struct smpi_comm *smpi_comm(MPI_Comm c)
 {
@@ -158,6 +174,40 @@ void smpi_comm_setup(struct smpi_comm *c, struct smpi_group *g, uint32_t ctx, co
 int  smpi_comm_init_predef(void);
 void smpi_comm_ref(struct smpi_comm *c);
 void smpi_comm_unref(struct smpi_comm *c);
+/* Context ids of intercommunicators: from here up, agreed over both groups
+ * (inter.c); the hidden communicator over the whole job (dynamic processes'
+ * connect/accept and Intercomm_merge) uses SMPI_CTX_UNIVERSE. */
+#define SMPI_CTX_INTER0   0x40000000u
+#define SMPI_CTX_UNIVERSE 0x3ffffffeu
+
+/* Intercommunicators (inter.c), called by the entry points of comm.c and
+ * collective.c when c->inter is set: the same arguments, checked there
+ * as far as they concern the communicator. */
+int smpi_inter_dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R);
+int smpi_inter_split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, const char *R);
+int smpi_inter_create(struct smpi_comm *c, MPI_Group group, MPI_Comm *newcomm, const char *R);
+int smpi_inter_compare(struct smpi_comm *a, struct smpi_comm *b);
+int smpi_inter_barrier(struct smpi_comm *c, const char *R);
+int smpi_inter_bcast(struct smpi_comm *c, void *buf, int count, MPI_Datatype type, int root, const char *R);
+int smpi_inter_reduce(struct smpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                      int root, const char *R);
+int smpi_inter_allreduce(struct smpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+                         MPI_Op op, const char *R);
+int smpi_inter_reduce_scatter(struct smpi_comm *c, const void *sbuf, void *rbuf, const int rcounts[], int rcount,
+                              MPI_Datatype type, MPI_Op op, const char *R);
+int smpi_inter_gather(struct smpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                      const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, int root,
+                      const char *R);
+int smpi_inter_scatter(struct smpi_comm *c, const void *sbuf, const int scounts[], const int displs[], int scount,
+                       MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root, const char *R);
+int smpi_inter_allgather(struct smpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                         const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, const char *R);
+int smpi_inter_alltoallw(struct smpi_comm *c, const void *sbuf, const int scounts[], const int sdispls[],
+                         const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const int rdispls[],
+                         const MPI_Datatype rtypes[], bool bytes, const char *R);
+int smpi_inter_alltoall(struct smpi_comm *c, const void *sbuf, const int scounts[], const int sdispls[], int scount,
+                        MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[], int rcount,
+                        MPI_Datatype rtype, const char *R);
 
 /* Argument checks shared by the bindings; each returns from the caller on error. */
 #define SMPI_CHECK_INIT(routine) do { \
