@@ -3,6 +3,7 @@
  * create on them, every blocking collective against a reference computed
  * here, and the errors for what is not defined on them. Groups A (job ranks
  * [0, a)) and B ([a, n)) of unequal sizes when n > 2. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -310,6 +311,12 @@ int main(int argc, char **argv)
     }
     OK(MPI_Group_free(&rg));
     OK(MPI_Group_free(&wg));
+    if (argc > 1 && !strcmp(argv[1], "kill")) {       /* the last rank dies; the others wait in a collective */
+        if (me == n - 1) raise(SIGKILL);
+        int x = 0, y;
+        MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, ic);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
     check_p2p(ic);
     check_rooted(ic);
     check_all(ic);
