@@ -117,6 +117,7 @@ void smpi_comm_unref(struct smpi_comm *c)
         free(c->inter);
     }
     coll_group_destroy(&c->cg);
+    smpi_topo_unref(c->topo);
     smpi_group_unref(c->group);
     smpi_errh_unref(c->errh);
     c->magic = 0;

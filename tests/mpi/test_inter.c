@@ -274,6 +274,8 @@ static void check_errors(MPI_Comm ic)
     CHECK(MPI_Bcast(&x, 1, MPI_INT, rsize, ic) == MPI_ERR_ROOT, "bcast root %d", rsize);
     CHECK(MPI_Allreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_BUFFER, "in place");
     CHECK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &m) == MPI_ERR_COMM, "split_type");
+    int dims = lsize, periods = 0;
+    CHECK(MPI_Cart_create(ic, 1, &dims, &periods, 0, &m) == MPI_ERR_COMM, "cart_create");
 }
 
 int main(int argc, char **argv)
