@@ -2,7 +2,10 @@
  * datatypes, requests, error handlers) and helpers shared by src/mpi/.
  * Inside the binding, calls flow one way: the entry files (env.c, comm.c,
  * collective.c, pt2pt.c) -> request.c -> type.c -> info.c -> err.c ->
- * objects.c; nothing calls back up. */
+ * objects.c; nothing calls back up. inter.c and dynamic.c sit beside the
+ * entry files: comm.c and collective.c call inter.c for an
+ * intercommunicator only, and inter.c builds on the public PMPI_ entry
+ * points over intracommunicators, so the recursion ends at once. */
 #ifndef SMPI_H
 #define SMPI_H
 
