@@ -108,6 +108,10 @@ static struct smpi_comm *build(MPI_Comm local, const int *remote, int rsize, uin
 
 /* --- Creation ------------------------------------------------------------- */
 
+/* The routine's intercommunicator argument, or return its error. */
+#define GET_INTER(c, h, R) SMPI_CHECK_INIT(R); SMPI_GET_COMM(c, h, R); \
+    if (!c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is not an intercommunicator", smpi_comm_name(c))
+
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                           MPI_Comm *newintercomm)
 {
@@ -151,9 +155,7 @@ out:
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
     static const char R[] = "MPI_Intercomm_merge";
-    SMPI_CHECK_INIT(R);
-    SMPI_GET_COMM(c, intercomm, R);
-    if (!c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is not an intercommunicator", smpi_comm_name(c));
+    GET_INTER(c, intercomm, R);
     if (!newintracomm) return smpi_error(c, MPI_ERR_ARG, R, "newintracomm is NULL");
     struct smpi_inter *in = c->inter;
     int mine = high ? 1 : 0, *theirs = NULL, nt, rc;
@@ -180,9 +182,7 @@ out:
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     static const char R[] = "MPI_Comm_remote_size";
-    SMPI_CHECK_INIT(R);
-    SMPI_GET_COMM(c, comm, R);
-    if (!c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is not an intercommunicator", smpi_comm_name(c));
+    GET_INTER(c, comm, R);
     if (!size) return smpi_error(c, MPI_ERR_ARG, R, "size is NULL");
     *size = c->inter->remote->size;
     return MPI_SUCCESS;
@@ -192,9 +192,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char R[] = "MPI_Comm_remote_group";
-    SMPI_CHECK_INIT(R);
-    SMPI_GET_COMM(c, comm, R);
-    if (!c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is not an intercommunicator", smpi_comm_name(c));
+    GET_INTER(c, comm, R);
     if (!group) return smpi_error(c, MPI_ERR_ARG, R, "group is NULL");
     c->inter->remote->refs++;
     *group = c->inter->remote;
