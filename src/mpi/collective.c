@@ -46,7 +46,7 @@ static int status(struct smpi_comm *c, sm_status_t st, const char *R)
 
 int PMPI_Barrier(MPI_Comm comm)
 {
-    INTER("MPI_Barrier", smpi_inter_barrier(ic_, "MPI_Barrier"));
+    INTER("MPI_Barrier", ic_->inter->ops->barrier(ic_, "MPI_Barrier"));
     BEGIN("MPI_Barrier");
     (void)rc;
     return status(c, coll_barrier(&c->cg), "MPI_Barrier");
@@ -55,7 +55,7 @@ int PMPI_Barrier(MPI_Comm comm)
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    INTER("MPI_Bcast", smpi_inter_bcast(ic_, buffer, count, datatype, root, "MPI_Bcast"));
+    INTER("MPI_Bcast", ic_->inter->ops->bcast(ic_, buffer, count, datatype, root, "MPI_Bcast"));
     static const char R[] = "MPI_Bcast";
     BEGIN(R);
     struct smpi_type *t;
@@ -188,7 +188,7 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm)
 {
-    INTER("MPI_Reduce", smpi_inter_reduce(ic_, sendbuf, recvbuf, count, datatype, op, root, "MPI_Reduce"));
+    INTER("MPI_Reduce", ic_->inter->ops->reduce(ic_, sendbuf, recvbuf, count, datatype, op, root, "MPI_Reduce"));
     if (root < 0) {
         SMPI_GET_COMM(c, comm, "MPI_Reduce");
         return check_root(c, root, "MPI_Reduce");
@@ -200,7 +200,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
-    INTER("MPI_Allreduce", smpi_inter_allreduce(ic_, sendbuf, recvbuf, count, datatype, op, "MPI_Allreduce"));
+    INTER("MPI_Allreduce", ic_->inter->ops->allreduce(ic_, sendbuf, recvbuf, count, datatype, op, "MPI_Allreduce"));
     return reduce(sendbuf, recvbuf, count, datatype, op, ALL, comm, "MPI_Allreduce");
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -224,7 +224,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm)
 {
-    INTER("MPI_Reduce_scatter", smpi_inter_reduce_scatter(ic_, sendbuf, recvbuf, recvcounts, 0, datatype, op, "MPI_Reduce_scatter"));
+    INTER("MPI_Reduce_scatter", ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, recvcounts, 0, datatype, op, "MPI_Reduce_scatter"));
     static const char R[] = "MPI_Reduce_scatter";
     BEGIN(R);
     struct smpi_type *t;
@@ -255,7 +255,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm)
 {
-    INTER("MPI_Reduce_scatter_block", smpi_inter_reduce_scatter(ic_, sendbuf, recvbuf, NULL, recvcount, datatype, op, "MPI_Reduce_scatter_block"));
+    INTER("MPI_Reduce_scatter_block", ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, NULL, recvcount, datatype, op, "MPI_Reduce_scatter_block"));
     static const char R[] = "MPI_Reduce_scatter_block";
     BEGIN(R);
     struct smpi_type *t;
@@ -329,7 +329,7 @@ static int move(const void *sendbuf, int scount, MPI_Datatype stype, void *recvb
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    INTER("MPI_Gather", smpi_inter_gather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root, "MPI_Gather"));
+    INTER("MPI_Gather", ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root, "MPI_Gather"));
     return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, GATHER, "MPI_Gather");
 }
 #pragma weak MPI_Gather = PMPI_Gather
@@ -337,7 +337,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    INTER("MPI_Scatter", smpi_inter_scatter(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Scatter"));
+    INTER("MPI_Scatter", ic_->inter->ops->scatter(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Scatter"));
     return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, SCATTER, "MPI_Scatter");
 }
 #pragma weak MPI_Scatter = PMPI_Scatter
@@ -345,7 +345,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    INTER("MPI_Allgather", smpi_inter_allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, "MPI_Allgather"));
+    INTER("MPI_Allgather", ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, "MPI_Allgather"));
     return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, ALLGATHER, "MPI_Allgather");
 }
 #pragma weak MPI_Allgather = PMPI_Allgather
@@ -353,7 +353,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
-    INTER("MPI_Alltoall", smpi_inter_alltoall(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, "MPI_Alltoall"));
+    INTER("MPI_Alltoall", ic_->inter->ops->alltoall(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, "MPI_Alltoall"));
     return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, ALLTOALL, "MPI_Alltoall");
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
@@ -421,7 +421,7 @@ static int view1(struct smpi_comm *c, const void *buf, int count, MPI_Datatype t
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    INTER("MPI_Gatherv", smpi_inter_gather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, "MPI_Gatherv"));
+    INTER("MPI_Gatherv", ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, "MPI_Gatherv"));
     static const char R[] = "MPI_Gatherv";
     BEGIN(R);
     if ((rc = check_root(c, root, R))) return rc;
@@ -444,7 +444,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    INTER("MPI_Scatterv", smpi_inter_scatter(ic_, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Scatterv"));
+    INTER("MPI_Scatterv", ic_->inter->ops->scatter(ic_, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Scatterv"));
     static const char R[] = "MPI_Scatterv";
     BEGIN(R);
     if ((rc = check_root(c, root, R))) return rc;
@@ -470,7 +470,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    INTER("MPI_Allgatherv", smpi_inter_allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, "MPI_Allgatherv"));
+    INTER("MPI_Allgatherv", ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, "MPI_Allgatherv"));
     static const char R[] = "MPI_Allgatherv";
     BEGIN(R);
     bool in_place = sendbuf == MPI_IN_PLACE;
@@ -497,7 +497,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    INTER("MPI_Alltoallv", smpi_inter_alltoall(ic_, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0, recvtype, "MPI_Alltoallv"));
+    INTER("MPI_Alltoallv", ic_->inter->ops->alltoall(ic_, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0, recvtype, "MPI_Alltoallv"));
     static const char R[] = "MPI_Alltoallv";
     BEGIN(R);
     bool in_place = sendbuf == MPI_IN_PLACE;

@@ -227,7 +227,7 @@ static int dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
 {
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
     if (c->inter) {
-        int rc = smpi_inter_dup(c, newcomm, R);
+        int rc = c->inter->ops->dup(c, newcomm, R);
         return rc ? rc : attrs_copy(c, *newcomm, R);
     }
     uint32_t ctx = agree_ctx(c);
@@ -284,7 +284,7 @@ static int split_cmp(const void *a, const void *b)
 static int split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, const char *R)
 {
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
-    if (c->inter) return smpi_inter_split(c, color, key, newcomm, R);
+    if (c->inter) return c->inter->ops->split(c, color, key, newcomm, R);
     if (color < 0 && color != MPI_UNDEFINED) return smpi_error(c, MPI_ERR_ARG, R, "invalid color %d", color);
     int n = c->pt.size;
     struct split_ent me = { color, key, c->pt.rank }, *all = malloc(sizeof me * (size_t)n);
@@ -337,7 +337,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     struct smpi_group *g = group_of(group);
     if (!g) return smpi_error(c, MPI_ERR_GROUP, R, "invalid group %p", (void *)group);
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
-    if (c->inter) return smpi_inter_create(c, group, newcomm, R);
+    if (c->inter) return c->inter->ops->create(c, group, newcomm, R);
     for (int i = 0; i < g->size; i++) {
         bool in = false;
         for (int j = 0; j < c->pt.size && !in; j++) in = c->group->world[j] == g->world[i];
@@ -422,7 +422,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     SMPI_GET_COMM(b, comm2, R);
     if (!result) return smpi_error(a, MPI_ERR_ARG, R, "result is NULL");
     if (a->inter || b->inter) {
-        *result = smpi_inter_compare(a, b);
+        *result = (a->inter ? a : b)->inter->ops->compare(a, b);
         return MPI_SUCCESS;
     }
     int g = group_cmp(a->group, b->group);

@@ -8,6 +8,7 @@
  * intercommunicator, and the calls made from here are on intracommunicators
  * (or the peer, which has no inter part), so the recursion ends at once. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,8 @@ static int agree(MPI_Comm local, int lleader, MPI_Comm pcomm, int rleader, int t
     return MPI_SUCCESS;
 }
 
+static const struct smpi_inter_ops ops;
+
 /* The intercommunicator over local (taken) and the remote group's job ranks. */
 static struct smpi_comm *build(MPI_Comm local, const int *remote, int rsize, uint32_t ctx, MPI_Errhandler errh)
 {
@@ -99,7 +102,7 @@ static struct smpi_comm *build(MPI_Comm local, const int *remote, int rsize, uin
     p->pt = c->co;
     p->cg.num = -1;
     p->errh = MPI_ERRORS_RETURN;
-    *in = (struct smpi_inter){ r, l, p };
+    *in = (struct smpi_inter){ r, l, p, &ops };
     c->inter = in;
     c->errh = errh;
     smpi_errh_ref(errh);
@@ -123,15 +126,22 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     if (local_leader < 0 || local_leader >= l->pt.size)
         return smpi_error(l, MPI_ERR_RANK, R, "local_leader %d not in [0, %d)", local_leader, l->pt.size);
     if (tag < 0) return smpi_error(l, MPI_ERR_TAG, R, "tag %d is negative", tag);
+    /* the leader's arguments: checked there, the verdict broadcast (the
+     * others would wait for it) */
+    char why[160] = "";
+    int bad = 0, rc;
     if (l->pt.rank == local_leader) {
-        SMPI_GET_COMM(p, peer_comm, R);
-        if (remote_leader < 0 || remote_leader >= p->pt.size)
-            return smpi_error(l, MPI_ERR_RANK, R, "remote_leader %d not in [0, %d) of peer_comm", remote_leader,
-                              p->pt.size);
-        if (!p->inter && p->pt.world[remote_leader] == sm_core.rank)
-            return smpi_error(l, MPI_ERR_RANK, R, "remote_leader %d is the local leader itself", remote_leader);
+        struct smpi_comm *p = smpi_comm(peer_comm);
+        if (!p) bad = MPI_ERR_COMM, snprintf(why, sizeof why, "peer_comm %p is not a communicator", (void *)peer_comm);
+        else if (remote_leader < 0 || remote_leader >= p->pt.size)
+            bad = MPI_ERR_RANK, snprintf(why, sizeof why, "remote_leader %d not in [0, %d) of peer_comm",
+                                         remote_leader, p->pt.size);
+        else if (!p->inter && p->pt.world[remote_leader] == sm_core.rank)
+            bad = MPI_ERR_RANK, snprintf(why, sizeof why, "remote_leader %d is the local leader itself", remote_leader);
     }
-    int n = l->group->size, *mine = malloc(sizeof(int) * (size_t)(n + 1)), *theirs = NULL, nt, rc;
+    if ((rc = PMPI_Bcast(&bad, 1, MPI_INT, local_leader, local_comm))) return failed(l, rc, R);
+    if (bad) return smpi_error(l, bad, R, "%s", *why ? why : "the local leader's peer_comm or remote_leader is invalid");
+    int n = l->group->size, *mine = malloc(sizeof(int) * (size_t)(n + 1)), *theirs = NULL, nt;
     if (!mine) sm_fatal("MPI: out of memory");
     memcpy(mine + 1, l->group->world, sizeof(int) * (size_t)n);
     uint32_t ctx;
@@ -214,7 +224,7 @@ static void finish(struct smpi_comm *c, MPI_Comm local, const int *remote, int r
     *out = build(local, remote, rsize, ctx, c->errh);
 }
 
-int smpi_inter_dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
+static int inter_dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
 {
     struct smpi_inter *in = c->inter;
     int mine = 0, *theirs = NULL, nt, rc;
@@ -238,7 +248,7 @@ static int split_cmp(const void *a, const void *b)
 
 /* Each group splits; the remote members of a new intercommunicator are
  * those of the other group with the same color, in (key, rank) order. */
-int smpi_inter_split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, const char *R)
+static int inter_split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, const char *R)
 {
     if (color < 0 && color != MPI_UNDEFINED) return smpi_error(c, MPI_ERR_ARG, R, "invalid color %d", color);
     struct smpi_inter *in = c->inter;
@@ -266,7 +276,7 @@ out:
 
 /* group: a subgroup of the local group (the same in every local member);
  * the other group gives its own. */
-int smpi_inter_create(struct smpi_comm *c, MPI_Group group, MPI_Comm *newcomm, const char *R)
+static int inter_create(struct smpi_comm *c, MPI_Group group, MPI_Comm *newcomm, const char *R)
 {
     struct smpi_inter *in = c->inter;
     struct smpi_group *g = (uintptr_t)group == 1 ? &smpi_group_empty
@@ -291,7 +301,7 @@ out:
 }
 
 /* MPI_Comm_compare with an intercommunicator: both groups compared. */
-int smpi_inter_compare(struct smpi_comm *a, struct smpi_comm *b)
+static int inter_compare(struct smpi_comm *a, struct smpi_comm *b)
 {
     if (a == b) return MPI_IDENT;
     if (!a->inter || !b->inter) return MPI_UNEQUAL;
@@ -322,7 +332,7 @@ static int check_send(struct smpi_comm *c, const void *sbuf, const char *R)
         ? smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is not allowed on an intercommunicator") : MPI_SUCCESS;
 }
 
-int smpi_inter_barrier(struct smpi_comm *c, const char *R)
+static int inter_barrier(struct smpi_comm *c, const char *R)
 {
     int rc;
     TRY(PMPI_Barrier(L(c)));
@@ -333,7 +343,7 @@ out:
     return failed(c, rc, R);
 }
 
-int smpi_inter_bcast(struct smpi_comm *c, void *buf, int count, MPI_Datatype type, int root, const char *R)
+static int inter_bcast(struct smpi_comm *c, void *buf, int count, MPI_Datatype type, int root, const char *R)
 {
     int rc = check_root(c, root, R);
     if (rc || root == MPI_PROC_NULL) return rc;
@@ -346,7 +356,7 @@ out:
     return failed(c, rc, R);
 }
 
-int smpi_inter_reduce(struct smpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+static int inter_reduce(struct smpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                       int root, const char *R)
 {
     int rc = check_root(c, root, R);
@@ -361,7 +371,7 @@ out:
     return failed(c, rc, R);
 }
 
-int smpi_inter_allreduce(struct smpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+static int inter_allreduce(struct smpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type,
                          MPI_Op op, const char *R)
 {
     int rc = check_send(c, sbuf, R);
@@ -388,7 +398,7 @@ static int *prefix(const int *counts, int n, int *sum)
 
 /* rcounts NULL: MPI_Reduce_scatter_block with rcount each. The other
  * group's reduced vector is scattered over this one. */
-int smpi_inter_reduce_scatter(struct smpi_comm *c, const void *sbuf, void *rbuf, const int rcounts[], int rcount,
+static int inter_reduce_scatter(struct smpi_comm *c, const void *sbuf, void *rbuf, const int rcounts[], int rcount,
                               MPI_Datatype type, MPI_Op op, const char *R)
 {
     int rc = check_send(c, sbuf, R), n = c->group->size, count;
@@ -443,7 +453,7 @@ static MPI_Datatype blocks(struct smpi_comm *c, const int rcounts[], const int d
     return t;
 }
 
-int smpi_inter_gather(struct smpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+static int inter_gather(struct smpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                       const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, int root,
                       const char *R)
 {
@@ -464,7 +474,7 @@ out:
     return failed(c, rc, R);
 }
 
-int smpi_inter_scatter(struct smpi_comm *c, const void *sbuf, const int scounts[], const int displs[], int scount,
+static int inter_scatter(struct smpi_comm *c, const void *sbuf, const int scounts[], const int displs[], int scount,
                        MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root, const char *R)
 {
     int rc = check_root(c, root, R), n = c->group->size, total = 0;
@@ -490,7 +500,7 @@ out:
     return failed(c, rc, R);
 }
 
-int smpi_inter_allgather(struct smpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+static int inter_allgather(struct smpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                          const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, const char *R)
 {
     int rc = check_send(c, sbuf, R), total;
@@ -510,7 +520,7 @@ out:
 /* Pairwise with every member of the remote group: block i of the send
  * buffer goes to remote rank i, block i of the receive buffer comes from
  * it. Displacements in bytes (bytes) or in extents of each block's type. */
-int smpi_inter_alltoallw(struct smpi_comm *c, const void *sbuf, const int scounts[], const int sdispls[],
+static int inter_alltoallw(struct smpi_comm *c, const void *sbuf, const int scounts[], const int sdispls[],
                          const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const int rdispls[],
                          const MPI_Datatype rtypes[], bool bytes, const char *R)
 {
@@ -534,7 +544,7 @@ out:;
 
 /* MPI_Alltoall (counts NULL: scount/rcount each, blocks one after another)
  * and MPI_Alltoallv as the general form. */
-int smpi_inter_alltoall(struct smpi_comm *c, const void *sbuf, const int scounts[], const int sdispls[], int scount,
+static int inter_alltoall(struct smpi_comm *c, const void *sbuf, const int scounts[], const int sdispls[], int scount,
                         MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[], int rcount,
                         MPI_Datatype rtype, const char *R)
 {
@@ -546,7 +556,24 @@ int smpi_inter_alltoall(struct smpi_comm *c, const void *sbuf, const int scounts
         a[2 * n + i] = rcounts ? rcounts[i] : rcount, a[3 * n + i] = rdispls ? rdispls[i] : i * rcount;
         t[i] = stype, t[n + i] = rtype;
     }
-    int rc = smpi_inter_alltoallw(c, sbuf, a, a + n, t, rbuf, a + 2 * n, a + 3 * n, t + n, false, R);
+    int rc = inter_alltoallw(c, sbuf, a, a + n, t, rbuf, a + 2 * n, a + 3 * n, t + n, false, R);
     free(a), free(t);
     return rc;
 }
+
+static const struct smpi_inter_ops ops = {
+    .dup = inter_dup,
+    .split = inter_split,
+    .create = inter_create,
+    .compare = inter_compare,
+    .barrier = inter_barrier,
+    .bcast = inter_bcast,
+    .reduce = inter_reduce,
+    .allreduce = inter_allreduce,
+    .reduce_scatter = inter_reduce_scatter,
+    .gather = inter_gather,
+    .scatter = inter_scatter,
+    .allgather = inter_allgather,
+    .alltoallw = inter_alltoallw,
+    .alltoall = inter_alltoall,
+};

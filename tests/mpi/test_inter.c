@@ -267,6 +267,11 @@ static void check_errors(MPI_Comm ic)
     CHECK(MPI_Comm_remote_size(MPI_COMM_WORLD, &sz) == MPI_ERR_COMM, "remote size of an intracommunicator");
     MPI_Comm m;
     CHECK(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &m) == MPI_ERR_COMM, "merge of an intracommunicator");
+    /* a bad remote leader known only at the local leader: every member gets the error */
+    int bad = MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, 3, &m);
+    CHECK(bad == MPI_ERR_RANK, "intercomm_create with the leader as its own remote: %d", bad);
+    bad = MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, n, 3, &m);
+    CHECK(bad == MPI_ERR_RANK, "intercomm_create with remote_leader %d: %d", n, bad);
     if (ic == MPI_COMM_NULL) return;
     OK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
     CHECK(MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_COMM, "scan on an intercommunicator");
