@@ -224,7 +224,8 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm)
 {
-    INTER("MPI_Reduce_scatter", ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, recvcounts, 0, datatype, op, "MPI_Reduce_scatter"));
+    INTER("MPI_Reduce_scatter",
+          ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, recvcounts, 0, datatype, op, "MPI_Reduce_scatter"));
     static const char R[] = "MPI_Reduce_scatter";
     BEGIN(R);
     struct smpi_type *t;
@@ -255,7 +256,9 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm)
 {
-    INTER("MPI_Reduce_scatter_block", ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, NULL, recvcount, datatype, op, "MPI_Reduce_scatter_block"));
+    INTER("MPI_Reduce_scatter_block",
+          ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, NULL, recvcount, datatype, op,
+          "MPI_Reduce_scatter_block"));
     static const char R[] = "MPI_Reduce_scatter_block";
     BEGIN(R);
     struct smpi_type *t;
@@ -329,7 +332,9 @@ static int move(const void *sendbuf, int scount, MPI_Datatype stype, void *recvb
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    INTER("MPI_Gather", ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root, "MPI_Gather"));
+    INTER("MPI_Gather",
+          ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
+          "MPI_Gather"));
     return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, GATHER, "MPI_Gather");
 }
 #pragma weak MPI_Gather = PMPI_Gather
@@ -337,7 +342,9 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    INTER("MPI_Scatter", ic_->inter->ops->scatter(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Scatter"));
+    INTER("MPI_Scatter",
+          ic_->inter->ops->scatter(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+          "MPI_Scatter"));
     return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, SCATTER, "MPI_Scatter");
 }
 #pragma weak MPI_Scatter = PMPI_Scatter
@@ -345,7 +352,9 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    INTER("MPI_Allgather", ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, "MPI_Allgather"));
+    INTER("MPI_Allgather",
+          ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
+          "MPI_Allgather"));
     return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, ALLGATHER, "MPI_Allgather");
 }
 #pragma weak MPI_Allgather = PMPI_Allgather
@@ -353,7 +362,9 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
-    INTER("MPI_Alltoall", ic_->inter->ops->alltoall(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, "MPI_Alltoall"));
+    INTER("MPI_Alltoall",
+          ic_->inter->ops->alltoall(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+          recvtype, "MPI_Alltoall"));
     return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, ALLTOALL, "MPI_Alltoall");
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
@@ -421,7 +432,9 @@ static int view1(struct smpi_comm *c, const void *buf, int count, MPI_Datatype t
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    INTER("MPI_Gatherv", ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root, "MPI_Gatherv"));
+    INTER("MPI_Gatherv",
+          ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
+          "MPI_Gatherv"));
     static const char R[] = "MPI_Gatherv";
     BEGIN(R);
     if ((rc = check_root(c, root, R))) return rc;
@@ -444,7 +457,9 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    INTER("MPI_Scatterv", ic_->inter->ops->scatter(ic_, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Scatterv"));
+    INTER("MPI_Scatterv",
+          ic_->inter->ops->scatter(ic_, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
+          "MPI_Scatterv"));
     static const char R[] = "MPI_Scatterv";
     BEGIN(R);
     if ((rc = check_root(c, root, R))) return rc;
@@ -470,7 +485,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    INTER("MPI_Allgatherv", ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, "MPI_Allgatherv"));
+    INTER("MPI_Allgatherv",
+          ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype,
+          "MPI_Allgatherv"));
     static const char R[] = "MPI_Allgatherv";
     BEGIN(R);
     bool in_place = sendbuf == MPI_IN_PLACE;
@@ -497,7 +514,9 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    INTER("MPI_Alltoallv", ic_->inter->ops->alltoall(ic_, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0, recvtype, "MPI_Alltoallv"));
+    INTER("MPI_Alltoallv",
+          ic_->inter->ops->alltoall(ic_, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0,
+          recvtype, "MPI_Alltoallv"));
     static const char R[] = "MPI_Alltoallv";
     BEGIN(R);
     bool in_place = sendbuf == MPI_IN_PLACE;

@@ -65,7 +65,8 @@ int PMPI_Close_port(const char *port_name)
     int rank, idx;
     if (!port_parse(port_name, &rank, &idx) || rank != sm_core.rank ||
         !atomic_exchange(&area_of(rank)->port_open[idx], 0))
-        return smpi_error(NULL, MPI_ERR_PORT, R, "\"%s\" is not a port this rank has open", port_name ? port_name : "(null)");
+        return smpi_error(NULL, MPI_ERR_PORT, R, "\"%s\" is not a port this rank has open",
+                          port_name ? port_name : "(null)");
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Close_port = PMPI_Close_port
@@ -79,7 +80,8 @@ static int meet(const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcom
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     if (c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is an intercommunicator", c->name);
-    if (root < 0 || root >= c->pt.size) return smpi_error(c, MPI_ERR_ROOT, R, "root %d not in [0, %d)", root, c->pt.size);
+    if (root < 0 || root >= c->pt.size)
+        return smpi_error(c, MPI_ERR_ROOT, R, "root %d not in [0, %d)", root, c->pt.size);
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
     int head[2] = { MPI_SUCCESS, -1 }, rank = -1, idx = 0, rc;    /* the outcome, the remote root */
     if (c->pt.rank == root) {
@@ -99,8 +101,8 @@ static int meet(const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcom
     }
     if ((rc = PMPI_Bcast(head, 2, MPI_INT, root, comm))) return smpi_error(c, rc, R, "the group's broadcast failed");
     if (head[0] == MPI_ERR_PORT)
-        return smpi_error(c, MPI_ERR_PORT, R, "\"%s\" is not an open port%s", c->pt.rank == root ? port_name : "(at the root)",
-                          accept ? " of the root" : "");
+        return smpi_error(c, MPI_ERR_PORT, R, "\"%s\" is not an open port%s",
+                          c->pt.rank == root ? port_name : "(the root's)", accept ? " of the root" : "");
     if (head[0]) return smpi_error(c, head[0], R, "the roots could not meet");
     rc = PMPI_Intercomm_create(comm, root, &smpi_comm_universe, head[1], TAG_PORT + idx, newcomm);
     return rc ? smpi_error(c, rc, R, "making the intercommunicator failed") : MPI_SUCCESS;
@@ -177,7 +179,8 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
     if (ok) a->names[i].service[0] = 0;
     names_unlock(a);
     return ok ? MPI_SUCCESS
-              : smpi_error(NULL, MPI_ERR_SERVICE, R, "\"%s\" is not published with port \"%s\"", service_name, port_name);
+              : smpi_error(NULL, MPI_ERR_SERVICE, R, "\"%s\" is not published with port \"%s\"", service_name,
+                           port_name);
 }
 #pragma weak MPI_Unpublish_name = PMPI_Unpublish_name
 
@@ -262,7 +265,8 @@ static int spawn(int count, const int maxprocs[], int root, MPI_Comm comm, MPI_C
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     if (c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is an intercommunicator", c->name);
-    if (root < 0 || root >= c->pt.size) return smpi_error(c, MPI_ERR_ROOT, R, "root %d not in [0, %d)", root, c->pt.size);
+    if (root < 0 || root >= c->pt.size)
+        return smpi_error(c, MPI_ERR_ROOT, R, "root %d not in [0, %d)", root, c->pt.size);
     if (!intercomm) return smpi_error(c, MPI_ERR_ARG, R, "intercomm is NULL");
     int total = 0;
     if (c->pt.rank == root)

@@ -140,7 +140,8 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
             bad = MPI_ERR_RANK, snprintf(why, sizeof why, "remote_leader %d is the local leader itself", remote_leader);
     }
     if ((rc = PMPI_Bcast(&bad, 1, MPI_INT, local_leader, local_comm))) return failed(l, rc, R);
-    if (bad) return smpi_error(l, bad, R, "%s", *why ? why : "the local leader's peer_comm or remote_leader is invalid");
+    if (bad)
+        return smpi_error(l, bad, R, "%s", *why ? why : "the local leader's peer_comm or remote_leader is invalid");
     int n = l->group->size, *mine = malloc(sizeof(int) * (size_t)(n + 1)), *theirs = NULL, nt;
     if (!mine) sm_fatal("MPI: out of memory");
     memcpy(mine + 1, l->group->world, sizeof(int) * (size_t)n);
@@ -264,7 +265,8 @@ static int inter_split(struct smpi_comm *c, int color, int key, MPI_Comm *newcom
     struct split_ent *e = malloc(sizeof *e * (size_t)(rn + 1));
     if (!e) sm_fatal("MPI: out of memory");
     for (int i = 0; i < rn; i++)
-        if (color != MPI_UNDEFINED && theirs[1 + 2 * i] == color) e[m++] = (struct split_ent){ color, theirs[2 + 2 * i], i };
+        if (color != MPI_UNDEFINED && theirs[1 + 2 * i] == color)
+            e[m++] = (struct split_ent){ color, theirs[2 + 2 * i], i };
     qsort(e, (size_t)m, sizeof *e, split_cmp);
     for (int i = 0; i < m; i++) theirs[i] = in->remote->world[e[i].rank];
     free(e);

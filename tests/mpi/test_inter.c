@@ -27,7 +27,8 @@ static void check_p2p(MPI_Comm ic)
         int got;
         MPI_Status st;
         OK(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 5, ic, &st));
-        CHECK(st.MPI_SOURCE >= 0 && st.MPI_SOURCE < rsize && st.MPI_SOURCE % lsize == lrank, "source %d", st.MPI_SOURCE);
+        CHECK(st.MPI_SOURCE >= 0 && st.MPI_SOURCE < rsize && st.MPI_SOURCE % lsize == lrank, "source %d",
+              st.MPI_SOURCE);
         CHECK(got == val(wr(st.MPI_SOURCE), 7), "got %d from remote %d", got, st.MPI_SOURCE);
     }
     OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
