@@ -282,6 +282,8 @@ static void check_errors(MPI_Comm ic)
     CHECK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &m) == MPI_ERR_COMM, "split_type");
     int dims = lsize, periods = 0;
     CHECK(MPI_Cart_create(ic, 1, &dims, &periods, 0, &m) == MPI_ERR_COMM, "cart_create");
+    MPI_Win w;
+    CHECK(MPI_Win_create(&x, sizeof x, 1, MPI_INFO_NULL, ic, &w) == MPI_ERR_COMM, "win_create");
 }
 
 int main(int argc, char **argv)
