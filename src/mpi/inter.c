@@ -4,10 +4,10 @@
  * group (its hidden intracommunicator, through the public PMPI_ entry
  * points) plus messages between the two groups' leaders (local rank 0) on
  * the intercommunicator's second context; alltoall goes pairwise. The
- * entry points of comm.c and collective.c call in here only for an
- * intercommunicator, and the calls made from here are on intracommunicators
- * (or the peer, which has no inter part), so the recursion ends at once. */
-#include <limits.h>
+ * entry points of comm.c and collective.c reach these only through an
+ * intercommunicator's table (ops, below), and the calls made from here are
+ * on intracommunicators (or the peer, which has no table), so the
+ * recursion ends at once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
