@@ -91,11 +91,11 @@ static int meet(const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcom
             head[0] = MPI_ERR_PORT;
         else if (accept) {
             MPI_Status st;
-            if ((rc = PMPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, TAG_PORT + idx, &smpi_comm_universe, &st)))
+            if ((rc = PMPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, TAG_PORT + idx, smpi_comm_universe, &st)))
                 head[0] = rc;
             else head[1] = st.MPI_SOURCE;
         } else {
-            if ((rc = PMPI_Send(NULL, 0, MPI_BYTE, rank, TAG_PORT + idx, &smpi_comm_universe))) head[0] = rc;
+            if ((rc = PMPI_Send(NULL, 0, MPI_BYTE, rank, TAG_PORT + idx, smpi_comm_universe))) head[0] = rc;
             head[1] = rank;
         }
     }
@@ -104,7 +104,7 @@ static int meet(const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcom
         return smpi_error(c, MPI_ERR_PORT, R, "\"%s\" is not an open port%s",
                           c->pt.rank == root ? port_name : "(the root's)", accept ? " of the root" : "");
     if (head[0]) return smpi_error(c, head[0], R, "the roots could not meet");
-    rc = PMPI_Intercomm_create(comm, root, &smpi_comm_universe, head[1], TAG_PORT + idx, newcomm);
+    rc = PMPI_Intercomm_create(comm, root, smpi_comm_universe, head[1], TAG_PORT + idx, newcomm);
     return rc ? smpi_error(c, rc, R, "making the intercommunicator failed") : MPI_SUCCESS;
 }
 
@@ -225,7 +225,7 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
     if (theirs[0] < 0 || theirs[0] >= sm_core.size || theirs[0] == sm_core.rank)
         return smpi_error(NULL, MPI_ERR_ARG, R, "the process at the other end of fd %d is not another rank of this job "
                           "(it says job rank %d)", fd, theirs[0]);
-    int rc = PMPI_Intercomm_create(MPI_COMM_SELF, 0, &smpi_comm_universe, theirs[0], TAG_JOIN, intercomm);
+    int rc = PMPI_Intercomm_create(MPI_COMM_SELF, 0, smpi_comm_universe, theirs[0], TAG_JOIN, intercomm);
     return rc ? smpi_error(NULL, rc, R, "making the intercommunicator failed") : MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_join = PMPI_Comm_join

@@ -181,7 +181,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     smpi_group_set_rank(g);
     /* a group creation over the whole job's hidden communicator, tagged by
      * this intercommunicator's context (unique among its members' live ones) */
-    rc = PMPI_Comm_create_group(&smpi_comm_universe, g, (int)((c->pt.ctx - SMPI_CTX_INTER0) / 2), newintracomm);
+    rc = PMPI_Comm_create_group(smpi_comm_universe, g, (int)((c->pt.ctx - SMPI_CTX_INTER0) / 2), newintracomm);
     smpi_group_unref(g);
     if (!rc) PMPI_Comm_set_errhandler(*newintracomm, c->errh);
 out:
