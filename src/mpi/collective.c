@@ -85,7 +85,14 @@ static int go(struct smpi_comm *c, struct call *k, MPI_Request *req, const char 
 
 /* --- Argument checks ---------------------------------------------------------- */
 
+/* On an intercommunicator (ic_ in call), a blocking collective is inter.c's;
+ * what reaches BEGIN there (the nonblocking forms, Alltoallw, Scan, Exscan)
+ * is refused. */
+#define INTER(R, call) do { struct smpi_comm *ic_ = smpi_comm(comm); \
+    if (ic_ && ic_->inter) { SMPI_CHECK_INIT(R); return call; } } while (0)
 #define BEGIN(R, nb, req) SMPI_CHECK_INIT(R); SMPI_GET_COMM(c, comm, R); int rc; \
+    if (SM_UNLIKELY(c->inter)) \
+        return smpi_error(c, MPI_ERR_COMM, R, "not available on an intercommunicator (%s)", c->name); \
     if ((nb) && !(req)) return smpi_error(c, MPI_ERR_REQUEST, R, "request pointer is NULL")
 
 static int check_root(struct smpi_comm *c, int root, const char *R)
@@ -173,7 +180,11 @@ static int barrier(MPI_Comm comm, MPI_Request *req, bool nb, const char *R)
     struct call k = { .a = { .kind = COLL_BARRIER } };
     return go(c, &k, req, R);
 }
-int PMPI_Barrier(MPI_Comm comm) { return barrier(comm, NULL, false, "MPI_Barrier"); }
+int PMPI_Barrier(MPI_Comm comm)
+{
+    INTER("MPI_Barrier", ic_->inter->ops->barrier(ic_, "MPI_Barrier"));
+    return barrier(comm, NULL, false, "MPI_Barrier");
+}
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) { return barrier(comm, request, true, "MPI_Ibarrier"); }
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
@@ -189,6 +200,8 @@ static int bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_C
 }
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    INTER("MPI_Bcast",
+          ic_->inter->ops->bcast(ic_, buffer, count, datatype, root, "MPI_Bcast"));
     return bcast(buffer, count, datatype, root, comm, NULL, false, "MPI_Bcast");
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
@@ -220,6 +233,8 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm)
 {
+    INTER("MPI_Reduce",
+          ic_->inter->ops->reduce(ic_, sendbuf, recvbuf, count, datatype, op, root, "MPI_Reduce"));
     return reduce(sendbuf, recvbuf, count, datatype, op, root, COLL_REDUCE, comm, NULL, false, "MPI_Reduce");
 }
 #pragma weak MPI_Reduce = PMPI_Reduce
@@ -232,6 +247,8 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    INTER("MPI_Allreduce",
+          ic_->inter->ops->allreduce(ic_, sendbuf, recvbuf, count, datatype, op, "MPI_Allreduce"));
     return reduce(sendbuf, recvbuf, count, datatype, op, 0, COLL_ALLREDUCE, comm, NULL, false, "MPI_Allreduce");
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -301,6 +318,8 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcou
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm)
 {
+    INTER("MPI_Reduce_scatter",
+          ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, recvcounts, 0, datatype, op, "MPI_Reduce_scatter"));
     if (!recvcounts) return smpi_error(smpi_comm(comm), MPI_ERR_ARG, "MPI_Reduce_scatter", "recvcounts is NULL");
     return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, NULL, false, "MPI_Reduce_scatter");
 }
@@ -316,6 +335,9 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm)
 {
+    INTER("MPI_Reduce_scatter_block",
+          ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, NULL, recvcount, datatype, op,
+          "MPI_Reduce_scatter_block"));
     return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, NULL, false, "MPI_Reduce_scatter_block");
 }
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
@@ -527,6 +549,9 @@ static int alltoallw(const void *sendbuf, const int *scounts, const int *sdispls
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    INTER("MPI_Gather",
+          ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
+          "MPI_Gather"));
     return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL, false, "MPI_Gather");
 }
 #pragma weak MPI_Gather = PMPI_Gather
@@ -540,6 +565,9 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    INTER("MPI_Gatherv",
+          ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
+          "MPI_Gatherv"));
     return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, NULL, false,
                    "MPI_Gatherv");
 }
@@ -555,6 +583,9 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    INTER("MPI_Scatter",
+          ic_->inter->ops->scatter(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+          "MPI_Scatter"));
     return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL, false, "MPI_Scatter");
 }
 #pragma weak MPI_Scatter = PMPI_Scatter
@@ -569,6 +600,9 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    INTER("MPI_Scatterv",
+          ic_->inter->ops->scatter(ic_, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
+          "MPI_Scatterv"));
     return scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL, false,
                     "MPI_Scatterv");
 }
@@ -584,6 +618,9 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm)
 {
+    INTER("MPI_Allgather",
+          ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
+          "MPI_Allgather"));
     return allgather(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, comm, NULL, false,
                      "MPI_Allgather");
 }
@@ -599,6 +636,9 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    INTER("MPI_Allgatherv",
+          ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype,
+          "MPI_Allgatherv"));
     return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, NULL, false,
                      "MPI_Allgatherv");
 }
@@ -615,6 +655,9 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
+    INTER("MPI_Alltoall",
+          ic_->inter->ops->alltoall(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+          recvtype, "MPI_Alltoall"));
     return alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL, false, "MPI_Alltoall");
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
@@ -628,6 +671,9 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    INTER("MPI_Alltoallv",
+          ic_->inter->ops->alltoall(ic_, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0,
+          recvtype, "MPI_Alltoallv"));
     return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, NULL, false,
                      "MPI_Alltoallv");
 }
