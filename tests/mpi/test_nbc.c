@@ -351,6 +351,18 @@ static void bad(void)
          * ranks, so no peer sees a difference; each rank's own sizes do */
         expect(MPI_Alltoall(buf, 2, MPI_INT, out, 1, MPI_INT, c), MPI_ERR_TRUNCATE, "alltoall send 2 receive 1");
     }
+    /* on an intercommunicator the nonblocking forms are refused, naming it */
+    if (n > 1) {
+        MPI_Comm half, ic;
+        OK(MPI_Comm_split(c, me % 2, me, &half));
+        OK(MPI_Intercomm_create(half, 0, c, me % 2 ? 0 : 1, 7, &ic));
+        OK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
+        expect(MPI_Ibarrier(ic, &r), MPI_ERR_COMM, "ibarrier on an intercommunicator");
+        expect(MPI_Iallreduce(&one, &s, 1, MPI_LONG, MPI_SUM, ic, &r), MPI_ERR_COMM, "iallreduce on an intercommunicator");
+        OK(MPI_Barrier(ic));
+        OK(MPI_Comm_free(&ic));
+        OK(MPI_Comm_free(&half));
+    }
     OK(MPI_Allreduce(&one, &s, 1, MPI_LONG, MPI_SUM, c));
     CHECK(s == n, "after the errors: %ld", s);
     OK(MPI_Comm_free(&c));
