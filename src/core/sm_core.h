@@ -154,6 +154,19 @@ static inline __attribute__((always_inline)) void sm_wake_inline(int rank)
                     atomic_load_explicit(&sm_ctrl_of(rank)->sleepers, memory_order_relaxed)))
         sm_wake(rank);
 }
+/* The rare side of an asymmetric store-then-load handshake (p2p's send
+ * cancel), after its own full fence: a full barrier on every CPU running a
+ * process of the job, so the frequent side needs only sm_fence_light()
+ * (where membarrier is missing, the frequent side fences itself). */
+void sm_fence_peers(void);
+/* The frequent side: a compiler barrier where sm_fence_peers works on this
+ * process, else a full fence. */
+void sm_fence_light_slow(void);
+static inline void sm_fence_light(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    if (SM_UNLIKELY(!sm_wake_unfenced)) sm_fence_light_slow();
+}
 /* Wait until a peer has published its layout (sm_rank_ctrl.ready). */
 void sm_wait_ready(int rank);
 /* The job-wide barrier (sm_barrier without the initialisation check). */

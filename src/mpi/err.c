@@ -106,7 +106,7 @@ int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char 
          * so does the routine, with the code) or end the program itself. */
         MPI_Comm h = comm_handle(comm);
         int code = cls;
-        u->refs++;                       /* the handler may free it, or reset the comm's */
+        smpi_errh_ref(u);                /* the handler may free it, or reset the comm's */
         u->fn(&h, &code, routine);
         smpi_errh_unref(u);
         return cls;
