@@ -107,34 +107,88 @@ static struct {
     char    *bounce;            /* BOUNCE_BYTES, allocated on first use */
     struct p2p_stats stats;
     bool     mt;                /* threads: take the locks below */
-    pthread_mutex_t lk_recv;    /* receive side: heads, posted and unexpected queues, stuck */
-    pthread_mutex_t lk_send;    /* send side: tails, pending and detached sends */
-    pthread_mutex_t lk_pool;    /* the request free list and count */
+    alignas(SM_CACHELINE) _Atomic int lk_recv;  /* receive side: heads, posted and unexpected queues, stuck */
+    alignas(SM_CACHELINE) _Atomic int lk_send;  /* send side: tails, pending and detached sends */
+    alignas(SM_CACHELINE) _Atomic int lk_pool;  /* the shared request free list, the threads' caches */
+    struct req_cache *caches;   /* every thread's (stats) */
+    pthread_key_t cache_key;    /* a thread's cache goes back to the pool when it ends */
 } P;
 
 /* --- Threads (MPI_THREAD_MULTIPLE) -------------------------------------------
  * With threads, each structure above has its own lock (order: receive or
- * send side, then pool); a thread that finds the receive side busy leaves
- * the draining to the one holding it. Single-threaded, no lock is taken:
- * what the fast path pays is a predictable branch on P.mt. Counts read
- * without the lock (is anything pending?) are read and written with PEEK/SET. */
-static __attribute__((noinline)) void lock_mt(pthread_mutex_t *m) { pthread_mutex_lock(m); }
-static __attribute__((noinline)) void unlock_mt(pthread_mutex_t *m) { pthread_mutex_unlock(m); }
-#define LOCK(l)   do { if (SM_UNLIKELY(P.mt)) lock_mt(&P.l); } while (0)
-#define UNLOCK(l) do { if (SM_UNLIKELY(P.mt)) unlock_mt(&P.l); } while (0)
+ * send side, then pool), and each thread keeps freed requests in a cache
+ * of its own; a thread that finds the receive side busy leaves the
+ * draining to the one holding it. Single-threaded, no lock is taken: what
+ * the fast path pays is a predictable branch on P.mt. Counts read without
+ * the lock (is anything pending?) are read and written with PEEK/SET.
+ * The locks spin (critical sections are short), yielding the processor
+ * when the holder seems descheduled. */
+static __attribute__((noinline)) void spin_wait(_Atomic int *l)
+{
+    for (int i = 0;; i++) {
+        if (!atomic_load_explicit(l, memory_order_relaxed) && !atomic_exchange_explicit(l, 1, memory_order_acquire))
+            return;
+        if (i >= 64) sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+        else __builtin_ia32_pause();
+#endif
+    }
+}
+static inline void spin_lock(_Atomic int *l)
+{
+    if (SM_UNLIKELY(atomic_exchange_explicit(l, 1, memory_order_acquire))) spin_wait(l);
+}
+static inline bool spin_trylock(_Atomic int *l)
+{
+    return !atomic_load_explicit(l, memory_order_relaxed) && !atomic_exchange_explicit(l, 1, memory_order_acquire);
+}
+static inline void spin_unlock(_Atomic int *l) { atomic_store_explicit(l, 0, memory_order_release); }
+#define LOCK(l)   do { if (SM_UNLIKELY(P.mt)) spin_lock(&P.l); } while (0)
+#define UNLOCK(l) do { if (SM_UNLIKELY(P.mt)) spin_unlock(&P.l); } while (0)
 #define PEEK(x)   __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* A thread's requests (with threads): freed ones to reuse, and how many it
+ * allocated less released (a request may go in another thread than it came). */
+#define CACHE_MAX 256
+struct req_cache {
+    struct p2p_req *free;
+    int      nfree;
+    int64_t  requests;
+    struct req_cache *next;     /* P.caches */
+};
+static __thread struct req_cache *my_cache __attribute__((tls_model("initial-exec")));
+
+/* A thread ends: its cached requests go back to the shared list. */
+static void cache_retire(void *a)
+{
+    struct req_cache *c = a;
+    spin_lock(&P.lk_pool);
+    while (c->free) {
+        struct p2p_req *r = c->free;
+        c->free = r->next;
+        r->next = P.freelist, P.freelist = r;
+    }
+    c->nfree = 0;
+    spin_unlock(&P.lk_pool);        /* (the block stays on P.caches: its count still counts) */
+}
+
+static __attribute__((noinline)) struct req_cache *cache_new(void)
+{
+    struct req_cache *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    spin_lock(&P.lk_pool);
+    c->next = P.caches, P.caches = c;
+    spin_unlock(&P.lk_pool);
+    pthread_setspecific(P.cache_key, c);
+    return my_cache = c;
+}
 
 sm_status_t p2p_threads(void)
 {
     if (P.mt) return SM_OK;
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);    /* spin briefly, then sleep */
-    int rc = pthread_mutex_init(&P.lk_recv, &a) || pthread_mutex_init(&P.lk_send, &a) ||
-             pthread_mutex_init(&P.lk_pool, &a);
-    pthread_mutexattr_destroy(&a);
-    if (rc) return sm_fail(SM_ERR_NOMEM, "cannot make the point-to-point engine's locks");
+    if (pthread_key_create(&P.cache_key, cache_retire))
+        return sm_fail(SM_ERR_NOMEM, "cannot make the point-to-point engine's thread key");
     P.mt = true;
     return SM_OK;
 }
@@ -207,7 +261,11 @@ sm_status_t p2p_finalize(void)
     return st;
 }
 
-void p2p_stats(struct p2p_stats *s) { *s = P.stats; }
+void p2p_stats(struct p2p_stats *s)
+{
+    *s = P.stats;
+    for (struct req_cache *c = P.caches; c; c = c->next) s->requests += (uint64_t)PEEK(c->requests);
+}
 
 /* --- Requests ------------------------------------------------------------- */
 
@@ -219,22 +277,50 @@ static void q_push(struct reqq *q, struct p2p_req *r)
 }
 
 
+/* With threads: from the thread's cache, else the shared list, else malloc. */
+static __attribute__((noinline)) struct p2p_req *alloc_mt(void)
+{
+    struct req_cache *c = my_cache ? my_cache : cache_new();
+    struct p2p_req *r = NULL;
+    if (c && (r = c->free)) c->free = r->next, c->nfree--;
+    else if (P.freelist) {
+        spin_lock(&P.lk_pool);
+        if ((r = P.freelist)) P.freelist = r->next;
+        spin_unlock(&P.lk_pool);
+    }
+    if (!r && !(r = malloc(P.req_size))) return NULL;
+    if (c) c->requests++;
+    else __atomic_fetch_add(&P.stats.requests, 1, __ATOMIC_RELAXED);
+    return r;
+}
+
 struct p2p_req *p2p_req_alloc(void)
 {
-    LOCK(lk_pool);
-    struct p2p_req *r = P.freelist;
-    if (r) P.freelist = r->next;
-    P.stats.requests++;
-    UNLOCK(lk_pool);
-    if (!r && !(r = malloc(P.req_size))) {
-        LOCK(lk_pool);
-        P.stats.requests--;
-        UNLOCK(lk_pool);
+    struct p2p_req *r;
+    if (SM_UNLIKELY(P.mt)) r = alloc_mt();
+    else if ((r = P.freelist)) P.freelist = r->next, P.stats.requests++;
+    else if ((r = malloc(P.req_size))) P.stats.requests++;
+    if (SM_UNLIKELY(!r)) {
         sm_fail(SM_ERR_NOMEM, "no memory for a request");
         return NULL;
     }
     memset(r, 0, P.req_size);
     return r;
+}
+
+static __attribute__((noinline)) void release_mt(struct p2p_req *r)
+{
+    struct req_cache *c = my_cache ? my_cache : cache_new();
+    if (c && c->nfree < CACHE_MAX) {
+        r->next = c->free, c->free = r, c->nfree++;
+        c->requests--;
+        return;
+    }
+    if (c) c->requests--;
+    else __atomic_fetch_sub(&P.stats.requests, 1, __ATOMIC_RELAXED);
+    spin_lock(&P.lk_pool);
+    r->next = P.freelist, P.freelist = r;
+    spin_unlock(&P.lk_pool);
 }
 
 static void release(struct p2p_req *r)
@@ -244,11 +330,10 @@ static void release(struct p2p_req *r)
         free(r->tmp);
         free(r->why);
     }
-    LOCK(lk_pool);
+    if (SM_UNLIKELY(P.mt)) { release_mt(r); return; }
     P.stats.requests--;
     r->next = P.freelist;
     P.freelist = r;
-    UNLOCK(lk_pool);
 }
 
 /* If r is still active, leave it to the engine, which frees it when it
@@ -263,12 +348,16 @@ static bool detach(struct p2p_req *r)
     return true;
 }
 
+/* With threads: a completed request is the caller's alone (whoever
+ * completes one does not touch it after setting done); else under the lock
+ * of the side that completes it. */
 static __attribute__((noinline)) bool detach_mt(struct p2p_req *r)
 {
-    pthread_mutex_t *m = r->kind == P2P_RECV ? &P.lk_recv : &P.lk_send;
-    pthread_mutex_lock(m);
+    if (p2p_done(r)) return false;
+    _Atomic int *l = r->kind == P2P_RECV ? &P.lk_recv : &P.lk_send;
+    spin_lock(l);
     bool later = detach(r);
-    pthread_mutex_unlock(m);
+    spin_unlock(l);
     return later;
 }
 
@@ -416,11 +505,13 @@ static __attribute__((noinline)) sm_status_t copy_large(struct p2p_req *r, const
     return SM_OK;
 }
 
+/* (With threads, r is its owner's once done is set: nothing here reads it after.) */
 static void complete_recv(struct p2p_req *r)
 {
+    bool detached = r->detached;
     r->active = 0;
     atomic_store_explicit(&r->done, 1, memory_order_release);
-    if (r->detached) release(r);
+    if (detached) release(r);
 }
 
 /* Deliver message d (eager payload at data) from job rank world into r;
@@ -609,9 +700,9 @@ static void post(struct p2p_req *r)
         d->addr = (uint64_t)(uintptr_t)from;
         d->gaddr = (uint64_t)(uintptr_t)sm_global(from);
     }
+    r->posted = 1;              /* before the receiver may complete r (and its owner free it) */
     atomic_store_explicit(&d->seq, rec_seq(t), memory_order_release);
     sm_wake(r->peer);
-    r->posted = 1;
     if ((r->flags & (D_EAGER | D_SYNC)) == D_EAGER) {
         r->active = 0;
         atomic_store_explicit(&r->done, 1, memory_order_release);
@@ -689,8 +780,9 @@ static void drain_pending(void)
             if (!q->head) q->tail = NULL;
             r->next = NULL;
             P.stats.pending--;
+            bool detached = r->detached;        /* not r's after post unless detached */
             post(r);
-            if (r->detached) {
+            if (detached) {
                 if (p2p_done(r)) release(r);
                 else q_push(&P.detached, r);
             }
@@ -907,9 +999,9 @@ static void progress_send(void)
  * holder drains for everyone. */
 static __attribute__((noinline)) void drain_mt(void)
 {
-    if (pthread_mutex_trylock(&P.lk_recv)) return;
+    if (!spin_trylock(&P.lk_recv)) return;
     drain(false);
-    pthread_mutex_unlock(&P.lk_recv);
+    spin_unlock(&P.lk_recv);
 }
 
 static void progress(void)
