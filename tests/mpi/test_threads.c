@@ -5,8 +5,11 @@
  * probe and matched probe, collectives on each thread's communicator,
  * MPI_Waitany/MPI_Testsome/MPI_Waitall completing requests in every thread
  * at once, and cancelled receives. Every value is predictable, so every
- * message is checked. */
+ * message is checked. With "die", rank 1 is killed while the threads of
+ * the others wait for it: the job must end (smrun reports the death). */
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,8 +198,14 @@ int main(int argc, char **argv)
     to = (me + 1) % n, from = (me + n - 1) % n;
     for (int t = 0; t < T; t++) OK(MPI_Comm_dup(MPI_COMM_WORLD, &tc[t]));
     pthread_t th[T];
+    bool die = argc > 1 && !strcmp(argv[1], "die");
+    if (die && n > 1 && me == 1) {
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        raise(SIGKILL);
+    }
     for (int t = 0; t < T; t++)
         CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0, "pthread_create");
+    if (die) OK(MPI_Barrier(MPI_COMM_WORLD));
     for (int t = 0; t < T; t++) pthread_join(th[t], NULL);
     for (int t = 0; t < T; t++) OK(MPI_Comm_free(&tc[t]));
     OK(MPI_Barrier(MPI_COMM_WORLD));
