@@ -108,6 +108,7 @@ void smpi_comm_unref(struct smpi_comm *c)
 {
     if (c == &smpi_comm_world || c == &smpi_comm_self || smpi_refs_add(&c->refs, -1) > 0) return;
     coll_group_destroy(&c->cg);
+    smpi_topo_unref(c->topo);
     smpi_group_unref(c->group);
     smpi_errh_unref(c->errh);
     c->magic = 0;
