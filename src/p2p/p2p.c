@@ -66,8 +66,10 @@ static inline uint64_t rec_size(uint32_t flags, uint64_t len)
 }
 static inline uint64_t rec_seq(uint64_t pos) { return pos / SM_CACHELINE + 1; }
 
+#define MSG_TAKEN 0x4d534754u       /* "MSGT": a matched probe returned it, no receive has yet */
 struct p2p_msg {                /* an unexpected message */
     struct p2p_msg *next;
+    uint32_t taken;             /* MSG_TAKEN while it is the user's (MPI_Message) */
     int    world;               /* job rank of the sender */
     struct desc d;
     char   data[];              /* eager payload (private copy) */
@@ -567,7 +569,7 @@ static enum arrival arrive(const struct desc *d, int world, struct p2p_req *cand
     struct p2p_msg *m = malloc(sizeof *m + eager);
     if (!m) return NOT_KEPT;
     memcpy(m->data, desc_data(d), eager);
-    m->next = NULL, m->world = world, m->d = *d;
+    m->next = NULL, m->taken = 0, m->world = world, m->d = *d;
     struct msgq *q = &P.unexp[world];
     if (q->tail) q->tail->next = m; else q->head = m;
     q->tail = m;
@@ -871,8 +873,15 @@ sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag
     return SM_OK;
 }
 
+bool p2p_msg_pending(const struct p2p_msg *m)
+{
+    return ((uintptr_t)m & (_Alignof(struct p2p_msg) - 1)) == 0 && sm_heap_holds(m, sizeof *m) &&
+           m->taken == MSG_TAKEN;
+}
+
 sm_status_t p2p_mrecv(struct p2p_req *r, void *buf, size_t len, struct p2p_msg *m, const struct dt_type *type)
 {
+    m->taken = 0;                           /* a copy of the handle is refused from now on */
     recv_start(r, buf, len, type);
     LOCK(lk_recv);
     deliver_msg(r, m);
@@ -895,6 +904,7 @@ sm_status_t p2p_iprobe(int src, int tag, const struct p2p_comm *c, bool take, bo
         int w = src == P2P_ANY_SOURCE ? -1 : c->world[src];
         return PEEK(P.nstuck) && (w < 0 || PEEK(P.stuck[w])) ? stuck_error(w) : SM_OK;
     }
+    if (take) m->taken = MSG_TAKEN;
     if (msg) *msg = m;
     return SM_OK;
 }
