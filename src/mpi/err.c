@@ -135,7 +135,7 @@ int smpi_win_error(MPI_Errhandler eh, MPI_Win win, int cls, const char *routine,
     struct smpi_errh *u = smpi_user_errh(eh);
     if (u && u->win_fn) {
         int code = cls;
-        u->refs++;
+        smpi_errh_ref(u);
         u->win_fn(&win, &code, routine);
         smpi_errh_unref(u);
         return cls;
