@@ -94,7 +94,7 @@ void sm_pmix_finalize(void) {}
 
 struct hello {
     uint64_t magic;
-    int32_t  rank, pid;
+    int32_t  rank;
     char     nspace[PMIX_MAX_NSLEN + 1];
 };
 struct fd_note { int32_t rank; };
@@ -299,7 +299,7 @@ static sm_status_t member_exchange(const struct sockaddr_un *a, socklen_t alen, 
     else if (!peer_is(s, leader))
         st = sm_fail(SM_ERR_PEER, "the process at the node's socket is not rank %d of this job", leader);
     if (!st) {
-        struct hello h = { .magic = HELLO_MAGIC, .rank = (int32_t)me.rank, .pid = (int32_t)getpid() };
+        struct hello h = { .magic = HELLO_MAGIC, .rank = (int32_t)me.rank };
         snprintf(h.nspace, sizeof h.nspace, "%s", me.nspace);
         st = send_fd(s, &h, sizeof h, sm_core.own_fd);
     }
