@@ -427,6 +427,70 @@ SMPI_DECL(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const in
 SMPI_DECL(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
 
+/* Process topologies and neighbourhood collectives (MPI 3.1 chapter 7).
+ * Ranks are never reordered: a topology's rank is the old communicator's. */
+#define MPI_GRAPH         1
+#define MPI_CART          2
+#define MPI_DIST_GRAPH    3
+#define MPI_WEIGHTS_EMPTY ((int *)3)   /* a weighted graph's empty weight list (the weight
+                                        * arguments are pointers, not arrays, so that GCC
+                                        * does not read this or MPI_UNWEIGHTED as arrays) */
+SMPI_DECL(int, Topo_test, (MPI_Comm comm, int *status))
+SMPI_DECL(int, Dims_create, (int nnodes, int ndims, int dims[]))
+SMPI_DECL(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                             MPI_Comm *comm_cart))
+SMPI_DECL(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+SMPI_DECL(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
+SMPI_DECL(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+SMPI_DECL(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+SMPI_DECL(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
+SMPI_DECL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
+SMPI_DECL(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
+SMPI_DECL(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                              MPI_Comm *comm_graph))
+SMPI_DECL(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+SMPI_DECL(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
+SMPI_DECL(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))
+SMPI_DECL(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
+SMPI_DECL(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank))
+SMPI_DECL(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[],
+                                            const int *sourceweights, int outdegree, const int destinations[],
+                                            const int *destweights, MPI_Info info, int reorder,
+                                            MPI_Comm *comm_dist_graph))
+SMPI_DECL(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                                   const int destinations[], const int *weights, MPI_Info info, int reorder,
+                                   MPI_Comm *comm_dist_graph))
+SMPI_DECL(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted))
+SMPI_DECL(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int *sourceweights,
+                                      int maxoutdegree, int destinations[], int *destweights))
+SMPI_DECL(int, Neighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+SMPI_DECL(int, Neighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                     MPI_Comm comm))
+SMPI_DECL(int, Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+SMPI_DECL(int, Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+SMPI_DECL(int, Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+SMPI_DECL(int, Ineighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+SMPI_DECL(int, Ineighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                      MPI_Comm comm, MPI_Request *request))
+SMPI_DECL(int, Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+SMPI_DECL(int, Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Request *request))
+SMPI_DECL(int, Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                     MPI_Request *request))
 /* Fortran interoperability (MPI 3.1 §17.2.4-5; src/mpi/fint.c). A Fortran
  * handle is an INTEGER: a predefined C handle's own small number, or an
  * index the library keeps for a user object. A Fortran status is the C

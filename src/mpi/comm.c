@@ -229,7 +229,9 @@ static int dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
     uint32_t ctx = agree_ctx(c);
     c->group->refs++;
     int rc = comm_new(c->group, ctx, c, NULL, newcomm, R);
-    return rc ? rc : attrs_copy(c, *newcomm, R);
+    if (rc) return rc;
+    (*newcomm)->topo = smpi_topo_ref(c->topo);       /* a duplicate keeps the topology */
+    return attrs_copy(c, *newcomm, R);
 }
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)

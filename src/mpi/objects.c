@@ -107,6 +107,7 @@ void smpi_comm_unref(struct smpi_comm *c)
 {
     if (c == &smpi_comm_world || c == &smpi_comm_self || --c->refs > 0) return;
     coll_group_destroy(&c->cg);
+    smpi_topo_unref(c->topo);
     smpi_group_unref(c->group);
     smpi_errh_unref(c->errh);
     c->magic = 0;

@@ -53,15 +53,6 @@ static int check_req(struct smpi_comm *c, const MPI_Request *r, const char *R)
 
 /* --- Starting operations --------------------------------------------------------- */
 
-/* How the engine sees (buf, count, t): plain bytes at *b (type NULL) when
- * they are contiguous, else the typemap of t from buf. */
-static inline const struct dt_type *engine_view(void *buf, int count, const struct smpi_type *t, void **b)
-{
-    if (SM_LIKELY(dt_is_contig(t->dt, (size_t)count))) { *b = (char *)buf + t->dt->true_lb; return NULL; }
-    *b = buf;
-    return t->dt;
-}
-
 /* Start (or restart, if persistent) the operation q describes. */
 static sm_status_t req_start(struct smpi_request *q)
 {
@@ -73,7 +64,7 @@ static sm_status_t req_start(struct smpi_request *q)
     }
     size_t len = (size_t)q->ucount * q->utype->dt->size;
     void *b;
-    const struct dt_type *type = engine_view(q->ubuf, q->ucount, q->utype, &b);
+    const struct dt_type *type = smpi_engine_view(q->ubuf, q->ucount, q->utype, &b);
     if (q->kind == SMPI_REQ_SEND) return p2p_isend(&q->p, b, len, q->peer, q->tag, &q->comm->pt, q->mode, type);
     return p2p_irecv(&q->p, b, len, q->peer == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : q->peer,
                      q->tag == MPI_ANY_TAG ? P2P_ANY_TAG : q->tag, &q->comm->pt, type);
@@ -84,7 +75,9 @@ static sm_status_t req_start(struct smpi_request *q)
 static void describe(const struct smpi_request *q, char *buf, size_t len)
 {
     const struct p2p_status *ps = &q->p.st;
-    if (ps->err == SM_ERR_TRUNCATE)
+    if (q->kind == SMPI_REQ_COLL)
+        snprintf(buf, len, "%s", q->p.why ? q->p.why : sm_status_name(ps->err));
+    else if (ps->err == SM_ERR_TRUNCATE)
         snprintf(buf, len, "message from rank %d with tag %d is longer than the %zu-byte buffer", ps->source, ps->tag,
                  q->p.len);
     else if (q->kind == SMPI_REQ_RECV)
@@ -202,7 +195,7 @@ static int irecv(void *buf, int count, MPI_Datatype type, int source, int tag, M
 
 static inline int wait1(MPI_Request *h, MPI_Status *st, const char *R)
 {
-    sm_status_t s = p2p_wait(&(*h)->p);
+    sm_status_t s = smpi_req_wait(*h);
     if (SM_UNLIKELY(s) && !p2p_done(&(*h)->p)) return progress_error((*h)->comm, s, R);
     return finish1(h, st, R);
 }
@@ -366,7 +359,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     SMPI_CHECK_INIT(R);
     if (!request || !flag) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
     if (inactive(*request)) { *flag = 1; status_empty(status, MPI_ANY_SOURCE); return MPI_SUCCESS; }
-    sm_status_t st = p2p_test(&(*request)->p);
+    sm_status_t st = smpi_req_test(*request);
     *flag = st != SM_INPROGRESS && p2p_done(&(*request)->p);
     if (*flag) return finish1(request, status, R);
     return st == SM_INPROGRESS ? MPI_SUCCESS : progress_error((*request)->comm, st, R);
@@ -388,7 +381,7 @@ static bool all_done(void *a)
     struct arr *x = a;
     for (; x->first < x->n; x->first++) {
         MPI_Request q = x->r[x->first];
-        if (!inactive(q) && !p2p_done(&q->p)) return false;
+        if (!inactive(q) && !smpi_req_done(q)) return false;
     }
     return true;
 }
@@ -399,7 +392,7 @@ static bool any_done(void *a)
     for (int i = 0; i < x->n; i++) {
         if (inactive(x->r[i])) continue;
         active = true;
-        if (p2p_done(&x->r[i]->p)) return true;
+        if (smpi_req_done(x->r[i])) return true;
     }
     return !active;
 }
@@ -483,7 +476,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
     for (int i = 0; i < count; i++) {
         if (inactive(reqs[i])) continue;
         active = true;
-        if (!p2p_done(&reqs[i]->p)) continue;
+        if (!smpi_req_done(reqs[i])) continue;
         *index = i;
         if (flag) *flag = 1;
         return finish1(&reqs[i], st, R);
@@ -521,7 +514,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int idx[], MPI_Sta
     for (int i = 0; i < count; i++) {
         if (inactive(reqs[i])) continue;
         active = true;
-        if (!p2p_done(&reqs[i]->p)) continue;
+        if (!smpi_req_done(reqs[i])) continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
         idx[n] = i;
         finish_one(&reqs[i], st, i, &f);
@@ -544,12 +537,20 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int idx[], MPI
 }
 #pragma weak MPI_Testsome = PMPI_Testsome
 
+/* MPI 3.1 §5.12: freeing or cancelling a nonblocking collective's request is erroneous. */
+static __attribute__((noinline, cold)) int coll_request_error(struct smpi_request *q, const char *R)
+{
+    return smpi_error(q->comm, MPI_ERR_REQUEST, R, "request %p is a nonblocking collective operation's, "
+                      "which can only be completed (MPI_Wait, MPI_Test...)", (void *)q);
+}
+
 int PMPI_Request_free(MPI_Request *request)
 {
     static const char R[] = "MPI_Request_free";
     SMPI_CHECK_INIT(R);
     if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, R, "null request");
     struct smpi_request *q = *request;
+    if (q->kind == SMPI_REQ_COLL) return coll_request_error(q, R);
     if (q->persistent && !q->started) atomic_store(&q->p.done, 1);
     smpi_request_release(q);            /* an active one completes, then goes */
     *request = MPI_REQUEST_NULL;
@@ -563,7 +564,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     SMPI_CHECK_INIT(R);
     if (!flag) return smpi_error(NULL, MPI_ERR_ARG, R, "flag is NULL");
     if (inactive(request)) { *flag = 1; status_empty(status, MPI_ANY_SOURCE); return MPI_SUCCESS; }
-    sm_status_t st = p2p_test(&request->p);
+    sm_status_t st = smpi_req_test(request);
     *flag = p2p_done(&request->p);
     if (*flag) status_of(request, status);
     return *flag || st == SM_INPROGRESS ? MPI_SUCCESS : progress_error(request->comm, st, R);
@@ -574,6 +575,7 @@ int PMPI_Cancel(MPI_Request *request)
 {
     SMPI_CHECK_INIT("MPI_Cancel");
     if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "null request");
+    if ((*request)->kind == SMPI_REQ_COLL) return coll_request_error(*request, "MPI_Cancel");
     /* Receives that have not matched are cancelled; the others (and sends,
      * not cancellable here) complete normally, as MPI allows. */
     if ((*request)->kind == SMPI_REQ_RECV && !(*request)->proc_null) (void)p2p_cancel(&(*request)->p);
@@ -720,7 +722,7 @@ static int imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *mess
     if (noproc) req_start(q);
     else {
         void *b;
-        const struct dt_type *type = engine_view(buf, count, t, &b);
+        const struct dt_type *type = smpi_engine_view(buf, count, t, &b);
         p2p_mrecv(&q->p, b, (size_t)count * t->dt->size, (struct p2p_msg *)*message, type);
     }
     *message = MPI_MESSAGE_NULL;

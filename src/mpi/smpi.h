@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "mpi.h"
 #include "dt.h"
@@ -54,8 +55,37 @@ struct smpi_comm {
     MPI_Errhandler errh;
     char     name[MPI_MAX_OBJECT_NAME];
     struct smpi_attr *attrs;    /* user attributes */
+    struct smpi_topo *topo;     /* process topology (topo.c), or NULL; shared by dups */
 };
 struct smpi_attr { struct smpi_attr *next; int key; void *val; };
+
+/* A process topology (topo.c): one block (the arrays follow it), never
+ * changed once made, counted: MPI_Comm_dup's copies share it. The
+ * neighbour lists are what the neighbourhood collectives use (neighbor.c):
+ * ranks in the communicator, MPI_PROC_NULL at a non-periodic edge. */
+struct smpi_topo {
+    int  refs;
+    int  kind;                  /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
+    int  ndims;                 /* MPI_CART: dims, periods (0/1), the caller's coords */
+    int *dims, *periods, *coords;
+    int  nnodes, nedges;        /* MPI_GRAPH: the whole graph */
+    int *index, *edges;
+    bool weighted;              /* MPI_DIST_GRAPH: inw/outw hold weights */
+    int  indeg, outdeg;         /* neighbours (every kind) */
+    int *in, *out, *inw, *outw;
+};
+/* The neighbourhood collectives' tags on the collective context: this one,
+ * and below it one per Cartesian direction (neighbor.c). */
+#define SMPI_TAG_NEIGHBOR (-(1 << 20))
+static inline struct smpi_topo *smpi_topo_ref(struct smpi_topo *t)
+{
+    if (t) t->refs++;
+    return t;
+}
+static inline void smpi_topo_unref(struct smpi_topo *t)
+{
+    if (t && --t->refs == 0) free(t);
+}
 
 struct smpi_op {
     uint32_t magic;
@@ -84,7 +114,7 @@ struct smpi_type {
     struct smpi_type **cd;
 };
 
-enum smpi_req_kind { SMPI_REQ_SEND = 1, SMPI_REQ_RECV };
+enum smpi_req_kind { SMPI_REQ_SEND = 1, SMPI_REQ_RECV, SMPI_REQ_COLL };
 struct smpi_request {
     struct p2p_req p;           /* first: the engine's part */
     int       kind;
@@ -99,6 +129,13 @@ struct smpi_request {
     enum p2p_mode mode;
     struct smpi_request *bnext; /* buffered sends in flight (MPI_Bsend) */
     void     *bcopy;            /* a buffered send's copy of the message */
+    /* A request the engine does not complete by itself (SMPI_REQ_COLL):
+     * poll says whether it is complete now, setting p.done (and p.st.err,
+     * p.why) when it is; it makes no progress of its own (the waits do).
+     * A composite's parts are engine requests (request.c). */
+    bool    (*poll)(struct smpi_request *q);
+    struct p2p_req **parts;
+    int       nparts, first;    /* parts started; the first not known complete */
 };
 
 /* Handle resolution: predefined handles are small integers. */
@@ -121,6 +158,14 @@ static inline struct smpi_type *smpi_type(MPI_Datatype t)
 }
 static inline ptrdiff_t smpi_extent(const struct smpi_type *t) { return dt_extent(t->dt); }
 static inline bool smpi_contig(const struct smpi_type *t) { return t->dt->contig; }
+/* How the engine sees (buf, count, t): plain bytes at *b (type NULL) when
+ * they are contiguous, else the typemap of t from buf. */
+static inline const struct dt_type *smpi_engine_view(void *buf, int count, const struct smpi_type *t, void **b)
+{
+    if (SM_LIKELY(dt_is_contig(t->dt, (size_t)count))) { *b = (char *)buf + t->dt->true_lb; return NULL; }
+    *b = buf;
+    return t->dt;
+}
 
 /* --- Errors (err.c) ---------------------------------------------------------
  * Raise error class cls in routine: with MPI_ERRORS_ARE_FATAL on comm (NULL:
@@ -214,12 +259,44 @@ static inline struct smpi_request *smpi_request_new(struct smpi_comm *c, int kin
     smpi_type_ref(t);
     return q;
 }
+void smpi_request_drop_parts(struct smpi_request *q);
 static inline void smpi_request_release(struct smpi_request *q)
 {
+    if (SM_UNLIKELY(q->parts != NULL)) smpi_request_drop_parts(q);
     smpi_comm_unref(q->comm);
     smpi_type_unref(q->utype);
     p2p_req_free(&q->p);
 }
+/* Completion of any request: the engine's, or a polled one's (request.c). */
+sm_status_t smpi_request_wait_polled(struct smpi_request *q);
+sm_status_t smpi_request_test_polled(struct smpi_request *q);
+static inline bool smpi_req_done(struct smpi_request *q)
+{
+    return p2p_done(&q->p) || (SM_UNLIKELY(q->poll != NULL) && q->poll(q));
+}
+/* As p2p_wait and p2p_test: q's result once complete, else why not. */
+static inline sm_status_t smpi_req_wait(struct smpi_request *q)
+{
+    return SM_LIKELY(!q->poll) ? p2p_wait(&q->p) : smpi_request_wait_polled(q);
+}
+static inline sm_status_t smpi_req_test(struct smpi_request *q)
+{
+    return SM_LIKELY(!q->poll) ? p2p_test(&q->p) : smpi_request_test_polled(q);
+}
+
+/* Composite requests (request.c): one MPI request completing when all its
+ * parts have, each an engine request the caller started (p2p_isend,
+ * p2p_irecv) and handed over with smpi_request_add; room for n parts. The
+ * first part that failed gives the request its error and its reason. For
+ * operations made of many messages: the nonblocking neighbourhood
+ * collectives, and any collective built on point-to-point. NULL when out
+ * of memory. */
+struct smpi_request *smpi_request_composite(struct smpi_comm *c, int n);
+static inline void smpi_request_add(struct smpi_request *q, struct p2p_req *part)
+{
+    q->parts[q->nparts++] = part;
+}
+
 /* (request.c) Complete q at once, with an empty status. */
 void smpi_request_complete(struct smpi_request *q);
 /* A request that is already complete (empty status), or NULL when out of
