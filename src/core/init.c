@@ -460,9 +460,25 @@ __attribute__((constructor(101))) static void sm_constructor(void)
     sm_job_barrier();
 }
 
+/* Under a PMIx launcher no smrun watches the ranks' control blocks: a rank
+ * leaving with a client's finalize not called (MPI_Init without
+ * MPI_Finalize) says so itself and leaves PMIx unfinalised, so that the
+ * launcher ends the job instead of letting its peers wait for it. */
+static void pmix_exit(void)
+{
+    struct sm_ctrl *c = &sm_ctrl_of(sm_core.rank)->job;
+    bool pending = false;
+    for (int i = 0; i < SM_CLIENT_MAX; i++)
+        if (atomic_load(&c->client[i].state) == SM_CLIENT_REGISTERED) {
+            sm_say("exited without calling %s; the launcher ends the job", c->client[i].finalize);
+            pending = true;
+        }
+    if (!pending) sm_pmix_finalize();
+}
+
 __attribute__((destructor)) static void sm_destructor(void)
 {
     if (atomic_load(&init_state) != 2 || getpid() != sm_core.pid) return;
     sm_stats_report();
-    if (sm_core.pmix) sm_pmix_finalize();
+    if (sm_core.pmix) pmix_exit();
 }
