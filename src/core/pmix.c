@@ -54,8 +54,8 @@ void sm_pmix_norandomize(void)
                "shared between ranks", strerrordesc_np(errno));
         return;
     }
-    size_t cap = (size_t)sysconf(_SC_ARG_MAX) + 4096;
-    char *buf = mmap(NULL, cap * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t cap = (size_t)sysconf(_SC_ARG_MAX) + 4096;   /* the text; then a pointer per byte, then the path */
+    char *buf = mmap(NULL, cap + (cap + 1) * sizeof(char *) + PATH_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     size_t len = 0;
     ssize_t n = 0;
@@ -69,7 +69,13 @@ void sm_pmix_norandomize(void)
     size_t argc = 0;
     for (size_t i = 0; i < len; i += strlen(buf + i) + 1) argv[argc++] = buf + i;
     argv[argc] = NULL;
-    execve("/proc/self/exe", argv, environ);
+    /* By its own path, not /proc/self/exe: the command name (ps, top,
+     * mpirun's reports) stays the program's. */
+    char *exe = (char *)(argv + argc + 1);
+    ssize_t el = readlink("/proc/self/exe", exe, PATH_MAX);
+    if (el <= 0 || el >= PATH_MAX) exe = "/proc/self/exe";
+    else exe[el] = 0;
+    execve(exe, argv, environ);
     sm_fatal("init: cannot re-execute %s without address-space randomisation: %s", argv[0], strerrordesc_np(errno));
 }
 

@@ -1,7 +1,7 @@
 /* A rank started by a PMIx launcher (no smrun): its rank and size agree
  * with PMIx's, every rank of the node sees every other's globals, heap and
  * stack at the SMARTMAP addresses, the node's socket and memfds leave no
- * name behind, ASLR is off, and a program a rank starts is not a rank. */
+ * name behind, ASLR is off (the program re-executed under its own name), and a program a rank starts is not a rank. */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <stdio.h>
@@ -47,6 +47,10 @@ int main(int argc, char **argv)
     CHECK(rank == sm_rank() && size == sm_size(), "MPI %d/%d, smartmap %d/%d", rank, size, sm_rank(), sm_size());
     CHECK(!getenv("SMARTMAP_LAUNCHER"), "smrun started this job");
     CHECK(personality(0xffffffff) & ADDR_NO_RANDOMIZE, "address-space randomisation is on");
+    char comm[32] = "";   /* re-executed under its own name (ps, top) */
+    FILE *f = fopen("/proc/self/comm", "r");
+    CHECK(f && fgets(comm, sizeof comm, f) && strcmp(comm, "net_pmix_boot\n") == 0, "command name '%s'", comm);
+    fclose(f);
 
     int on_stack = 1000 + rank;
     int *on_heap = malloc(sizeof *on_heap);
