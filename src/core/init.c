@@ -189,7 +189,7 @@ static sm_status_t make_own_slot(int nshare, int *fd_out)
 
 /* A rank started by a PMIx launcher, before PMIx is up (it allocates):
  * its own slot only, in a reservation for the largest job; the peers come
- * in sm_core_join_node. Until then the job is as large as this rank needs. */
+ * in join_node (the constructor). Until then the job is as large as this rank needs. */
 static sm_status_t make_pmix_rank(int rank)
 {
     sm_pmix_norandomize();
@@ -382,10 +382,11 @@ static sm_status_t join_job(void)
 static sm_status_t join_node(void)
 {
     int fd[SM_NMAX];
+    for (int r = 0; r < SM_NMAX; r++) fd[r] = -1;
     sm_status_t st = sm_pmix_join(fd);
     for (int r = 0; r < SM_NMAX; r++) {
         if (!st && r != sm_core.rank && fd[r] >= 0) st = map_slot(r, fd[r]);
-        if (r < sm_core.size && fd[r] >= 0) close(fd[r]);
+        if (fd[r] >= 0) close(fd[r]);
     }
     if (st) return st;
     size_t beyond = (size_t)(SM_NMAX - sm_core.size) << SM_SLOT_SHIFT;

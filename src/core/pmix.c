@@ -364,7 +364,6 @@ sm_status_t sm_pmix_join(int fd[SM_NMAX])
     if (rc == PMIX_SUCCESS) rc = PMIx_Commit();
     if (rc != PMIX_SUCCESS) st = pmix_fail("PMIx_Put/Commit", rc);
     if (!st) st = sm_pmix_fence();
-    for (int r = 0; r < SM_NMAX; r++) fd[r] = -1;
     if (!st && nlocal > 1)
         st = ls >= 0 ? leader_exchange(ls, local, nlocal, fd) : member_exchange(&a, alen, leader, local, nlocal, fd);
     if (ls >= 0) close(ls);   /* the name goes with it */

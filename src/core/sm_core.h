@@ -3,8 +3,8 @@
  * core's internal routines.
  *
  * Inside the core, calls flow one way: api.c and fork.c (entry points) ->
- * init.c (bootstrap) -> alloc.c, copy.c -> wait.c -> maps.c, log.c,
- * settings.c, status.c, state.c. The one exception is the lazy-init upcall:
+ * init.c (bootstrap) -> pmix.c (ranks of a PMIx launcher), alloc.c, copy.c
+ * -> wait.c -> maps.c, log.c, settings.c, status.c, state.c. The one exception is the lazy-init upcall:
  * the first malloc (alloc.c), which may come before the constructor, calls
  * sm_core_init(). tests/tools/check_core_deps.py keeps it so. */
 #ifndef SM_CORE_H
@@ -193,8 +193,8 @@ bool sm_pmix_available(void);
 /* Re-execute once with address-space randomisation off, if it is on. */
 void sm_pmix_norandomize(void);
 /* After the rank's own slot is up: PMIx_Init, the job's size and node, and
- * the node's memfds exchanged: fd[r] >= 0 for every other rank on the node
- * (the caller maps and closes them). Sets size, nlocal and local. */
+ * the node's memfds exchanged into fd[] (all -1 on entry): fd[r] >= 0 for
+ * every other rank on the node (the caller maps and closes them). Sets size, nlocal and local. */
 sm_status_t sm_pmix_join(int fd[SM_NMAX]);
 /* A PMIx fence over the whole job, data collected. */
 sm_status_t sm_pmix_fence(void);
