@@ -26,7 +26,7 @@ static struct smpi_group *group_of(MPI_Group h)
 {
     uintptr_t v = (uintptr_t)h;
     if (v == 1) return &smpi_group_empty;
-    if (v < 4096 || h->magic != SMPI_MAGIC_GRP) return NULL;
+    if (!smpi_object(h, sizeof *h) || h->magic != SMPI_MAGIC_GRP) return NULL;
     return h;
 }
 

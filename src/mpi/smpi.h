@@ -40,10 +40,18 @@ struct smpi_errh {
     MPI_Comm_errhandler_function *fn;
     MPI_Win_errhandler_function *win_fn;   /* a window's (MPI_Win_create_errhandler): fn is NULL */
 };
+/* Whether handle h can be an object of len bytes the library made (one of
+ * its heap blocks): a value that cannot (0x12345, a stack address) is
+ * refused without being read. */
+static inline bool smpi_object(const void *h, size_t len)
+{
+    return ((uintptr_t)h & 7) == 0 && sm_heap_holds(h, len);
+}
+
 /* A user's error handler, or NULL (a predefined one, or not a handler). */
 static inline struct smpi_errh *smpi_user_errh(MPI_Errhandler e)
 {
-    return (uintptr_t)e >= 4096 && e->magic == SMPI_MAGIC_ERRH ? e : NULL;
+    return smpi_object(e, sizeof *e) && e->magic == SMPI_MAGIC_ERRH ? e : NULL;
 }
 
 struct smpi_comm {
@@ -147,14 +155,14 @@ static inline struct smpi_comm *smpi_comm(MPI_Comm c)
     uintptr_t v = (uintptr_t)c;
     if (v == 1) return &smpi_comm_world;
     if (v == 2) return &smpi_comm_self;
-    if (v < 4096 || c->magic != SMPI_MAGIC_COMM) return NULL;
+    if (!smpi_object(c, sizeof *c) || c->magic != SMPI_MAGIC_COMM) return NULL;
     return c;
 }
 static inline struct smpi_type *smpi_type(MPI_Datatype t)
 {
     uintptr_t v = (uintptr_t)t;
     if (v < SMPI_TYPE_PREDEF_COUNT) return v ? &smpi_types[v] : NULL;
-    if (v < 4096 || t->magic != SMPI_MAGIC_TYPE) return NULL;
+    if (!smpi_object(t, sizeof *t) || t->magic != SMPI_MAGIC_TYPE) return NULL;
     return t;
 }
 static inline ptrdiff_t smpi_extent(const struct smpi_type *t) { return dt_extent(t->dt); }
