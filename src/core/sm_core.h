@@ -33,6 +33,7 @@
  * may lay out as it likes (rings, flags, locks). Zero when the job starts. */
 enum sm_area {
     SM_AREA_P2P, SM_AREA_COLL, SM_AREA_RMA,
+    SM_AREA_MPI,                 /* the MPI binding's (dynamic processes: ports, names) */
     SM_AREA_COUNT
 };
 #define SM_AREA_OFF  (1ULL << 20)
