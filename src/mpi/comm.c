@@ -214,7 +214,7 @@ static int dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
         int rc = c->inter->ops->dup(c, newcomm, R);
         return rc ? rc : attrs_copy(c, *newcomm, R);
     }
-    c->group->refs++;
+    smpi_refs_add(&c->group->refs, 1);
     int rc = comm_new(c->group, c, NULL, newcomm, R);
     if (rc) return rc;
     (*newcomm)->topo = smpi_topo_ref(c->topo);       /* a duplicate keeps the topology */
@@ -267,7 +267,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         free(n);
         return smpi_error(c, MPI_ERR_NO_MEM, R, "no memory for a communicator");
     }
-    c->group->refs++;
+    smpi_refs_add(&c->group->refs, 1);
     smpi_comm_setup(n, c->group, 0, "");
     n->errh = c->errh;
     smpi_errh_ref(n->errh);
@@ -447,7 +447,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     SMPI_CHECK_INIT("MPI_Comm_group");
     SMPI_GET_COMM(c, comm, "MPI_Comm_group");
     if (!group) return smpi_error(c, MPI_ERR_ARG, "MPI_Comm_group", "group is NULL");
-    c->group->refs++;
+    smpi_refs_add(&c->group->refs, 1);
     *group = c->group;
     return MPI_SUCCESS;
 }
