@@ -89,12 +89,6 @@ int smpi_class_of(sm_status_t st)
     }
 }
 
-/* The handle a user's handler is given for comm (the predefined ones by name). */
-static MPI_Comm comm_handle(struct smpi_comm *c)
-{
-    return c == &smpi_comm_world ? MPI_COMM_WORLD : c == &smpi_comm_self ? MPI_COMM_SELF : c;
-}
-
 int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char *fmt, ...)
 {
     if (!comm) comm = &smpi_comm_world;
@@ -104,7 +98,7 @@ int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char 
     if (u) {
         /* MPI passes the handle and the code; the handler may return (then
          * so does the routine, with the code) or end the program itself. */
-        MPI_Comm h = comm_handle(comm);
+        MPI_Comm h = smpi_comm_handle(comm);
         int code = cls;
         u->refs++;                       /* the handler may free it, or reset the comm's */
         u->fn(&h, &code, routine);
