@@ -13,12 +13,13 @@
  * malloc may come before libsmartmap's constructor (from another library's
  * constructor, or ld.so), so it initialises the core itself.
  *
- * Under AddressSanitizer (SM_SANITIZE), whose runtime comes first, the
- * sanitizer's allocator serves the program and libc (so the program's heap
- * is not exposed); libsmartmap's own calls still come here (they bind inside
- * the library), so the engines' blocks stay in the slot, where peers can
- * reach them. A block of the sanitizer's that reaches free or realloc here
- * (a binding's strdup) goes back to it. */
+ * When another allocator is first in the global scope (AddressSanitizer's
+ * runtime, SM_SANITIZE; or libc's when libsmartmap is loaded by dlopen, as
+ * Python loads mpi4py), it serves the program and libc (so the program's
+ * heap is not exposed); libsmartmap's own calls still come here (they bind
+ * inside the library), so the engines' blocks stay in the slot, where peers
+ * can reach them. A block of that allocator's that reaches free or realloc
+ * here (a binding's strdup) goes back to it. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -75,13 +76,12 @@ static void *oom(const char *routine, size_t n)
         return SM_LIKELY(p_ != NULL) ? p_ : oom(routine, n);   \
     } while (0)
 
-#ifdef SM_SANITIZE
-/* Not from our arena: the sanitizer's. */
+/* Not from our arena: the global allocator's. */
 static bool foreign(const void *p)
 {
     return p && (uintptr_t)p - arena_lo >= arena_len;
 }
-/* The sanitizer's routine name (first in the global scope); NULL if that is ours. */
+/* The global allocator's routine name; NULL if that is ours. */
 static void *theirs(const char *name, void *ours)
 {
     void *f = dlsym(RTLD_DEFAULT, name);
@@ -95,9 +95,6 @@ static void *theirs(const char *name, void *ours)
             if (f_) return call;                                     \
         }                                                            \
     } while (0)
-#else
-#define FOREIGN(p, name, ours, call) do {} while (0)
-#endif
 
 SM_API void *malloc(size_t n) { ready(); CHECKED("malloc", n, mi_malloc(n)); }
 SM_API void free(void *p)
