@@ -430,6 +430,102 @@ SMPI_DECL(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const in
 SMPI_DECL(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
 
+
+/* --- One-sided communication (MPI RMA, MPI 3.1 chapter 11) --------------------
+ * Every window is reachable by loads and stores from every rank (all memory
+ * is exposed, or reached through smartmap's fallback copies): operations
+ * complete as they are issued, the target never takes part (passive target
+ * is truly passive), and MPI_Win_shared_query answers for every window,
+ * not only for MPI_Win_allocate_shared's (size 0 and NULL where the memory
+ * is private to its rank). The memory model is MPI_WIN_UNIFIED. */
+typedef struct smpi_win *MPI_Win;
+#define MPI_WIN_NULL SMPI_PREDEF(MPI_Win, 0)
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *code, ...);
+typedef int  MPI_Win_copy_attr_function(MPI_Win oldwin, int keyval, void *extra_state, void *attribute_val_in,
+                                        void *attribute_val_out, int *flag);
+typedef int  MPI_Win_delete_attr_function(MPI_Win win, int keyval, void *attribute_val, void *extra_state);
+/* (windows are never duplicated, so no copy callback is ever called) */
+#define MPI_WIN_NULL_COPY_FN   ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_DUP_FN         ((MPI_Win_copy_attr_function *)smpi_comm_dup_fn)
+#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function *)0)
+/* Assertions, lock types, flavors, memory models, predefined attributes. */
+enum { MPI_MODE_NOCHECK = 1024, MPI_MODE_NOSTORE = 2048, MPI_MODE_NOPUT = 4096, MPI_MODE_NOPRECEDE = 8192,
+       MPI_MODE_NOSUCCEED = 16384 };
+enum { MPI_LOCK_EXCLUSIVE = 234, MPI_LOCK_SHARED = 235 };
+enum { MPI_WIN_FLAVOR_CREATE = 1, MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_DYNAMIC, MPI_WIN_FLAVOR_SHARED };
+enum { MPI_WIN_SEPARATE = 1, MPI_WIN_UNIFIED = 2 };
+enum { MPI_WIN_BASE = 1100, MPI_WIN_SIZE, MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL };
+
+SMPI_DECL(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win))
+SMPI_DECL(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                              MPI_Win *win))
+SMPI_DECL(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                                     MPI_Win *win))
+SMPI_DECL(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr))
+SMPI_DECL(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win))
+SMPI_DECL(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
+SMPI_DECL(int, Win_detach, (MPI_Win win, const void *base))
+SMPI_DECL(int, Win_free, (MPI_Win *win))
+SMPI_DECL(int, Win_get_group, (MPI_Win win, MPI_Group *group))
+SMPI_DECL(int, Win_set_info, (MPI_Win win, MPI_Info info))
+SMPI_DECL(int, Win_get_info, (MPI_Win win, MPI_Info *info_used))
+SMPI_DECL(int, Win_set_name, (MPI_Win win, const char *win_name))
+SMPI_DECL(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen))
+SMPI_DECL(int, Win_create_keyval, (MPI_Win_copy_attr_function *win_copy_attr_fn,
+                                   MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                                   void *extra_state))
+SMPI_DECL(int, Win_free_keyval, (int *win_keyval))
+SMPI_DECL(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val))
+SMPI_DECL(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag))
+SMPI_DECL(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+SMPI_DECL(int, Win_create_errhandler, (MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler))
+SMPI_DECL(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+SMPI_DECL(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler))
+SMPI_DECL(int, Win_call_errhandler, (MPI_Win win, int errorcode))
+SMPI_DECL(int, Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+SMPI_DECL(int, Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+SMPI_DECL(int, Accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                            int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+                            MPI_Op op, MPI_Win win))
+SMPI_DECL(int, Get_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                void *result_addr, int result_count, MPI_Datatype result_datatype,
+                                int target_rank, MPI_Aint target_disp, int target_count,
+                                MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+SMPI_DECL(int, Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                              MPI_Aint target_disp, MPI_Op op, MPI_Win win))
+SMPI_DECL(int, Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr,
+                                  MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win))
+SMPI_DECL(int, Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                      MPI_Request *request))
+SMPI_DECL(int, Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                      MPI_Request *request))
+SMPI_DECL(int, Raccumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                             int target_rank, MPI_Aint target_disp, int target_count,
+                             MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+SMPI_DECL(int, Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                 void *result_addr, int result_count, MPI_Datatype result_datatype,
+                                 int target_rank, MPI_Aint target_disp, int target_count,
+                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+SMPI_DECL(int, Win_fence, (int assert, MPI_Win win))
+SMPI_DECL(int, Win_post, (MPI_Group group, int assert, MPI_Win win))
+SMPI_DECL(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
+SMPI_DECL(int, Win_complete, (MPI_Win win))
+SMPI_DECL(int, Win_wait, (MPI_Win win))
+SMPI_DECL(int, Win_test, (MPI_Win win, int *flag))
+SMPI_DECL(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
+SMPI_DECL(int, Win_unlock, (int rank, MPI_Win win))
+SMPI_DECL(int, Win_lock_all, (int assert, MPI_Win win))
+SMPI_DECL(int, Win_unlock_all, (MPI_Win win))
+SMPI_DECL(int, Win_flush, (int rank, MPI_Win win))
+SMPI_DECL(int, Win_flush_all, (MPI_Win win))
+SMPI_DECL(int, Win_flush_local, (int rank, MPI_Win win))
+SMPI_DECL(int, Win_flush_local_all, (MPI_Win win))
+SMPI_DECL(int, Win_sync, (MPI_Win win))
+
 /* Process topologies and neighbourhood collectives (MPI 3.1 chapter 7).
  * Ranks are never reordered: a topology's rank is the old communicator's. */
 #define MPI_GRAPH         1
@@ -494,6 +590,7 @@ SMPI_DECL(int, Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[]
                                      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                      MPI_Request *request))
+
 /* Fortran interoperability (MPI 3.1 §17.2.4-5; src/mpi/fint.c). A Fortran
  * handle is an INTEGER: a predefined C handle's own small number, or an
  * index the library keeps for a user object. A Fortran status is the C
@@ -528,6 +625,8 @@ SMPI_DECL(MPI_Message, Message_f2c, (MPI_Fint message))
 SMPI_DECL(MPI_Fint, Message_c2f, (MPI_Message message))
 SMPI_DECL(MPI_Info, Info_f2c, (MPI_Fint info))
 SMPI_DECL(MPI_Fint, Info_c2f, (MPI_Info info))
+SMPI_DECL(MPI_Win, Win_f2c, (MPI_Fint win))
+SMPI_DECL(MPI_Fint, Win_c2f, (MPI_Win win))
 SMPI_DECL(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
 SMPI_DECL(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
 SMPI_DECL(int, Status_f082c, (const MPI_F08_status *f08_status, MPI_Status *c_status))

@@ -89,13 +89,26 @@ int smpi_class_of(sm_status_t st)
     }
 }
 
+/* MPI_ERRORS_ARE_FATAL: one line naming routine, class and value, then the job ends. */
+static _Noreturn void fatal(int cls, const char *routine, const char *fmt, va_list ap)
+{
+    const char *text = text_of(cls) ? text_of(cls) : "MPI error";
+    char what[256];
+    vsnprintf(what, sizeof what, fmt, ap);
+    sm_say("%s: %s: %s", routine, text, what);
+    char note[128];
+    int clen = (int)(strchr(text, ':') ? strchr(text, ':') - text : (ptrdiff_t)strlen(text));
+    snprintf(note, sizeof note, "MPI_ERRORS_ARE_FATAL in %s (%.*s)", routine, clen, text);
+    sm_abort(cls, note);
+}
+
 int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char *fmt, ...)
 {
     if (!comm) comm = &smpi_comm_world;
     MPI_Errhandler eh = comm->errh;
     if (eh == MPI_ERRORS_RETURN) return cls;
     struct smpi_errh *u = smpi_user_errh(eh);
-    if (u) {
+    if (u && u->fn) {
         /* MPI passes the handle and the code; the handler may return (then
          * so does the routine, with the code) or end the program itself. */
         MPI_Comm h = smpi_comm_handle(comm);
@@ -105,22 +118,31 @@ int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char 
         smpi_errh_unref(u);
         return cls;
     }
-    const char *text = text_of(cls) ? text_of(cls) : "MPI error";
-    char what[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    sm_say("%s: %s: %s", routine, text, what);
-    char note[128];
-    int clen = (int)(strchr(text, ':') ? strchr(text, ':') - text : (ptrdiff_t)strlen(text));
-    snprintf(note, sizeof note, "MPI_ERRORS_ARE_FATAL in %s (%.*s)", routine, clen, text);
-    sm_abort(cls, note);
+    fatal(cls, routine, fmt, ap);
 }
 
+int smpi_win_error(MPI_Errhandler eh, MPI_Win win, int cls, const char *routine, const char *fmt, ...)
+{
+    if (eh == MPI_ERRORS_RETURN) return cls;
+    struct smpi_errh *u = smpi_user_errh(eh);
+    if (u && u->win_fn) {
+        int code = cls;
+        u->refs++;
+        u->win_fn(&win, &code, routine);
+        smpi_errh_unref(u);
+        return cls;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    fatal(cls, routine, fmt, ap);
+}
+
+/* A communicator's error handler (a window's is not one). */
 static int errh_check(MPI_Errhandler e)
 {
-    return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || smpi_user_errh(e);
+    return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || (smpi_user_errh(e) && smpi_user_errh(e)->fn);
 }
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
@@ -154,7 +176,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     static const char R[] = "MPI_Errhandler_free";
     if (!errhandler) return smpi_error(NULL, MPI_ERR_ARG, R, "errhandler is NULL");
-    if (!errh_check(*errhandler))
+    if (!errh_check(*errhandler) && !smpi_user_errh(*errhandler))
         return smpi_error(NULL, MPI_ERR_ARG, R, "invalid error handler %s",
                           smpi_hstr((const void *)*errhandler, "MPI_ERRHANDLER_NULL"));
     smpi_errh_unref(*errhandler);        /* the predefined ones are never really freed */
@@ -171,7 +193,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errh
     if (!errhandler) return smpi_error(NULL, MPI_ERR_ARG, R, "errhandler is NULL");
     struct smpi_errh *e = malloc(sizeof *e);
     if (!e) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "out of memory for an error handler");
-    *e = (struct smpi_errh){ SMPI_MAGIC_ERRH, 1, function };
+    *e = (struct smpi_errh){ SMPI_MAGIC_ERRH, 1, function, NULL };
     *errhandler = e;
     return MPI_SUCCESS;
 }

@@ -145,6 +145,7 @@ SMPI_FINT_PAIR(Request, MPI_Request)
 SMPI_FINT_PAIR(Errhandler, MPI_Errhandler)
 SMPI_FINT_PAIR(Message, MPI_Message)
 SMPI_FINT_PAIR(Info, MPI_Info)
+SMPI_FINT_PAIR(Win, MPI_Win)
 
 /* Statuses: the same bytes in each form. Converting an IGNORE is erroneous
  * (MPI 3.1 §17.2.5); it is reported, not copied from. */

@@ -135,3 +135,28 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
+
+/* One-sided accumulate (MPI 3.1 §11.3.4): a predefined operation, MPI_REPLACE
+ * or MPI_NO_OP (any predefined type), never a user's. */
+const char *smpi_op_accumulate(MPI_Op op, int id, enum coll_dtype *t, enum coll_redop *rop, int *cls)
+{
+    static __thread char why[128];
+    int o = OPNUM(op);
+    *cls = MPI_ERR_OP;
+    if ((uintptr_t)op >= 4096) return "user-defined operations are not allowed in one-sided accumulates";
+    if (o < 1 || o > OPNUM(MPI_NO_OP)) {
+        snprintf(why, sizeof why, "invalid operation %s", smpi_hstr((const void *)op, "MPI_OP_NULL"));
+        return why;
+    }
+    int k = category(id, t);
+    if (o > OPNUM(MPI_MAXLOC)) {
+        *rop = o == OPNUM(MPI_REPLACE) ? COLL_REDOP_COUNT : COLL_REDOP_COUNT + 1;
+        return NULL;
+    }
+    if (!(allowed[k] & B(redop[o]))) {
+        snprintf(why, sizeof why, "%s is not defined on %s", op_name[o], smpi_types[id].name);
+        return why;
+    }
+    *rop = redop[o];
+    return NULL;
+}

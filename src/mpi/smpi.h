@@ -1,8 +1,8 @@
 /* smpi.h: the MPI bindings' internal objects (communicators, groups,
  * datatypes, requests, error handlers) and helpers shared by src/mpi/.
  * Inside the binding, calls flow one way: the entry files (env.c, comm.c,
- * collective.c, pt2pt.c) -> request.c -> type.c -> info.c -> err.c ->
- * objects.c; nothing calls back up. */
+ * collective.c, pt2pt.c; rma.c -> win.c) -> request.c -> type.c -> info.c ->
+ * err.c -> objects.c; nothing calls back up. */
 #ifndef SMPI_H
 #define SMPI_H
 
@@ -38,6 +38,7 @@ struct smpi_errh {
     uint32_t magic;
     int      refs;
     MPI_Comm_errhandler_function *fn;
+    MPI_Win_errhandler_function *win_fn;   /* a window's (MPI_Win_create_errhandler): fn is NULL */
 };
 /* A user's error handler, or NULL (a predefined one, or not a handler). */
 static inline struct smpi_errh *smpi_user_errh(MPI_Errhandler e)
@@ -308,5 +309,16 @@ void smpi_request_complete(struct smpi_request *q);
 /* A request that is already complete (empty status), or NULL when out of
  * memory: the nonblocking calls that finish at once (MPI_Comm_idup) return it. */
 MPI_Request smpi_request_done(struct smpi_comm *c);
+
+/* --- One-sided communication (win.c, rma.c) ---------------------------------
+ * Raise cls in routine on window win (the handle as the program has it),
+ * whose error handler is eh: as smpi_error does for a communicator. */
+int smpi_win_error(MPI_Errhandler eh, MPI_Win win, int cls, const char *routine, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* (op.c) The collective engine's (type, op) for a one-sided accumulate of
+ * op on the predefined type id: *rop is COLL_REDOP_COUNT for MPI_REPLACE
+ * and COLL_REDOP_COUNT + 1 for MPI_NO_OP. NULL, or why not (the class in
+ * *cls: MPI_ERR_OP or MPI_ERR_TYPE). */
+const char *smpi_op_accumulate(MPI_Op op, int id, enum coll_dtype *t, enum coll_redop *rop, int *cls);
 
 #endif

@@ -118,6 +118,12 @@ void rma_accumulate_excl(void *dst, const void *src, void *fetch, size_t count, 
     }
 }
 
+bool rma_acc_lockfree(const void *a, size_t w)
+{
+    bool aligned = w && !(w & (w - 1)) && ((uintptr_t)a & (w - 1)) == 0;
+    return aligned && (w <= 8 || (w == 16 && RMA_HAVE_CAS16));
+}
+
 sm_status_t rma_accumulate(void *dst, const void *src, void *fetch, size_t count,
                            const struct rma_acc_op *op, struct rma_lock *lock)
 {
@@ -126,7 +132,7 @@ sm_status_t rma_accumulate(void *dst, const void *src, void *fetch, size_t count
     bool aligned = !(w & (w - 1)) && ((uintptr_t)dst & (w - 1)) == 0;
     bool moves = op->native == RMA_NATIVE_REPLACE || op->native == RMA_NATIVE_NOOP;
     bool instruction = aligned && w <= 8 && op->native != RMA_NATIVE_NONE;
-    bool cas = aligned && (w <= 8 || (w == 16 && RMA_HAVE_CAS16));
+    bool cas = rma_acc_lockfree(dst, w);
     if (!instruction && !moves && !op->kernel) return sm_fail(SM_ERR_ARG, "no kernel for elements of %zu bytes", w);
     if (!cas && !lock)
         return sm_fail(SM_ERR_UNSUPPORTED, "%s elements of %zu bytes need a lock to be updated atomically",

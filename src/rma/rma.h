@@ -27,9 +27,9 @@
  *  - Whatever may be waited on (puts, atomics, signals) is followed by
  *    rma_wake(pe): one load when the target is not asleep (DESIGN.md §6).
  *
- * Next (MPI RMA, ARMCI): windows translate (rank, displacement) through a
- * table of every rank's global base and size instead of a symmetric view;
- * they use the same copies, atomics, accumulate and locks. */
+ * Windows (MPI RMA, ARMCI; the last section) translate (member,
+ * displacement) through a table of every member's base and size instead of
+ * a symmetric view, and use the same copies, atomics, accumulate and locks. */
 #ifndef RMA_H
 #define RMA_H
 
@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "dt.h"
 #include "sm_core.h"
 #include "sm_status.h"
 
@@ -315,5 +316,223 @@ sm_status_t rma_heap_free(const struct rma_sym *v, void *p);
 sm_status_t rma_heap_realloc(const struct rma_sym *v, void *p, size_t size, void **out);
 /* The heap's size in bytes (0 if not open). */
 size_t rma_heap_size(void);
+
+/* --- Windows (MPI RMA; ARMCI) ------------------------------------------------------
+ * A window is memory that each member of a group exposes to the others:
+ * member i's [base_i, base_i + size_i), addressed by (i, displacement in
+ * units of disp_unit_i), or, for a dynamic window, the regions member i
+ * attaches, addressed by their addresses in member i. Every member reaches
+ * every other's window memory with plain loads and stores where it is
+ * exposed (heap, globals, main stack: DESIGN.md §1), else through the
+ * core's fallback paths (sm_copy: kernel, staged), so any memory can be a
+ * window. Each member also has a sync block in its own SM_AREA_RMA (the
+ * passive-target lock, the accumulate locks, the PSCW counters) and, for a
+ * dynamic window, a table of its attached regions that the others read, so
+ * that every synchronisation is memory ordering plus words there: no
+ * operation needs the target to take part.
+ *
+ * The struct below is the caller's view: the table of members, and the
+ * epochs the caller has open (private memory; MPI_THREAD_SERIALIZED use).
+ * Creation and free are collective over the members through the binding's
+ * allgather and barrier (rma_win_coll), so the engine needs no collective
+ * engine. Errors (the binding names its routine and maps the kind):
+ *  SM_ERR_STATE  no epoch allows the call, or one that conflicts is open;
+ *  SM_ERR_ACCESS the target bytes are outside the target's window;
+ *  SM_ERR_ARG    a bad member, size, assertion (the reason says which);
+ *  SM_ERR_NOMEM, SM_ERR_PEER (a member could not create the window), and
+ *  the fallback path's own (sm_copy). */
+
+enum rma_win_kind { RMA_WIN_CREATE = 1, RMA_WIN_ALLOCATE, RMA_WIN_DYNAMIC, RMA_WIN_SHARED };
+
+/* What each member publishes at creation, and every member keeps. */
+struct rma_win_peer {
+    uintptr_t base;        /* RMA_PEER_DIRECT: a global address; else the member's own address (sm_copy);
+                            * dynamic: the global address of its table of attached regions */
+    uint64_t  size;        /* bytes (0 for a dynamic window) */
+    uint32_t  disp_unit;
+    uint32_t  flags;       /* RMA_PEER_* */
+    uintptr_t sync;        /* its sync block (rma_area.h), global address */
+};
+#define RMA_PEER_DIRECT 1u  /* plain loads and stores reach it */
+#define RMA_PEER_FAILED 2u  /* the member could not create the window: all fail */
+
+/* Per member, for post/start/complete/wait: the posts and completions it
+ * has made that we have seen, and those we have made to it. */
+struct rma_win_pscw { uint32_t post_seen, complete_seen, post_sent, complete_sent; };
+
+/* The binding's collectives over the members (in member order). */
+struct rma_win_coll {
+    sm_status_t (*allgather)(void *ctx, void *dst, const void *src, size_t len);
+    sm_status_t (*barrier)(void *ctx);
+    void *ctx;
+};
+
+/* How the caller's access epoch to a member was opened (rma_win.access). */
+enum { RMA_ACC_START = 1, RMA_ACC_SHARED, RMA_ACC_EXCLUSIVE };
+#define RMA_ACC_NOCHECK 0x10u   /* a lock not taken (the caller asserted nobody conflicts) */
+#define RMA_ACC_LOCKED(a) (((a) & 0xfu) >= RMA_ACC_SHARED)
+/* rma_win.open: every member is a target */
+#define RMA_OPEN_FENCE 1u       /* a fence opened an epoch (its operations complete at the next) */
+#define RMA_OPEN_ALL   2u       /* rma_win_lock_all */
+
+struct rma_win {
+    int       n, me;             /* members, the caller's index */
+    struct rma_win_peer *peer;   /* per member */
+    uint8_t  *access;            /* per member: RMA_ACC_* of the caller's epoch to it, 0: none */
+    uint8_t   open;              /* RMA_OPEN_*: every member accessible */
+    uint64_t  ops;               /* operations issued since the last epoch ended */
+    /* the rest is the engine's */
+    enum rma_win_kind kind;
+    void     *base;              /* the caller's memory as it names it (allocated: what it got) */
+    uint64_t  size;
+    uint32_t  disp_unit;
+    int      *ranks;             /* job rank of each member */
+    int      *index;             /* member of each job rank, -1 */
+    struct rma_win_sync *sync;   /* the caller's sync block */
+    int       slot;              /* its number in the area */
+    void     *mem;               /* what the engine allocated (freed with the window) */
+    struct rma_win_coll coll;
+    struct rma_win_pscw *pscw;   /* PSCW, per member: the counts of the words we and it write */
+    int      *epoch, nepoch;     /* the members of the access epoch begun by rma_win_start ... */
+    bool      started;           /* ... while it is open */
+    int      *exposure, nexposure;   /* the members of the exposure epoch (rma_win_post) ... */
+    struct rma_win_regions *regions;   /* dynamic: the caller's attached regions (rma_area.h) */
+    bool      exposing;          /* ... while it is open */
+    int       nlocks;            /* members locked by rma_win_lock */
+    uint8_t   all_flags;         /* rma_win_lock_all's */
+};
+
+/* Creation, collective over the members. base/size/disp_unit: the caller's
+ * memory (CREATE), the bytes to allocate (ALLOCATE; SHARED: contiguous
+ * puts the members' memory one after another, in one allocation at member
+ * 0, as MPI_Win_allocate_shared does by default), nothing (DYNAMIC). A
+ * member with failed set takes part without creating anything (its
+ * arguments were bad): every member then fails, none hangs. SM_ERR_NOMEM:
+ * no memory, or RMA_WIN_MAX windows in use; SM_ERR_PEER: another member
+ * failed. */
+#define RMA_WIN_MAX 1024        /* windows a rank may be a member of at once */
+struct rma_win_args {
+    const struct sm_group *members;   /* me: the caller's index */
+    const struct rma_win_coll *coll;
+    enum rma_win_kind kind;
+    void     *base;
+    uint64_t  size;
+    uint32_t  disp_unit;
+    bool      contiguous;
+    bool      failed;
+};
+sm_status_t rma_win_create(struct rma_win *w, const struct rma_win_args *a);
+/* Collective. Epochs still open are an error (SM_ERR_STATE), but the
+ * window is freed anyway (its locks released first), since the other
+ * members are freeing it: nobody hangs. */
+sm_status_t rma_win_free(struct rma_win *w);
+/* The member of job rank r, or -1. */
+static inline int rma_win_member(const struct rma_win *w, int r)
+{
+    return (unsigned)r < (unsigned)sm_core.size ? w->index[r] : -1;
+}
+/* Where the caller can load and store member t's window memory, its size
+ * and disp_unit; NULL and size 0 if it cannot (memory reached through the
+ * fallback, or a dynamic window). Every exposed window qualifies, not only
+ * shared ones. */
+void *rma_win_shared(const struct rma_win *w, int t, uint64_t *size, uint32_t *disp_unit);
+/* Dynamic windows: the caller's [base, base + size) becomes reachable at
+ * the addresses it has in the caller (SM_ERR_ARG: overlaps a region
+ * attached already; SM_ERR_NOMEM: RMA_WIN_ATTACH_MAX regions); detach
+ * takes the region attached at base (SM_ERR_ARG if none). */
+#define RMA_WIN_ATTACH_MAX 1024
+sm_status_t rma_win_attach(struct rma_win *w, void *base, uint64_t size);
+sm_status_t rma_win_detach(struct rma_win *w, const void *base);
+
+/* --- Window communication ---
+ * count elements of type at addr (type NULL: count bytes) on the caller's
+ * side; the same number of bytes at the target: (member, displacement)
+ * with count elements of type. Every call completes before it returns (the
+ * bytes are in the target's memory, or read from it); the epochs order
+ * them for others. */
+struct rma_buf { void *addr; size_t count; const struct dt_type *type; };
+struct rma_target { int member; int64_t disp; size_t count; const struct dt_type *type; };
+
+/* The fast path, inline: the target address of len bytes at disp in member
+ * t when an epoch allows it and plain stores reach it, else NULL (then the
+ * general call below says why, or takes the fallback path). */
+static inline __attribute__((always_inline)) void *rma_win_direct(struct rma_win *w, int t, int64_t disp,
+                                                                  size_t len)
+{
+    if (SM_UNLIKELY((unsigned)t >= (unsigned)w->n || !(w->open | w->access[t]))) return NULL;
+    const struct rma_win_peer *p = &w->peer[t];
+    uint64_t off;
+    if (SM_UNLIKELY(!(p->flags & RMA_PEER_DIRECT) || __builtin_mul_overflow((uint64_t)disp, p->disp_unit, &off) ||
+                    off > p->size || len > p->size - off))
+        return NULL;
+    w->ops++;
+    return (void *)(p->base + off);
+}
+sm_status_t rma_win_put(struct rma_win *w, const struct rma_target *t, const struct rma_buf *origin);
+sm_status_t rma_win_get(struct rma_win *w, const struct rma_target *t, const struct rma_buf *origin);
+/* Accumulate, element by element atomically (rma_accumulate): target =
+ * target op origin, the old target elements into result if not NULL
+ * (MPI_Get_accumulate). The elements are elem's (a basic type, pairs
+ * included), of which every type given is made; origin NULL: op is
+ * RMA_NATIVE_NOOP. Elements no CPU instruction can update are updated
+ * under the target's lock of their address region, as are all elements of
+ * memory reached through the fallback. */
+sm_status_t rma_win_accumulate(struct rma_win *w, const struct rma_target *t, const struct rma_buf *origin,
+                               const struct rma_buf *result, const struct rma_acc_op *op,
+                               const struct dt_type *elem);
+/* Compare-and-swap of one element of elem at the target. */
+sm_status_t rma_win_compare_swap(struct rma_win *w, int t, int64_t disp, const void *value, const void *compare,
+                                 void *result, const struct dt_type *elem);
+/* The lock that guards target address a of member t for accumulates (a is
+ * what rma_win_direct gave), and whether an element of width bytes at a
+ * needs it (no instruction updates it). */
+struct rma_lock *rma_win_acc_lock(const struct rma_win *w, int t, const void *a);
+bool rma_acc_lockfree(const void *a, size_t width);
+
+/* --- Window synchronisation ---
+ * Active target: fence (collective: the binding's barrier), and post,
+ * start, complete, wait/test on lists of members. Passive target: locks
+ * in the target's sync block, taken and released by the caller alone. */
+#define RMA_NOCHECK        1u   /* start, post, lock: no conflicting epoch exists (nothing is waited for) */
+#define RMA_FENCE_NOPRECEDE 2u  /* fence: no operation of the caller's to complete (checked) */
+#define RMA_FENCE_NOSUCCEED 4u  /* fence: no epoch follows */
+sm_status_t rma_win_fence(struct rma_win *w, unsigned flags);
+sm_status_t rma_win_post(struct rma_win *w, const int *members, int n, unsigned flags);
+sm_status_t rma_win_start(struct rma_win *w, const int *members, int n, unsigned flags);
+sm_status_t rma_win_complete(struct rma_win *w);
+sm_status_t rma_win_wait(struct rma_win *w);
+sm_status_t rma_win_test(struct rma_win *w, bool *done);
+sm_status_t rma_win_lock(struct rma_win *w, int t, enum rma_lock_mode mode, unsigned flags);
+sm_status_t rma_win_unlock(struct rma_win *w, int t);
+sm_status_t rma_win_lock_all(struct rma_win *w, unsigned flags);
+sm_status_t rma_win_unlock_all(struct rma_win *w);
+/* Complete the caller's operations to member t (RMA_ALL: every member), at
+ * the target (flush) or only at the caller (local): in a passive-target
+ * epoch. Operations complete as they are issued, so these order memory. */
+#define RMA_ALL (-1)
+/* The inline check: a passive-target epoch to member t (RMA_ALL: to any) is open. */
+static inline __attribute__((always_inline)) bool rma_win_flush_ready(const struct rma_win *w, int t)
+{
+    if (t == RMA_ALL) return (w->open & RMA_OPEN_ALL) || w->nlocks;
+    return (unsigned)t < (unsigned)w->n && ((w->open & RMA_OPEN_ALL) || RMA_ACC_LOCKED(w->access[t]));
+}
+/* Our operations are complete when issued: what remains is their order
+ * with what follows (a flag put after them, a load that the target's
+ * Dekker-style protocol depends on): a full barrier, or for a local
+ * flush a release one. */
+static inline __attribute__((always_inline)) void rma_win_flush_order(bool local)
+{
+    if (local) atomic_thread_fence(memory_order_release);
+    else sm_full_fence();
+}
+sm_status_t rma_win_flush_slow(struct rma_win *w, int t, bool local);
+static inline __attribute__((always_inline)) sm_status_t rma_win_flush(struct rma_win *w, int t, bool local)
+{
+    if (SM_UNLIKELY(!rma_win_flush_ready(w, t))) return rma_win_flush_slow(w, t, local);
+    rma_win_flush_order(local);
+    return SM_OK;
+}
+/* Order the caller's loads and stores of window memory with others' (MPI_Win_sync). */
+static inline void rma_win_sync(void) { sm_full_fence(); }
 
 #endif

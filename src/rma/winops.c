@@ -1,0 +1,300 @@
+/* winops.c: communication on windows (rma.h, "Window communication"):
+ * where the target's bytes are (the epoch and range checks, a dynamic
+ * window's regions), then put and get typemap to typemap, accumulate and
+ * compare-and-swap element by element atomically: directly where the
+ * target memory is exposed, through sm_copy where it is not. */
+#include <stdalign.h>
+#include <stdlib.h>
+
+#include "rma.h"
+#include "rma_area.h"
+
+/* The target's bytes: the address the target type is relative to, and how
+ * to reach it. */
+struct where {
+    char *addr;
+    int   rank;                 /* the member's job rank (for sm_copy) */
+    bool  direct;               /* plain loads and stores; else sm_copy with addr as the member names it */
+};
+
+static inline size_t type_size(const struct dt_type *t) { return t ? t->size : 1; }
+static inline bool contig(const struct dt_type *t, size_t count) { return !t || dt_is_contig(t, count); }
+static inline ptrdiff_t first_byte(const struct dt_type *t) { return t ? t->true_lb : 0; }
+
+/* A dynamic window's region of member t that holds [lo, hi), read under
+ * the member's sequence lock. */
+static sm_status_t region_of(const struct rma_win *w, int t, uint64_t lo, uint64_t hi, struct rma_win_region *out)
+{
+    const struct rma_win_regions *tab = (const struct rma_win_regions *)w->peer[t].base;
+    struct rma_win_region r = { 0, 0, 0 };
+    bool found;
+    for (;;) {
+        uint32_t s0 = atomic_load_explicit(&tab->seq, memory_order_acquire);
+        if (s0 & 1) {
+            sm_cpu_relax();
+            continue;
+        }
+        uint32_t n = __atomic_load_n(&tab->n, __ATOMIC_RELAXED), a = 0, b;
+        b = n < RMA_WIN_ATTACH_MAX ? n : RMA_WIN_ATTACH_MAX;
+        while (a < b) {   /* the first region starting above lo */
+            uint32_t m = (a + b) / 2;
+            if (__atomic_load_n(&tab->r[m].lo, __ATOMIC_RELAXED) <= lo) a = m + 1; else b = m;
+        }
+        found = a > 0;
+        if (found) {
+            r.lo = __atomic_load_n(&tab->r[a - 1].lo, __ATOMIC_RELAXED);
+            r.len = __atomic_load_n(&tab->r[a - 1].len, __ATOMIC_RELAXED);
+            r.global = __atomic_load_n(&tab->r[a - 1].global, __ATOMIC_RELAXED);
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&tab->seq, memory_order_relaxed) == s0) break;
+    }
+    if (!found || hi - r.lo > r.len)
+        return sm_fail(SM_ERR_ACCESS, "target bytes [%#llx, %#llx) are not in a region rank %d attached to the "
+                       "dynamic window", (unsigned long long)lo, (unsigned long long)hi, t);
+    *out = r;
+    return SM_OK;
+}
+
+/* sm_copy, where a peer gone (SM_ERR_STATE) is SM_ERR_PEER: SM_ERR_STATE
+ * is this engine's word for a call no epoch allows. */
+static sm_status_t copy(int rank, bool write, void *remote, void *local, size_t len)
+{
+    sm_status_t st = sm_copy(rank, write, remote, local, len);
+    return st == SM_ERR_STATE ? sm_fail(SM_ERR_PEER, "%s", sm_fail_reason()) : st;
+}
+
+static __attribute__((cold, noinline)) sm_status_t no_epoch(const struct rma_win *w, int t)
+{
+    if ((unsigned)t >= (unsigned)w->n) return sm_fail(SM_ERR_ARG, "rank %d is not in the window's group of %d", t, w->n);
+    return sm_fail(SM_ERR_STATE, "no access epoch to rank %d is open (fence, start, lock or lock_all)", t);
+}
+
+static __attribute__((cold, noinline)) sm_status_t outside(const struct rma_win *w, const struct rma_target *tg,
+                                                           ptrdiff_t lo, ptrdiff_t hi)
+{
+    const struct rma_win_peer *p = &w->peer[tg->member];
+    int64_t off;
+    if (__builtin_mul_overflow(tg->disp, (int64_t)p->disp_unit, &off) || __builtin_add_overflow(off, hi, &off))
+        return sm_fail(SM_ERR_ACCESS, "displacement %lld x disp_unit %u is outside rank %d's window of %llu bytes",
+                       (long long)tg->disp, p->disp_unit, tg->member, (unsigned long long)p->size);
+    return sm_fail(SM_ERR_ACCESS, "target bytes [%lld, %lld) (displacement %lld x disp_unit %u) are outside rank %d's "
+                   "window of %llu bytes", (long long)(off - hi + lo), (long long)off, (long long)tg->disp,
+                   p->disp_unit, tg->member, (unsigned long long)p->size);
+}
+
+/* Check the epoch and the range of the target's bytes; *bytes: how many. */
+static sm_status_t locate(struct rma_win *w, const struct rma_target *tg, size_t *bytes, struct where *at)
+{
+    int t = tg->member;
+    if ((unsigned)t >= (unsigned)w->n || !(w->open | w->access[t])) return no_epoch(w, t);
+    if (__builtin_mul_overflow(tg->count, type_size(tg->type), bytes))
+        return sm_fail(SM_ERR_ARG, "%zu target elements of %zu bytes are too many", tg->count, type_size(tg->type));
+    w->ops++;
+    if (!*bytes) return SM_OK;
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)tg->count;
+    if (tg->type) dt_span(tg->type, tg->count, &lo, &hi);
+    const struct rma_win_peer *p = &w->peer[t];
+    at->rank = w->ranks[t];
+    if (w->kind == RMA_WIN_DYNAMIC) {
+        uint64_t a = (uint64_t)tg->disp;
+        struct rma_win_region r = { 0, 0, 0 };
+        sm_status_t st = region_of(w, t, a + (uint64_t)lo, a + (uint64_t)hi, &r);
+        if (st) return st;
+        at->direct = r.global != 0;
+        at->addr = (char *)(uintptr_t)(at->direct ? r.global + (a - r.lo) : a);
+        return SM_OK;
+    }
+    int64_t off, first, end;
+    if (__builtin_mul_overflow(tg->disp, (int64_t)p->disp_unit, &off) || __builtin_add_overflow(off, lo, &first) ||
+        __builtin_add_overflow(off, hi, &end) || first < 0 || end > (int64_t)p->size)
+        return outside(w, tg, lo, hi);
+    at->direct = p->flags & RMA_PEER_DIRECT;
+    at->addr = (char *)(p->base + (uint64_t)off);
+    return SM_OK;
+}
+
+/* --- Put and get ------------------------------------------------------------------------ */
+
+struct xfer { int rank; bool put; sm_status_t st; };
+
+/* A piece of a typemap-to-typemap walk through sm_copy (put: dst is the target's). */
+static void xfer_piece(void *dst, const void *src, size_t n, void *ctx)
+{
+    struct xfer *x = ctx;
+    if (x->st) return;
+    x->st = x->put ? copy(x->rank, true, dst, (void *)src, n) : copy(x->rank, false, (void *)src, dst, n);
+}
+
+static sm_status_t move(struct rma_win *w, const struct rma_target *tg, const struct rma_buf *o, bool put)
+{
+    size_t bytes;
+    struct where at;
+    sm_status_t st = locate(w, tg, &bytes, &at);
+    if (st || !bytes) return st;
+    if (contig(tg->type, tg->count) && contig(o->type, o->count)) {
+        char *t = at.addr + first_byte(tg->type), *l = (char *)o->addr + first_byte(o->type);
+        if (!at.direct) return copy(at.rank, put, t, l, bytes);
+        put ? memcpy(t, l, bytes) : memcpy(l, t, bytes);
+        return SM_OK;
+    }
+    if (at.direct) {
+        if (put) dt_copy(at.addr, tg->type, o->addr, o->type, 0, bytes);
+        else dt_copy(o->addr, o->type, at.addr, tg->type, 0, bytes);
+        return SM_OK;
+    }
+    struct xfer x = { at.rank, put, SM_OK };
+    if (put) dt_apply(at.addr, tg->type, o->addr, o->type, 0, bytes, xfer_piece, &x);
+    else dt_apply(o->addr, o->type, at.addr, tg->type, 0, bytes, xfer_piece, &x);
+    return x.st;
+}
+
+sm_status_t rma_win_put(struct rma_win *w, const struct rma_target *t, const struct rma_buf *origin)
+{
+    return move(w, t, origin, true);
+}
+
+sm_status_t rma_win_get(struct rma_win *w, const struct rma_target *t, const struct rma_buf *origin)
+{
+    return move(w, t, origin, false);
+}
+
+/* --- Accumulate ---------------------------------------------------------------------------
+ * The origin and the result are handled as arrays of elements in elem's C
+ * layout (pairs with their padding: the kernels' layout), packed there when
+ * their type is not already one; the target is walked in its own typemap.
+ * Elements that need a lock take the target's lock of the 4 KiB region
+ * their first byte is in: the same lock for the same element whoever
+ * updates it, and different locks for distant ones. */
+
+struct rma_lock *rma_win_acc_lock(const struct rma_win *w, int t, const void *a)
+{
+    struct rma_win_sync *s = (struct rma_win_sync *)w->peer[t].sync;
+    return &s->acc[((uintptr_t)a >> RMA_WIN_REGION_SHIFT) & (RMA_WIN_ACC_LOCKS - 1)];
+}
+
+struct acc {
+    struct rma_win *w;
+    int t;
+    struct where at;
+    const struct rma_acc_op *op;
+    size_t width;               /* of one element (elem's extent) */
+    const char *walk;           /* the element array the target's typemap is walked against */
+    const char *eo;             /* origin elements (NULL: no operand) */
+    char *er;                   /* result elements, or NULL */
+    sm_status_t st;
+};
+
+/* Up to 4 KiB of elements of memory reached through sm_copy, under lock:
+ * read, update here, write back. */
+static sm_status_t acc_copied(struct acc *c, char *dst, const char *src, char *fetch, size_t k,
+                              struct rma_lock *lock)
+{
+    alignas(64) char b[4096];
+    struct rma_lock mine = { 0 };
+    size_t bytes = k * c->width;
+    rma_lock_acquire(lock);
+    sm_status_t st = copy(c->at.rank, false, dst, b, bytes);
+    if (!st) st = rma_accumulate(b, src, fetch, k, c->op, &mine);
+    if (!st && c->op->native != RMA_NATIVE_NOOP) st = copy(c->at.rank, true, dst, b, bytes);
+    rma_lock_release(lock);
+    return st;
+}
+
+/* k consecutive elements at target address dst, from element i of the arrays. */
+static sm_status_t acc_elems(struct acc *c, char *dst, size_t i, size_t k)
+{
+    size_t w = c->width;
+    const char *src = c->eo ? c->eo + i * w : NULL;
+    char *fetch = c->er ? c->er + i * w : NULL;
+    if (c->at.direct && rma_acc_lockfree(dst, w)) return rma_accumulate(dst, src, fetch, k, c->op, NULL);
+    while (k) {   /* by region (and by bounce buffer for copied memory) */
+        uintptr_t a = (uintptr_t)dst, end = (a | (((uintptr_t)1 << RMA_WIN_REGION_SHIFT) - 1)) + 1;
+        size_t n = (end - a + w - 1) / w;
+        if (!c->at.direct && n > 4096 / w) n = 4096 / w;
+        if (n > k) n = k;
+        struct rma_lock *lock = rma_win_acc_lock(c->w, c->t, dst);
+        sm_status_t st = c->at.direct ? rma_accumulate(dst, src, fetch, n, c->op, lock)
+                                      : acc_copied(c, dst, src, fetch, n, lock);
+        if (st) return st;
+        dst += n * w, k -= n;
+        if (src) src += n * w;
+        if (fetch) fetch += n * w;
+    }
+    return SM_OK;
+}
+
+/* A piece of the walk: n bytes of the target at dst against the element
+ * array at src. Pieces hold whole elements unless elem has holes (a pair
+ * with padding); then each element is done where its first byte is. */
+static void acc_piece(void *dst, const void *src, size_t n, void *ctx)
+{
+    struct acc *c = ctx;
+    size_t w = c->width, pos = (size_t)((const char *)src - c->walk);
+    if (c->st) return;
+    if (pos % w == 0 && n % w == 0) {
+        c->st = acc_elems(c, dst, pos / w, n / w);
+        return;
+    }
+    for (size_t e = (pos + w - 1) / w * w; e < pos + n && !c->st; e += w)
+        c->st = acc_elems(c, (char *)dst + (e - pos), e / w, 1);
+}
+
+/* b as an array of elem (its C layout), packed into *tmp if it is not one. */
+static char *as_elements(const struct rma_buf *b, const struct dt_type *elem, size_t bytes, bool pack, void **tmp)
+{
+    *tmp = NULL;
+    if (elem->size == (size_t)dt_extent(elem) && contig(b->type, b->count)) return (char *)b->addr + first_byte(b->type);
+    if (!(*tmp = malloc(bytes / elem->size * (size_t)dt_extent(elem)))) return NULL;
+    if (pack) dt_copy(*tmp, elem, b->addr, b->type, 0, bytes);
+    return *tmp;
+}
+
+sm_status_t rma_win_accumulate(struct rma_win *w, const struct rma_target *tg, const struct rma_buf *origin,
+                               const struct rma_buf *result, const struct rma_acc_op *op,
+                               const struct dt_type *elem)
+{
+    struct acc c = { .w = w, .t = tg->member, .op = op, .width = (size_t)dt_extent(elem) };
+    size_t bytes;
+    sm_status_t st = locate(w, tg, &bytes, &c.at);
+    if (st || !bytes || (!origin && !result)) return st;
+    if (bytes % elem->size) return sm_fail(SM_ERR_ARG, "%zu bytes are not whole elements of %zu", bytes, elem->size);
+    void *to = NULL, *tr = NULL;
+    if ((origin && !(c.eo = as_elements(origin, elem, bytes, true, &to))) ||
+        (result && !(c.er = as_elements(result, elem, bytes, false, &tr)))) {
+        free(to);
+        return sm_fail(SM_ERR_NOMEM, "no memory to pack %zu bytes for an accumulate", bytes);
+    }
+    if (elem->size == c.width && contig(tg->type, tg->count)) {
+        c.st = acc_elems(&c, c.at.addr + first_byte(tg->type), 0, bytes / c.width);
+    } else {
+        c.walk = c.eo ? c.eo : c.er;
+        dt_apply(c.at.addr, tg->type, c.walk, elem, 0, bytes, acc_piece, &c);
+    }
+    if (tr && !c.st) dt_copy(result->addr, result->type, tr, elem, 0, bytes);
+    free(to);
+    free(tr);
+    return c.st;
+}
+
+sm_status_t rma_win_compare_swap(struct rma_win *w, int t, int64_t disp, const void *value, const void *compare,
+                                 void *result, const struct dt_type *elem)
+{
+    struct rma_target tg = { t, disp, 1, elem };
+    struct where at;
+    size_t bytes, width = elem->size;
+    sm_status_t st = locate(w, &tg, &bytes, &at);
+    if (st) return st;
+    char *dst = at.addr + elem->true_lb;
+    if (at.direct && rma_acc_lockfree(dst, width)) return rma_compare_swap(dst, compare, value, result, width);
+    alignas(16) char old[64];
+    if (width > sizeof old) return sm_fail(SM_ERR_UNSUPPORTED, "no compare-and-swap of %zu bytes", width);
+    struct rma_lock *lock = rma_win_acc_lock(w, t, dst);
+    rma_lock_acquire(lock);
+    st = at.direct ? (memcpy(old, dst, width), SM_OK) : copy(at.rank, false, dst, old, width);
+    if (!st && !memcmp(old, compare, width))
+        st = at.direct ? (memcpy(dst, value, width), SM_OK) : copy(at.rank, true, dst, (void *)value, width);
+    rma_lock_release(lock);
+    if (!st) memcpy(result, old, width);
+    return st;
+}
