@@ -42,6 +42,7 @@ def stamp_of(build, cache):
 
 
 def build(build_dir, cache):
+    build_dir = pathlib.Path(build_dir).resolve()
     tgz = sdist(cache)
     if not tgz.exists():
         print(f"skipped: {tgz} not found (scripts/setup.sh downloads it when PyPI is reachable)")
@@ -72,7 +73,7 @@ def build(build_dir, cache):
 
 
 def run(build_dir, cache, exclude_file, rest):
-    top = pathlib.Path(build_dir) / "mpi4py"
+    top = pathlib.Path(build_dir).resolve() / "mpi4py"
     if not sdist(cache).exists():
         print(f"skipped: {sdist(cache)} not found (scripts/setup.sh downloads it when PyPI is reachable)")
         return SKIP
