@@ -139,11 +139,15 @@ typedef struct MPI_Status {
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
 #define MPI_MAX_INFO_KEY       255
 #define MPI_MAX_INFO_VAL       1024
+#define MPI_MAX_PORT_NAME      256
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)  /* as Open MPI: no bogus address for GCC to check */
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_IN_PLACE        ((void *)1)
 #define MPI_BOTTOM          ((void *)0)
 #define MPI_UNWEIGHTED      ((int *)2)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_ARGV_NULL       ((char **)0)
+#define MPI_ARGVS_NULL      ((char ***)0)
 
 enum { MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE };
 enum { MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR, MPI_UNEQUAL };
@@ -297,6 +301,28 @@ SMPI_DECL(int, Comm_free, (MPI_Comm *comm))
 SMPI_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
 SMPI_DECL(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
 SMPI_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+SMPI_DECL(int, Comm_remote_size, (MPI_Comm comm, int *size))
+SMPI_DECL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+SMPI_DECL(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+                                  int tag, MPI_Comm *newintercomm))
+SMPI_DECL(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
+
+/* Dynamic processes, within one smrun job (README: what they can reach) */
+SMPI_DECL(int, Comm_spawn, (const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                            MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]))
+SMPI_DECL(int, Comm_spawn_multiple, (int count, char *array_of_commands[], char **array_of_argv[],
+                                     const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
+                                     MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]))
+SMPI_DECL(int, Comm_get_parent, (MPI_Comm *parent))
+SMPI_DECL(int, Open_port, (MPI_Info info, char *port_name))
+SMPI_DECL(int, Close_port, (const char *port_name))
+SMPI_DECL(int, Comm_accept, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
+SMPI_DECL(int, Comm_connect, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
+SMPI_DECL(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name))
+SMPI_DECL(int, Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name))
+SMPI_DECL(int, Lookup_name, (const char *service_name, MPI_Info info, char *port_name))
+SMPI_DECL(int, Comm_join, (int fd, MPI_Comm *intercomm))
+SMPI_DECL(int, Comm_disconnect, (MPI_Comm *comm))
 SMPI_DECL(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
 SMPI_DECL(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
 SMPI_DECL(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))

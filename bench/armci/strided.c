@@ -1,89 +1,96 @@
-/* strided.c: seed 003's ARMCI get bandwidth, contiguous and multi-strided:
- * process 0 gets from process 1 a square n x n section of doubles (one
- * stride level, from an array with twice the rows' length) and, beside it,
- * the same bytes in one contiguous ARMCI_Get, for n = 1 .. 1024 (8 B to
- * 8 MiB). As in the seed, consecutive gets read different areas of the
- * remote memory (cycling over 4 copies) so that a repeat does not read
- * from the cache; the other processes wait in the barrier. Each size is
- * timed in several runs and the median quoted (the spread beside it).
- * Standard ARMCI (armci.h) only, so the same source builds against any
- * ARMCI (ARMCI-MPI: link with -larmci and MPI).
- *
- * Usage: smrun -n 2 bench_armci_strided [max_bytes] */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+/* strided.c: seed 003's ARMCI get bandwidth, multi-strided and contiguous:
+ * process 0 gets a 2-D patch of process 1's array with ARMCI_GetS (one
+ * stride level) into a packed buffer and, beside it, the same bytes with
+ * one ARMCI_Get. As in the seed, consecutive gets read different areas of
+ * the remote array, so that a repeat does not read from the cache; the
+ * others wait in the barrier. The last patch read is checked. The same
+ * pattern with MPI_Get of a subarray datatype is bench/mpi/onesided.c's
+ * "strided" test (the baseline: Open MPI and MPICH have no ARMCI). Standard
+ * ARMCI (armci.h, message.h) only: the same source builds with any ARMCI
+ * (ARMCI-MPI: link with -larmci and MPI).
+ *   smrun -n 2 bench_armci_strided [-s SIZES] [-t SECONDS] [-b BATCHES]   (bench.h; sizes: patch bytes)
+ *   smrun -n 2 bench_armci_strided MAX_BYTES                               (sizes 8 to MAX_BYTES) */
+#include <armci.h>
+#include <message.h>
 #include <time.h>
 
-#include <armci.h>
+#include "../bench.h"
 
-#define COPIES 4
-#define RUNS 5
+enum { ROWS = 512, LD = 32 << 10 };   /* the array: ROWS rows of LD bytes, as in rma.c */
+static int me;
+static void **rem;
+static char *loc;
+
+struct patch { int rows, cols, strided; };
 
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
-static int cmpd(const void *a, const void *b)
+
+/* where the a-th get of a patch starts in process 1's array */
+static char *area(const struct patch *p, long a)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    int per_row = LD / p->cols, per_col = ROWS / p->rows;
+    a %= (long)per_row * per_col;
+    return (char *)rem[1] + (a / per_row) * p->rows * (long)LD + (a % per_row) * p->cols;
+}
+
+static double run(long iters, void *ctx)
+{
+    const struct patch *p = ctx;
+    int src_stride[1] = {LD}, dst_stride[1] = {p->cols}, count[2] = {p->cols, p->rows};
+    double t = 0;
+    ARMCI_Barrier();
+    if (me == 0) {
+        double t0 = now();
+        for (long i = 0; i < iters; i++) {
+            if (p->strided) ARMCI_GetS(area(p, i), src_stride, loc, dst_stride, count, 1, 1);
+            else ARMCI_Get(area(p, i), loc, p->rows * p->cols, 1);
+        }
+        t = now() - t0;
+    }
+    armci_msg_dgop(&t, 1, "max");   /* every process agrees on process 0's time */
+    return t;
 }
 
 int main(int argc, char **argv)
 {
+    struct bench_opts o;
     ARMCI_Init_args(&argc, &argv);
-    int me = armci_msg_me(), np = armci_msg_nproc();
-    long max = argc > 1 ? atol(argv[1]) : 8L << 20;
-    if (np < 2) {
+    me = armci_msg_me();
+    if (bench_args(&o, argc, argv, "bench_armci_strided", 8, 8, 4L << 20, me == 0)) armci_msg_abort(2);
+    if (armci_msg_nproc() < 2) {
         if (me == 0) fprintf(stderr, "bench_armci_strided: needs 2 processes or more\n");
-        ARMCI_Finalize();
-        return 1;
+        armci_msg_abort(2);
     }
-    int nmax = 1;
-    while ((long)(nmax * 2) * (nmax * 2) * 8 <= max) nmax *= 2;
-    /* Remote: COPIES arrays of nmax rows of 2*nmax doubles; local: one packed section. */
-    size_t ld = 2 * (size_t)nmax, copy = ld * (size_t)nmax * sizeof(double);
-    void **rem = malloc(sizeof *rem * (size_t)np);
-    if (ARMCI_Malloc(rem, (armci_size_t)(COPIES * copy))) ARMCI_Error("ARMCI_Malloc failed", 1);
-    for (size_t i = 0; i < COPIES * copy / sizeof(double); i++) ((double *)rem[me])[i] = (double)i;
-    double *loc = ARMCI_Malloc_local((armci_size_t)copy);
+    rem = malloc(sizeof(void *) * (size_t)armci_msg_nproc());
+    if (!rem || ARMCI_Malloc(rem, (armci_size_t)ROWS * LD)) ARMCI_Error("bench_armci_strided: ARMCI_Malloc failed", 1);
+    loc = ARMCI_Malloc_local((armci_size_t)ROWS * LD);
+    for (long i = 0; i < (long)ROWS * LD; i++) ((unsigned char *)rem[me])[i] = (unsigned char)(i % 251);
     ARMCI_Barrier();
-    if (me == 0)
-        printf("# ARMCI get bandwidth (seed 003): process 0 gets from process 1 an n x n section of doubles\n"
-               "# (GetS, 1 stride level, rows 2n apart) and the same bytes contiguously (Get); median of %d runs\n"
-               "# %-10s %6s %12s %12s %10s %12s %12s %10s\n", RUNS, "bytes", "n", "GetS us", "GetS MB/s", "spread",
-               "Get us", "Get MB/s", "spread");
-    for (int n = 1; n <= nmax; n *= 2) {
-        size_t bytes = (size_t)n * n * sizeof(double);
-        int iters = bytes <= 8192 ? 20000 : bytes <= (1 << 20) ? 500 : 40;
-        int stride[1] = { (int)(ld * sizeof(double)) }, lstride[1] = { n * (int)sizeof(double) };
-        int count[2] = { n * (int)sizeof(double), n };
-        double ts[RUNS], tc[RUNS];
-        for (int r = 0; r < RUNS; r++) {
-            ARMCI_Barrier();
-            if (me != 0) continue;
-            double t0 = now();
-            for (int i = 0; i < iters; i++)
-                ARMCI_GetS((char *)rem[1] + (size_t)(i % COPIES) * copy, stride, loc, lstride, count, 1, 1);
-            ts[r] = (now() - t0) / iters;
-            t0 = now();
-            for (int i = 0; i < iters; i++) ARMCI_Get((char *)rem[1] + (size_t)(i % COPIES) * copy, loc, (int)bytes, 1);
-            tc[r] = (now() - t0) / iters;
-        }
-        if (me == 0) {
-            /* The last get's section holds rows 0..n-1, columns 0..n-1 of the last copy read. */
-            size_t c = (size_t)((iters - 1) % COPIES) * copy / sizeof(double);
-            ARMCI_GetS((char *)rem[1] + c * sizeof(double), stride, loc, lstride, count, 1, 1);
-            for (int i = 0; i < n; i++)
-                if (loc[(size_t)i * n + n - 1] != (double)(c + i * ld + n - 1)) ARMCI_Error("GetS moved the wrong data", 2);
-            qsort(ts, RUNS, sizeof ts[0], cmpd), qsort(tc, RUNS, sizeof tc[0], cmpd);
-            double ms = ts[RUNS / 2], mc = tc[RUNS / 2];
-            printf("%-12zu %6d %12.3f %12.1f %9.0f%% %12.3f %12.1f %9.0f%%\n", bytes, n, ms * 1e6, bytes / ms / 1e6,
-                   100 * (ts[RUNS - 1] - ts[0]) / ms, mc * 1e6, bytes / mc / 1e6, 100 * (tc[RUNS - 1] - tc[0]) / mc);
+    for (int strided = 1; strided >= 0; strided--) {
+        if (me == 0)
+            printf(strided ? "#@ strided_get\n# ARMCI_GetS of a 2-D patch (1 stride level): patch bytes, MB/s\n"
+                           : "#@ contig_get\n# ARMCI_Get of the same bytes: bytes, MB/s\n");
+        for (int i = 0; i < o.nsizes; i++) {
+            struct patch p = {0, 0, strided};
+            bench_patch(o.sizes[i], ROWS, &p.rows, &p.cols);
+            if (p.cols < 1 || p.cols > LD) continue;
+            double t = bench_time(run, &p, &o);
+            if (me == 0) printf("%-10ld %12.2f\n", o.sizes[i], (double)p.rows * p.cols / t / 1e6);
             fflush(stdout);
+            if (me == 0 && strided) {   /* the data: patch 1 again, row by row */
+                int src_stride[1] = {LD}, dst_stride[1] = {p.cols}, count[2] = {p.cols, p.rows};
+                long base = area(&p, 1) - (char *)rem[1];
+                ARMCI_GetS(area(&p, 1), src_stride, loc, dst_stride, count, 1, 1);
+                for (long r = 0; r < p.rows; r++)
+                    for (long c = 0; c < p.cols; c += 1 + p.cols / 7)
+                        if ((unsigned char)loc[r * p.cols + c] != (unsigned char)((base + r * LD + c) % 251))
+                            ARMCI_Error("bench_armci_strided: ARMCI_GetS moved the wrong data", 3);
+            }
         }
     }
     ARMCI_Barrier();

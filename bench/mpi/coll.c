@@ -1,85 +1,108 @@
-/* IMB-style collectives on MPI_COMM_WORLD: Barrier, Bcast, Reduce, Allreduce
- * (MPI_FLOAT, MPI_SUM), Allgather and Alltoall; time per call, the slowest
- * rank's average, for message sizes in bytes per rank (per pair for Alltoall).
+/* IMB-style blocking collectives on MPI_COMM_WORLD, every one MPI-3.1 has
+ * (Alltoallw aside): time per call, the slowest rank's, for sizes in bytes
+ * (per rank's block where the collective has blocks; reductions on
+ * MPI_FLOAT with MPI_SUM, the whole vector). Roots rotate as IMB's do.
  * Standard MPI only, so the same source builds with any MPI's mpicc.
- *   coll [max_bytes [seconds_per_size [ops]]]   ops: comma list, default all */
+ *   coll [-s SIZES] [-t SECONDS] [-b BATCHES] [-o Bcast,Reduce,...]  (bench.h) */
 #include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-enum op { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, NOPS };
-static const char *const names[NOPS] = {"Barrier", "Bcast", "Reduce", "Allreduce", "Allgather", "Alltoall"};
+#include "../bench.h"
+
+enum op { BARRIER, BCAST, REDUCE, ALLREDUCE, REDUCE_SCATTER_BLOCK, REDUCE_SCATTER, SCAN, EXSCAN, GATHER, GATHERV,
+          SCATTER, SCATTERV, ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, NOPS };
+static const char *const names[NOPS] = {"Barrier", "Bcast", "Reduce", "Allreduce", "Reduce_scatter_block",
+                                        "Reduce_scatter", "Scan", "Exscan", "Gather", "Gatherv", "Scatter",
+                                        "Scatterv", "Allgather", "Allgatherv", "Alltoall", "Alltoallv"};
 
 static char *sb, *rb;
+static int *counts, *displs, me, n;
 
-/* One timed loop of iters calls; every rank returns the slowest rank's time,
- * so all agree on the next iteration count. The root rotates as IMB does. */
-static double run(enum op op, int len, long iters, int n)
+struct call { enum op op; int len; };
+
+/* iters calls; every rank returns the slowest rank's time */
+static double run(long iters, void *ctx)
 {
-    int cnt = len / (int)sizeof(float);
-    MPI_Barrier(MPI_COMM_WORLD);
+    const struct call *c = ctx;
+    int len = c->len, cnt = len / (int)sizeof(float);
+    MPI_Comm w = MPI_COMM_WORLD;
+    MPI_Barrier(w);
     double t0 = MPI_Wtime();
     for (long i = 0; i < iters; i++) {
         int root = (int)(i % n);
-        switch (op) {
-        case BARRIER:   MPI_Barrier(MPI_COMM_WORLD); break;
-        case BCAST:     MPI_Bcast(sb, len, MPI_BYTE, root, MPI_COMM_WORLD); break;
-        case REDUCE:    MPI_Reduce(sb, rb, cnt, MPI_FLOAT, MPI_SUM, root, MPI_COMM_WORLD); break;
-        case ALLREDUCE: MPI_Allreduce(sb, rb, cnt, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
-        case ALLGATHER: MPI_Allgather(sb, len, MPI_BYTE, rb, len, MPI_BYTE, MPI_COMM_WORLD); break;
-        case ALLTOALL:  MPI_Alltoall(sb, len, MPI_BYTE, rb, len, MPI_BYTE, MPI_COMM_WORLD); break;
+        switch (c->op) {
+        case BARRIER: MPI_Barrier(w); break;
+        case BCAST: MPI_Bcast(sb, len, MPI_BYTE, root, w); break;
+        case REDUCE: MPI_Reduce(sb, rb, cnt, MPI_FLOAT, MPI_SUM, root, w); break;
+        case ALLREDUCE: MPI_Allreduce(sb, rb, cnt, MPI_FLOAT, MPI_SUM, w); break;
+        case REDUCE_SCATTER_BLOCK: MPI_Reduce_scatter_block(sb, rb, cnt, MPI_FLOAT, MPI_SUM, w); break;
+        case REDUCE_SCATTER: MPI_Reduce_scatter(sb, rb, counts, MPI_FLOAT, MPI_SUM, w); break;
+        case SCAN: MPI_Scan(sb, rb, cnt, MPI_FLOAT, MPI_SUM, w); break;
+        case EXSCAN: MPI_Exscan(sb, rb, cnt, MPI_FLOAT, MPI_SUM, w); break;
+        case GATHER: MPI_Gather(sb, len, MPI_BYTE, rb, len, MPI_BYTE, root, w); break;
+        case GATHERV: MPI_Gatherv(sb, len, MPI_BYTE, rb, counts, displs, MPI_BYTE, root, w); break;
+        case SCATTER: MPI_Scatter(sb, len, MPI_BYTE, rb, len, MPI_BYTE, root, w); break;
+        case SCATTERV: MPI_Scatterv(sb, counts, displs, MPI_BYTE, rb, len, MPI_BYTE, root, w); break;
+        case ALLGATHER: MPI_Allgather(sb, len, MPI_BYTE, rb, len, MPI_BYTE, w); break;
+        case ALLGATHERV: MPI_Allgatherv(sb, len, MPI_BYTE, rb, counts, displs, MPI_BYTE, w); break;
+        case ALLTOALL: MPI_Alltoall(sb, len, MPI_BYTE, rb, len, MPI_BYTE, w); break;
+        case ALLTOALLV: MPI_Alltoallv(sb, counts, displs, MPI_BYTE, rb, counts, displs, MPI_BYTE, w); break;
         default: break;
         }
     }
     double t = MPI_Wtime() - t0, tmax;
-    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, w);
     return tmax;
 }
 
 int main(int argc, char **argv)
 {
-    int me, n;
+    struct bench_opts o;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    long max = argc > 1 ? atol(argv[1]) : 4L << 20;
-    double budget = argc > 2 ? atof(argv[2]) : 0.2;
-    const char *want = argc > 3 ? argv[3] : NULL;
-    if (max < 4 || max > (1L << 30) / n || budget <= 0) {
-        if (me == 0) fprintf(stderr, "coll: bad arguments: max_bytes %ld (4 to %ld), seconds %g (> 0)\n",
-                             max, (1L << 30) / n, budget);
+    if (bench_args(&o, argc, argv, "coll", 4, 4, 4L << 20, me == 0))
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    long max = bench_max_size(&o);
+    if (max > (1L << 30) / n) {
+        if (me == 0) fprintf(stderr, "coll: size %ld too large for %d ranks (at most %ld)\n", max, n, (1L << 30) / n);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    size_t big = (size_t)max * (size_t)n;
+    size_t big = (size_t)(max < 4 ? 4 : max) * (size_t)n;
     sb = malloc(big);
     rb = malloc(big);
-    if (!sb || !rb) {
+    counts = malloc(sizeof(int) * (size_t)n);
+    displs = malloc(sizeof(int) * (size_t)n);
+    if (!sb || !rb || !counts || !displs) {
         fprintf(stderr, "coll: rank %d: cannot allocate 2 x %zu bytes\n", me, big);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     for (size_t i = 0; i < big / sizeof(float); i++) ((float *)sb)[i] = 1.0f;
     memset(rb, 0, big);
     for (int op = 0; op < NOPS; op++) {
-        if (want) {   /* a whole-word match in the comma list */
-            size_t l = strlen(names[op]);
-            const char *p = want;
-            while ((p = strstr(p, names[op])) && ((p != want && p[-1] != ',') || (p[l] && p[l] != ',')))
-                p += l;
-            if (!p) continue;
+        if (!bench_want(&o, names[op])) continue;
+        int red = op == REDUCE || op == ALLREDUCE || op == SCAN || op == EXSCAN || op == REDUCE_SCATTER ||
+                  op == REDUCE_SCATTER_BLOCK;
+        if (me == 0) {
+            char key[64];
+            int l = snprintf(key, sizeof key, "coll_%s", names[op]);
+            for (int i = 0; i < l; i++) key[i] = (char)(key[i] >= 'A' && key[i] <= 'Z' ? key[i] + 32 : key[i]);
+            printf("#@ %s\n# MPI_%s, %d ranks: bytes%s, time per call (us), median of %d batches\n", key, names[op],
+                   n, red ? " (MPI_FLOAT, MPI_SUM)" : "", o.batches);
         }
-        if (me == 0) printf("# %s, %d ranks\n# %-9s %12s\n", names[op], n, "bytes", "t_us");
-        for (long len = op == BARRIER ? 0 : 4; len <= max; len *= 4) {
-            long iters = 4;
-            double t;
-            while ((t = run((enum op)op, (int)len, iters, n)) < budget && iters < (1L << 24))
-                iters = t > 0 ? (long)((double)iters * budget / t * 1.1) + 1 : iters * 10;
-            if (me == 0) printf("  %-9ld %12.3f\n", len, t / (double)iters * 1e6);
-            if (op == BARRIER) break;
+        for (int s = 0; s < (op == BARRIER ? 1 : o.nsizes); s++) {
+            struct call c = {(enum op)op, op == BARRIER ? 0 : (int)o.sizes[s]};
+            if (red && c.len < (int)sizeof(float)) continue;
+            for (int r = 0; r < n; r++)
+                counts[r] = red ? c.len / (int)sizeof(float) : c.len, displs[r] = r * c.len;
+            double t = bench_time(run, &c, &o);
+            if (me == 0) printf("%-10d %12.4f\n", c.len, t * 1e6);
+            fflush(stdout);
         }
     }
     free(sb);
     free(rb);
+    free(counts);
+    free(displs);
     MPI_Finalize();
     return 0;
 }

@@ -1,112 +1,100 @@
-/* Ping-pong latency and bandwidth between ranks 0 and 1, 0 B to 4 MiB,
- * bidirectional bandwidth (a window of messages each way at once), and a
- * windowed message rate (n/2 pairs when run on n ranks). Standard MPI only: the same source builds with
- * smcc, Open MPI's mpicc and MPICH's mpicc.
- *   pingpong [max_bytes [seconds_per_size]] */
+/* Ping-pong latency and bandwidth between ranks 0 and 1 (0 B to 4 MiB by
+ * default), bidirectional bandwidth (a window of 16 messages each way at
+ * once), and a windowed message rate of 8-byte messages (n/2 pairs when run
+ * on n ranks). Standard MPI only: the same source builds with smcc, Open
+ * MPI's mpicc and MPICH's mpicc.
+ *   pingpong [-s SIZES] [-t SECONDS] [-b BATCHES]   (bench.h) */
 #include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+
+#include "../bench.h"
 
 #define WINDOW 64
+#define BIDIR 16
+
+static int me, n;
+static char *buf, *rbuf;
+static long maxsz;
+
+struct pp { int len, what; };   /* what: 0 ping-pong, 1 bidirectional, 2 message rate */
+
+/* rank 0's time (ranks beyond the pairs wait in the broadcast) */
+static double run(long iters, void *ctx)
+{
+    const struct pp *p = ctx;
+    int peer = me == 0 ? 1 : 0, pairs = n / 2, sender = me < pairs, partner = sender ? me + pairs : me - pairs;
+    MPI_Request r[2 * (WINDOW > BIDIR ? WINDOW : BIDIR)];
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < iters; i++) {
+        if (p->what == 0 && me < 2) {
+            if (me == 0) {
+                MPI_Send(buf, p->len, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+                MPI_Recv(buf, p->len, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Recv(buf, p->len, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Send(buf, p->len, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+            }
+        } else if (p->what == 1 && me < 2) {
+            for (int w = 0; w < BIDIR; w++)
+                MPI_Irecv(rbuf + ((long)p->len * w) % (maxsz + 1 - p->len), p->len, MPI_BYTE, peer, 2,
+                          MPI_COMM_WORLD, &r[w]);
+            for (int w = 0; w < BIDIR; w++) MPI_Isend(buf, p->len, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &r[BIDIR + w]);
+            MPI_Waitall(2 * BIDIR, r, MPI_STATUSES_IGNORE);
+        } else if (p->what == 2 && me < 2 * pairs) {
+            for (int w = 0; w < WINDOW; w++) {
+                if (sender) MPI_Isend(buf, 8, MPI_BYTE, partner, 1, MPI_COMM_WORLD, &r[w]);
+                else MPI_Irecv(rbuf + 8 * w, 8, MPI_BYTE, partner, 1, MPI_COMM_WORLD, &r[w]);
+            }
+            MPI_Waitall(WINDOW, r, MPI_STATUSES_IGNORE);
+        }
+    }
+    double t = MPI_Wtime() - t0;
+    MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return t;
+}
 
 int main(int argc, char **argv)
 {
-    int me, n;
+    struct bench_opts o;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    long max = argc > 1 ? atol(argv[1]) : 4L << 20;
-    double budget = argc > 2 ? atof(argv[2]) : 0.2;
+    if (bench_args(&o, argc, argv, "pingpong", 0, 2, 4L << 20, me == 0)) MPI_Abort(MPI_COMM_WORLD, 2);
     if (n < 2) {
         if (!me) fprintf(stderr, "pingpong: needs 2 ranks\n");
         MPI_Finalize();
         return 2;
     }
-    char *buf = malloc((size_t)max + 1);
-    memset(buf, 1, (size_t)max + 1);
-    int peer = me == 0 ? 1 : 0;
-    if (me == 0) printf("# %-9s %12s %12s\n", "bytes", "latency_us", "MB/s");
-    for (long len = 0; len <= max; len = len ? len * 2 : 1) {
-        /* calibrate: enough round trips to fill the time budget */
-        long iters = 10;
-        for (;;) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            if (me < 2)
-                for (long i = 0; i < iters; i++) {
-                    if (me == 0) {
-                        MPI_Send(buf, (int)len, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
-                        MPI_Recv(buf, (int)len, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                    } else {
-                        MPI_Recv(buf, (int)len, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                        MPI_Send(buf, (int)len, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
-                    }
-                }
-            double t = MPI_Wtime() - t0;
-            MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            if (t >= budget || iters >= (1L << 24)) {
-                double lat = t / (double)iters / 2;
-                if (me == 0) printf("  %-9ld %12.3f %12.1f\n", len, lat * 1e6, len ? (double)len / lat / 1e6 : 0.0);
-                break;
-            }
-            iters = t > 0 ? (long)((double)iters * budget / t * 1.1) + 1 : iters * 10;
-        }
+    maxsz = bench_max_size(&o);
+    buf = malloc((size_t)maxsz + 1), rbuf = malloc((size_t)maxsz + 8 * WINDOW + 1);
+    if (!buf || !rbuf) MPI_Abort(MPI_COMM_WORLD, 1);
+    memset(buf, 1, (size_t)maxsz + 1);
+    double lat[BENCH_MAX_SIZES];
+    for (int i = 0; i < o.nsizes; i++) {
+        struct pp p = {(int)o.sizes[i], 0};
+        lat[i] = bench_time(run, &p, &o) / 2;
     }
-    /* bidirectional bandwidth: both ranks send a window and receive one */
-    char *rbuf = malloc((size_t)max + 1);
-    MPI_Request bw[2 * 16];
-    if (me == 0) printf("# %-9s %12s (bidirectional, window 16)\n", "bytes", "MB/s");
-    for (long len = 1; len <= max; len *= 4) {
-        int win = 16;
-        long iters = 2;
-        for (;;) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            if (me < 2)
-                for (long i = 0; i < iters; i++) {
-                    for (int w = 0; w < win; w++)
-                        MPI_Irecv(rbuf + (len * w) % (max + 1 - len), (int)len, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &bw[w]);
-                    for (int w = 0; w < win; w++)
-                        MPI_Isend(buf, (int)len, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &bw[win + w]);
-                    MPI_Waitall(2 * win, bw, MPI_STATUSES_IGNORE);
-                }
-            double t = MPI_Wtime() - t0;
-            MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            if (t >= budget || iters >= (1L << 20)) {
-                if (me == 0) printf("  %-9ld %12.1f\n", len, 2.0 * (double)len * win * (double)iters / t / 1e6);
-                break;
-            }
-            iters = t > 0 ? (long)((double)iters * budget / t * 1.1) + 1 : iters * 10;
-        }
+    if (me == 0) {
+        printf("#@ pp_lat\n# ping-pong, ranks 0 and 1: bytes, half round trip (us)\n");
+        for (int i = 0; i < o.nsizes; i++) printf("%-10ld %12.4f\n", o.sizes[i], lat[i] * 1e6);
+        printf("#@ pp_bw\n# ping-pong bandwidth: bytes, MB/s\n");
+        for (int i = 0; i < o.nsizes; i++)
+            if (o.sizes[i]) printf("%-10ld %12.2f\n", o.sizes[i], (double)o.sizes[i] / lat[i] / 1e6);
+        printf("#@ pp_bibw\n# bidirectional bandwidth, %d messages each way at once: bytes, MB/s\n", BIDIR);
     }
-    free(rbuf);
-    /* message rate: ranks [0, n/2) stream windows of 8-byte messages to
-     * their partners in [n/2, n) (one pair with 2 ranks) */
-    int pairs = n / 2, sender = me < pairs, partner = sender ? me + pairs : me - pairs;
-    int active = me < 2 * pairs;
-    long msgs = 0;
-    double t0 = MPI_Wtime(), t = 0;
-    MPI_Request req[WINDOW];
-    int go = 1;
-    MPI_Barrier(MPI_COMM_WORLD);
-    while (go) {
-        if (active) {
-            for (int i = 0; i < WINDOW; i++) {
-                if (sender) MPI_Isend(buf, 8, MPI_BYTE, partner, 1, MPI_COMM_WORLD, &req[i]);
-                else MPI_Irecv(buf, 8, MPI_BYTE, partner, 1, MPI_COMM_WORLD, &req[i]);
-            }
-            MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
-            msgs += WINDOW;
-        }
-        t = MPI_Wtime() - t0;
-        go = t < budget * 5;
-        MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < o.nsizes; i++) {
+        struct pp p = {(int)o.sizes[i], 1};
+        if (!p.len) continue;
+        double t = bench_time(run, &p, &o);
+        if (me == 0) printf("%-10d %12.2f\n", p.len, 2.0 * p.len * BIDIR / t / 1e6);
     }
+    struct pp p = {8, 2};
+    double t = bench_time(run, &p, &o);
     if (me == 0)
-        printf("# message rate, 8 B, window %d, %d pair%s: %.2f M messages/s\n", WINDOW, pairs,
-               pairs > 1 ? "s" : "", (double)msgs * pairs / t / 1e6);
+        printf("#@ msgrate\n# message rate, 8 B, window %d, %d pair%s: M messages/s\n8 %12.3f\n", WINDOW, n / 2,
+               n / 2 > 1 ? "s" : "", (double)WINDOW * (n / 2) / t / 1e6);
     free(buf);
+    free(rbuf);
     MPI_Finalize();
     return 0;
 }

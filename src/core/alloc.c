@@ -13,13 +13,16 @@
  * malloc may come before libsmartmap's constructor (from another library's
  * constructor, or ld.so), so it initialises the core itself.
  *
- * When another allocator is first in the global scope (AddressSanitizer's
- * runtime, SM_SANITIZE; or libc's when libsmartmap is loaded by dlopen, as
+ * When another allocator comes first in the global scope (AddressSanitizer's
+ * runtime: our SM_SANITIZE build, or a program built with smcc
+ * -fsanitize=address; or libc's, when libsmartmap is loaded by dlopen, as
  * Python loads mpi4py), it serves the program and libc (so the program's
  * heap is not exposed); libsmartmap's own calls still come here (they bind
  * inside the library), so the engines' blocks stay in the slot, where peers
  * can reach them. A block of that allocator's that reaches free or realloc
- * here (a binding's strdup) goes back to it. */
+ * here (a binding's strdup) goes back to it. valgrind's default replaces even
+ * our own calls: init refuses that (sm_alloc_owns), naming the option that
+ * keeps our allocator. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -42,6 +45,11 @@ sm_status_t sm_alloc_attach(void *base, size_t len)
 {
     mi_option_set(mi_option_limit_os_alloc, 1);
     mi_option_disable(mi_option_show_errors);
+    /* Purge what is freed at once, every size class: mimalloc's delayed
+     * purge runs only when the same segment is used again, so freed pages
+     * stayed resident for good (shared memory is not swappable). glibc
+     * trims about as promptly. */
+    mi_option_set(mi_option_decommit_delay, 0);
     heap_lo = arena_lo = (uintptr_t)base;
     heap_hi = heap_lo + len;
     arena_len = len;
@@ -76,12 +84,17 @@ static void *oom(const char *routine, size_t n)
         return SM_LIKELY(p_ != NULL) ? p_ : oom(routine, n);   \
     } while (0)
 
-/* Not from our arena: the global allocator's. */
-static bool foreign(const void *p)
+bool sm_alloc_owns(const void *p)
+{
+    return (uintptr_t)p - arena_lo < arena_len;
+}
+
+/* Not from our arena: another allocator's that comes first (a sanitizer's, libc's). */
+static inline bool foreign(const void *p)
 {
     return p && (uintptr_t)p - arena_lo >= arena_len;
 }
-/* The global allocator's routine name; NULL if that is ours. */
+/* That allocator's routine (first in the global scope); NULL if it is ours. */
 static void *theirs(const char *name, void *ours)
 {
     void *f = dlsym(RTLD_DEFAULT, name);

@@ -91,6 +91,10 @@ static sm_status_t client_register(const char *routine)
     if (st) return st;
     struct sm_ctrl *c = &sm_ctrl_of(sm_core.rank)->job;
     if (client_named(c, routine)) return sm_fail(SM_ERR_STATE, "%s is already required", routine);
+    for (int i = 0; i < SM_CLIENT_MAX; i++) {      /* remembered for good (sm_job.h) */
+        if (strcmp(c->seen[i], routine) == 0) break;
+        if (!c->seen[i][0]) { snprintf(c->seen[i], sizeof c->seen[i], "%s", routine); break; }
+    }
     for (int i = 0; i < SM_CLIENT_MAX; i++) {
         struct sm_client *k = &c->client[i];
         if (atomic_load(&k->state) != SM_CLIENT_FREE) continue;
@@ -135,7 +139,7 @@ int sm_finalize_done(const char *finalize_routine)
 
 _Noreturn void sm_abort(int code, const char *note)
 {
-    sm_core_ensure();
+    sm_core_init();                 /* not joined: an abort must not wait for the others */
     struct sm_ctrl *c = &sm_ctrl_of(sm_core.rank)->job;
     snprintf(c->exit_note, sizeof c->exit_note, "%s", note ? note : "called sm_abort");
     c->exit_code = code;

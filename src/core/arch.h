@@ -4,6 +4,7 @@
 #define SM_ARCH_H
 
 #include <stdatomic.h>
+#include <stdint.h>
 
 /* In a spin-wait loop: let the sibling hyperthread run, save power. */
 static inline void sm_cpu_relax(void)
@@ -25,6 +26,18 @@ static inline void sm_full_fence(void)
     __asm__ __volatile__("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
 #else
     atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
+/* The stack pointer, near enough: where the caller's frame ends. */
+static inline uintptr_t sm_stack_pointer(void)
+{
+#if defined(__x86_64__)
+    uintptr_t sp;
+    __asm__ __volatile__("mov %%rsp, %0" : "=r"(sp));
+    return sp;
+#else
+    return (uintptr_t)__builtin_frame_address(0);
 #endif
 }
 

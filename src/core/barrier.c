@@ -19,7 +19,7 @@ static inline struct sm_barrier_cell *cell_of(const struct sm_group *g, int i, u
 #define COUNT_BITS 10u                        /* up to 1023 members */
 #define COUNT_MASK ((1u << COUNT_BITS) - 1)
 
-static void barrier_one_word(_Atomic uint32_t *w, uint32_t n)
+static void barrier_one_word(_Atomic uint32_t *w, uint32_t n, bool wait)
 {
     uint32_t v = atomic_fetch_add_explicit(w, 1, memory_order_acq_rel);
     if ((v & COUNT_MASK) + 1 == n) {
@@ -27,6 +27,7 @@ static void barrier_one_word(_Atomic uint32_t *w, uint32_t n)
         sm_wake_word((volatile uint32_t *)w);
         return;
     }
+    if (!wait) return;
     uint32_t gen = v & ~COUNT_MASK;
     while (((v = atomic_load_explicit(w, memory_order_acquire)) & ~COUNT_MASK) == gen)
         sm_wait_word((volatile uint32_t *)w, v);
@@ -40,13 +41,15 @@ static void barrier_one_word(_Atomic uint32_t *w, uint32_t n)
  * arrivals). Arrivals are acq_rel read-modify-writes, so the release carries
  * every member's earlier writes (a release sequence per counter, chained
  * level by level). Counters count in their low bits only: the high ones may
- * hold a generation from a small group that had the same state before. */
-void sm_barrier_run(const struct sm_group *g, uint64_t off, bool flat)
+ * hold a generation from a small group that had the same state before.
+ * Without wait, a member arrives and leaves (a rank that exits without
+ * having joined the job is counted in the start-up barrier so). */
+static void barrier(const struct sm_group *g, uint64_t off, bool flat, bool wait)
 {
     int n = g->size, i = g->me;
     if (n <= 1) return;
     if (flat || n <= 1 << SM_BARRIER_FANIN_LOG) {
-        barrier_one_word(&cell_of(g, 0, off)->arrived[0].n, (uint32_t)n);
+        barrier_one_word(&cell_of(g, 0, off)->arrived[0].n, (uint32_t)n, wait);
         return;
     }
     _Atomic uint32_t *gen = &cell_of(g, 0, off)->gen;
@@ -68,13 +71,24 @@ void sm_barrier_run(const struct sm_group *g, uint64_t off, bool flat)
             return;
         }
     }
-    while (atomic_load_explicit(gen, memory_order_acquire) == seen)
+    while (wait && atomic_load_explicit(gen, memory_order_acquire) == seen)
         sm_wait_word((volatile uint32_t *)gen, seen);
+}
+
+void sm_barrier_run(const struct sm_group *g, uint64_t off, bool flat)
+{
+    barrier(g, off, flat, true);
 }
 
 /* The job barrier: every rank, cells in the control blocks. */
 void sm_job_barrier(void)
 {
     struct sm_group job = { sm_core.size, sm_core.rank, 0, 1, NULL };
-    sm_barrier_run(&job, offsetof(struct sm_rank_ctrl, bar), false);
+    barrier(&job, offsetof(struct sm_rank_ctrl, bar), false, true);
+}
+
+void sm_job_barrier_leave(void)
+{
+    struct sm_group job = { sm_core.size, sm_core.rank, 0, 1, NULL };
+    barrier(&job, offsetof(struct sm_rank_ctrl, bar), false, false);
 }

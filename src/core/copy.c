@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sm_core.h"
@@ -90,10 +93,44 @@ static sm_status_t access_error(int rank, bool write, uintptr_t remote, size_t l
 
 /* Set once the kernel said no (seccomp, ptrace rules): not asked again. */
 static _Atomic bool kernel_denied;
+/* 0: not probed yet, 1: probing, 2: done. */
+static _Atomic int kernel_probed;
+
+static int probe_child(void *arg)
+{
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);       /* a trapped call kills, runs no handler */
+    char from = 1, to = 0;
+    struct iovec l = { &to, 1 }, r = { &from, 1 };
+    syscall(SYS_process_vm_readv, (long)syscall(SYS_getpid), &l, 1L, &r, 1L, 0L);
+    syscall(SYS_exit, 0);
+    return 0;
+}
+
+/* A seccomp filter may kill the caller of process_vm_readv (SIGSYS) rather
+ * than refuse it: try it once in a throw-away child sharing our memory (no
+ * copy of it), and if that child is killed, never call it here. */
+static void kernel_probe(void)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&kernel_probed, &expect, 1)) {
+        while (atomic_load(&kernel_probed) != 2) sched_yield();
+        return;
+    }
+    static char stack[16 << 10] __attribute__((aligned(16)));
+    pid_t pid = clone(probe_child, stack + sizeof stack, CLONE_VM | CLONE_VFORK, NULL);
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, __WALL) != pid || !WIFEXITED(st)) atomic_store(&kernel_denied, true);
+    atomic_store(&kernel_probed, 2);
+}
 
 static bool kernel_allowed(void)
 {
-    return sm_setting(SM_SET_FALLBACK) == 0 && !atomic_load_explicit(&kernel_denied, memory_order_relaxed);
+    if (sm_setting(SM_SET_FALLBACK) != 0) return false;
+    if (SM_UNLIKELY(atomic_load_explicit(&kernel_probed, memory_order_acquire) != 2)) kernel_probe();
+    return !atomic_load_explicit(&kernel_denied, memory_order_relaxed);
 }
 
 /* SM_ERR_UNSUPPORTED if the kernel refuses this process the call. */

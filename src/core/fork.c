@@ -50,6 +50,7 @@ static void child_detach(void)
     uintptr_t heap = sm_slot_base(sm_core.rank) + SM_HEAP_OFF;
     ok = ok && mmap((void *)heap, sm_core.heap_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
                     sm_core.own_fd, (off_t)SM_HEAP_OFF) == (void *)heap;
+    if (ok) madvise((void *)heap, sm_core.heap_bytes, MADV_DONTDUMP);   /* as the slot was (dump.c) */
     /* The child cannot run on: its stack is still its parent's. */
     if (!ok) sm_fatal("fork: the child cannot copy the rank's memory: %s", strerrordesc_np(errno));
     sm_alloc_forked();

@@ -10,12 +10,15 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <linux/prctl.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -25,40 +28,28 @@
 #include "arch.h"
 #include "sm_core.h"
 #include "sm_alloc.h"
+#include "sm_memlimit.h"
 
 static _Atomic int init_state; /* 0 not started, 1 running, 2 done */
 static _Atomic pid_t init_tid; /* the thread running init: its own mallocs must not wait */
 
-/* MemTotal from /proc/meminfo, in bytes (0 if unreadable). */
-static uint64_t mem_total(void)
+/* Copy [src, src+len) into the rank's own slot at offset off (mapped by
+ * then, and zero there), by hand: the source is the live stack or the
+ * globals, which a checked copy would report (AddressSanitizer their
+ * redzones; valgrind the stack's uninitialised bytes, were they passed to a
+ * system call). With sparse (the globals) zero words are not written, so a
+ * large .bss costs no memory until used; not for the stack, whose
+ * uninitialised bytes must not be tested (valgrind). len and the addresses
+ * are multiples of 8. */
+__attribute__((no_sanitize_address)) static void copy_to_own_slot(uint64_t off, const void *src, size_t len,
+                                                                  bool sparse)
 {
-    char buf[256];
-    int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = 0;
-    unsigned long long kb = 0;
-    if (sscanf(buf, "MemTotal: %llu kB", &kb) != 1) return 0;
-    return (uint64_t)kb << 10;
-}
-
-/* Write [src, src+len) into the rank's memfd at off. Through the kernel,
- * not memcpy: the source is the live stack or the globals, whose sanitizer
- * redzones a checked copy would report. */
-static sm_status_t write_own_slot(uint64_t off, const void *src, size_t len)
-{
-    while (len) {
-        long n = syscall(SYS_pwrite64, sm_core.own_fd, src, len, (off_t)off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return sm_fail(SM_ERR_NOMEM, "cannot write %zu bytes into the rank's memfd: %s", len,
-                                   n < 0 ? strerrordesc_np(errno) : "no progress");
-        src = (const char *)src + n;
-        off += (uint64_t)n;
-        len -= (size_t)n;
+    const uint64_t *s = src;
+    volatile uint64_t *d = (volatile uint64_t *)(sm_slot_base(sm_core.rank) + off);  /* no memcpy call */
+    for (size_t i = 0; i < len / 8; i++) {
+        uint64_t v = s[i];
+        if (v || !sparse) d[i] = v;
     }
-    return SM_OK;
 }
 
 /* --- Slots ---------------------------------------------------------------- */
@@ -115,6 +106,8 @@ static sm_status_t map_slots(int fd0)
         void *p = mmap(at, SM_SLOT, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd0 + r, 0);
         if (p != at)
             return sm_fail(SM_ERR_NOMEM, "cannot map rank %d's slot (fd %d): %s", r, fd0 + r, strerrordesc_np(errno));
+        /* Out of core dumps, which would write it whole (dump.c). */
+        madvise(at, SM_SLOT, MADV_DONTDUMP);
         if (sm_core.huge_pages) {
             madvise((char *)at + SM_HEAP_OFF, sm_core.heap_bytes, MADV_HUGEPAGE);
             madvise((char *)at + SM_SYM_OFF, SM_SYM_MAX, MADV_HUGEPAGE);
@@ -123,27 +116,90 @@ static sm_status_t map_slots(int fd0)
     return SM_OK;
 }
 
+/* Why this process could not take its rank although it inherited the rank's
+ * environment and memfds: it runs as a job of one, and fails with this
+ * reason once it uses the job (sm_core_join). Empty otherwise. */
+static char refused[320];
+/* This process held the rank in an earlier image that never joined (a
+ * wrapper that exec'd the program): the program takes the rank over. */
+static bool takeover;
+
+/* State, parent and name of process pid; false if there is none. */
+static bool proc_stat(pid_t pid, char *state, pid_t *ppid, char *comm, size_t len)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return false;
+    buf[n] = 0;
+    char *open_paren = strchr(buf, '('), *close_paren = strrchr(buf, ')');
+    int p = 0;
+    if (!open_paren || !close_paren || sscanf(close_paren + 1, " %c %d", state, &p) != 2) return false;
+    snprintf(comm, len, "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
+    *ppid = p;
+    return true;
+}
+
+static bool is_ancestor(pid_t pid)
+{
+    char state, comm[32];
+    pid_t p = getppid();
+    for (int depth = 0; p > 1 && depth < 64; depth++) {
+        if (p == pid) return true;
+        if (!proc_stat(p, &state, &p, comm, sizeof comm)) return false;
+    }
+    return false;
+}
+
+static void refuse(int rank, pid_t holder)
+{
+    char state = 'X', comm[32] = "";
+    pid_t ppid;
+    bool alive = proc_stat(holder, &state, &ppid, comm, sizeof comm) && state != 'Z' && state != 'X';
+    if (holder == getpid())
+        snprintf(refused, sizeof refused, "this process has run a smartmap program in rank %d already, "
+                 "which used the job: a rank runs one smartmap program (not another after exec)", rank);
+    else if (alive && is_ancestor(holder))
+        snprintf(refused, sizeof refused, "rank %d's program %s (pid %d) started this one: what a rank starts "
+                 "is not part of the job (unset SMARTMAP_RANK to run it as a job of one)", rank, comm,
+                 (int)holder);
+    else
+        snprintf(refused, sizeof refused, "rank %d %s %s (pid %d): a rank runs one smartmap program (a "
+                 "wrapper script must exec its program)", rank, alive ? "runs" : "has run",
+                 alive ? comm : "a smartmap program", (int)holder);
+}
+
 /* Work out who we are. Returns the fd of rank 0's memfd, or -1 for a
- * singleton (not started by smrun, or a process a rank started). */
+ * singleton (not started by smrun, or a process that cannot take its rank:
+ * `refused` says why). */
 static int find_job(void)
 {
     uint64_t rank = sm_setting(SM_SET_RANK), size = sm_setting(SM_SET_SIZE), fd0 = sm_setting(SM_SET_FD0);
     if (size < 1 || size > SM_NMAX || rank >= size || fd0 > INT_MAX - SM_NMAX) return -1;
-    /* The memfds must still be open: a rank closes them once mapped, so its
-     * own children (which inherit the environment) fall back to singletons. */
+    /* The memfds must be open: a process that closed them has left the job. */
     for (uint64_t r = 0; r < size; r++) {   /* (a rank may have grown its symmetric region) */
         struct stat st;
         if (fstat((int)(fd0 + r), &st) != 0 || st.st_size < (off_t)SM_SYM_OFF) return -1;
     }
-    /* Claim the rank: the first process to initialise in it wins (the rank
-     * itself, or the first program a non-smartmap wrapper such as sh starts). */
+    /* Claim the rank: the first process to initialise in it takes it (the
+     * rank itself, or the program a non-smartmap wrapper such as sh starts),
+     * and keeps it across exec until it joins the job (a smartmap wrapper
+     * that execs the program hands it on). Any other is refused. */
     struct sm_ctrl *c = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, (int)(fd0 + rank), 0);
     if (c == MAP_FAILED) return -1;
-    int32_t expect = 0;
-    bool claimed = __atomic_compare_exchange_n(&c->pid, &expect, (int32_t)getpid(), false,
+    int32_t holder = 0;
+    bool claimed = __atomic_compare_exchange_n(&c->pid, &holder, (int32_t)getpid(), false,
                                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    if (!claimed && holder == getpid() && atomic_load(&c->stage) < SM_STAGE_JOINING)
+        claimed = takeover = true;
     munmap(c, 4096);
-    if (!claimed) return -1;
+    if (!claimed) {
+        refuse((int)rank, holder);
+        return -1;
+    }
     sm_core.rank = (int)rank;
     sm_core.size = (int)size;
     sm_core.slot_bytes = SM_SYM_OFF;
@@ -159,10 +215,9 @@ static sm_status_t make_singleton(int *fd_out)
     sm_core.rank = 0;
     sm_core.size = 1;
     sm_core.singleton = true;
-    uint64_t heap = mem_total() / 10 * 9;
+    uint64_t heap = sm_memory_limit() / 10 * 9 / SM_HEAP_ALIGN * SM_HEAP_ALIGN;  /* as smrun's default */
     if (heap < SM_HEAP_MIN) heap = SM_HEAP_MIN;
     if (heap > SM_HEAP_MAX) heap = SM_HEAP_MAX;
-    heap = (heap + SM_HEAP_ALIGN - 1) & ~(SM_HEAP_ALIGN - 1);
     int fd = memfd_create("smartmap.single", MFD_CLOEXEC);
     if (fd < 0) return sm_fail(SM_ERR_NOMEM, "memfd_create: %s", strerrordesc_np(errno));
     sm_core.heap_bytes = heap;
@@ -232,8 +287,7 @@ static sm_status_t expose_globals(void)
                (unsigned long long)(SM_GLOBALS_MAX >> 20));
         return SM_OK;
     }
-    sm_status_t st = write_own_slot(SM_GLOBALS_OFF, (void *)seg.lo, len);
-    if (st) return st;
+    copy_to_own_slot(SM_GLOBALS_OFF, (void *)seg.lo, len, true);
     void *p = mmap((void *)seg.lo, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
                    sm_core.own_fd, (off_t)SM_GLOBALS_OFF);
     if (p != (void *)seg.lo)
@@ -268,8 +322,7 @@ static struct stack_move stack_move;
 static void move_stack_on_alt(void)
 {
     struct stack_move *m = &stack_move;
-    m->st = write_own_slot(SM_STACK_OFF + (m->old_lo - m->new_lo), (void *)m->old_lo, m->hi - m->old_lo);
-    if (m->st) return;
+    copy_to_own_slot(SM_STACK_OFF + (m->old_lo - m->new_lo), (void *)m->old_lo, m->hi - m->old_lo, false);
     void *p = mmap((void *)m->new_lo, m->hi - m->new_lo, PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_FIXED, sm_core.own_fd, (off_t)SM_STACK_OFF);
     if (p != (void *)m->new_lo)
@@ -277,21 +330,61 @@ static void move_stack_on_alt(void)
                         (void *)m->hi, strerrordesc_np(errno));
 }
 
-/* The [stack] mapping, and the end of the mapping below it. */
-struct stack_find { uintptr_t below_end, lo, hi; };
+/* The mapping that holds the stack pointer (the kernel's [stack]; under
+ * valgrind the one valgrind made for the program), and the end of the
+ * mapping below it. */
+struct stack_find { uintptr_t sp, below_end, lo, hi; };
 
 static bool find_stack(const struct sm_mapping *m, void *arg)
 {
     struct stack_find *f = arg;
-    if (strcmp(m->path, "[stack]") != 0) { f->below_end = m->hi; return true; }
+    if (f->sp - m->lo >= m->hi - m->lo) { f->below_end = m->hi; return f->sp > m->hi; }
     f->lo = m->lo;
     f->hi = m->hi;
     return false;
 }
 
+/* /proc/PID/cmdline and environ read the argument and environment strings
+ * from anonymous memory only (FOLL_ANON): once the stack that holds them is
+ * the memfd's, ps would show [prog], and smrun's guardian could not find a
+ * job's daemon by its environment. So copy the strings to anonymous memory
+ * and point the kernel at them (PR_SET_MM_MAP: no privilege needed where the
+ * kernel has checkpoint/restore; elsewhere they stay unreadable). */
+static void keep_cmdline_readable(uintptr_t lo, uintptr_t hi)
+{
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return;
+    buf[n] = 0;
+    /* Fields 26-28 and 45-51 of stat(5): code, stack, data, brk, args, environment. */
+    unsigned long long v[52] = { 0 };
+    char *p = strrchr(buf, ')');
+    for (int field = 3; p && field <= 51; field++) {
+        p = strchr(p + 1, ' ');
+        if (p) v[field] = strtoull(p + 1, NULL, 10);
+    }
+    struct prctl_mm_map map = {
+        .start_code = v[26], .end_code = v[27], .start_stack = v[28], .start_data = v[45],
+        .end_data = v[46], .start_brk = v[47], .brk = (uint64_t)syscall(SYS_brk, 0),
+        .arg_start = v[48], .arg_end = v[49], .env_start = v[50], .env_end = v[51], .exe_fd = (uint32_t)-1,
+    };
+    uint64_t first = map.arg_start < map.env_start ? map.arg_start : map.env_start;
+    uint64_t last = map.arg_end > map.env_end ? map.arg_end : map.env_end;
+    if (!first || first < lo || last > hi || last <= first) return;
+    char *copy = mmap(NULL, last - first, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (copy == MAP_FAILED) return;
+    memcpy(copy, (void *)first, last - first);
+    uint64_t shift = (uint64_t)copy - first;
+    map.arg_start += shift, map.arg_end += shift, map.env_start += shift, map.env_end += shift;
+    if (prctl(PR_SET_MM, PR_SET_MM_MAP, &map, sizeof map, 0) != 0) munmap(copy, last - first);
+}
+
 static sm_status_t expose_stack(void)
 {
-    struct stack_find f = { 0, 0, 0 };
+    struct stack_find f = { sm_stack_pointer(), 0, 0, 0 };
     if (sm_maps_each(find_stack, &f) != SM_OK || !f.hi) return SM_OK;  /* stays private: the fallback paths reach it */
     uintptr_t lo = f.lo, hi = f.hi;
     struct rlimit rl;
@@ -304,12 +397,16 @@ static sm_status_t expose_stack(void)
     uintptr_t new_lo = hi - want;
     if (new_lo < f.below_end + (1 << 20)) new_lo = f.below_end + (1 << 20); /* keep a guard gap */
     if (new_lo > lo) return SM_OK;
-    stack_move = (struct stack_move){ .old_lo = lo, .hi = hi, .new_lo = new_lo };
+    /* What lies below the stack pointer (and its red zone) is dead: not
+     * copied (valgrind would report reading it). */
+    uintptr_t live = (f.sp - 128) & ~(uintptr_t)15;
+    stack_move = (struct stack_move){ .old_lo = live > lo ? live : lo, .hi = hi, .new_lo = new_lo };
     /* Copy and remap from a private stack: nothing may run on the old one. */
     sm_on_private_stack(move_stack_on_alt);
     if (stack_move.st) return stack_move.st;
     sm_core.stack_lo = new_lo;
     sm_core.stack_len = hi - new_lo;
+    keep_cmdline_readable(new_lo, hi);
     return SM_OK;
 }
 
@@ -323,12 +420,20 @@ static sm_status_t join_job(void)
         if ((st = map_slots(fd0))) return st;
         own = fcntl(fd0 + sm_core.rank, F_DUPFD_CLOEXEC, 3);
         if (own < 0) return sm_fail(SM_ERR_NOMEM, "dup of the rank's memfd: %s", strerrordesc_np(errno));
-        /* Mapped now; our children must not inherit the job's memfds. */
-        for (int r = 0; r < sm_core.size; r++) close(fd0 + r);
+        /* The memfds stay open: the program a wrapper execs takes the rank
+         * over through them, and what the rank starts sees it is not the rank. */
     } else {
         if ((st = make_singleton(&own)) || (st = map_slots(own))) return st;
     }
     sm_core.own_fd = own;
+    /* Taking the rank over from the wrapper that exec'd us: its heap,
+     * globals and stack go (the allocator needs a zero arena). Not its
+     * control block, which holds the job barrier if we are rank 0; no peer
+     * has used the rest, since none can be past the start-up barrier. */
+    if (takeover && fallocate(own, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)SM_AREA_OFF,
+                              (off_t)(sm_core.slot_bytes - SM_AREA_OFF)) != 0)
+        return sm_fail(SM_ERR_NOMEM, "cannot clear the slot of the wrapper that exec'd this program: %s",
+                       strerrordesc_np(errno));
     return SM_OK;
 }
 
@@ -347,8 +452,10 @@ static void init_once(void)
     if (!st) st = expose_stack();
     if (!st) st = sm_alloc_attach((void *)(sm_slot_base(sm_core.rank) + SM_HEAP_OFF), sm_core.heap_bytes);
     if (st) sm_fatal("init: %s", sm_fail_reason());
+    sm_dump_init();
 
     struct sm_rank_ctrl *c = sm_ctrl_of(sm_core.rank);
+    if (takeover) memset(&c->svc, 0, sizeof c->svc);   /* the wrapper's service thread is gone */
     c->job.rank = sm_core.rank;
     c->job.pid = sm_core.pid;
     c->globals_lo = sm_core.globals_lo;
@@ -356,6 +463,7 @@ static void init_once(void)
     c->stack_lo = sm_core.stack_lo;
     c->stack_len = sm_core.stack_len;
     __atomic_store_n(&c->job.magic, SM_CTRL_MAGIC, __ATOMIC_RELEASE);
+    atomic_store_explicit(&c->job.stage, SM_STAGE_EXPOSED, memory_order_release);
     atomic_store_explicit(&c->ready, 1, memory_order_release);
     sm_wake_word((volatile uint32_t *)&c->ready);
 }
@@ -369,13 +477,49 @@ void sm_core_init(void)
         atomic_store(&init_tid, gettid());
         init_once();
         atomic_store_explicit(&init_state, 2, memory_order_release);
-        __atomic_store_n(&sm_core.initialized, 1, __ATOMIC_RELEASE);
         return;
     }
     /* Init itself allocated (a libc routine did): let it through. */
     if (atomic_load(&init_tid) == gettid()) return;
     /* Another thread is initialising. */
     while (atomic_load_explicit(&init_state, memory_order_acquire) != 2) sched_yield();
+}
+
+/* --- Joining the job -------------------------------------------------------- */
+
+static _Atomic uint32_t join_state;  /* 0 not joined, 1 joining, 2 joined */
+
+/* The ranks' programs run with address space randomisation off (smrun), so
+ * that a global has the same address in all; what they start need not. Only
+ * once joined: a wrapper that execs the program must pass it on. */
+static void randomise_children(void)
+{
+    int pers = personality(0xffffffff);
+    if (pers != -1 && (pers & ADDR_NO_RANDOMIZE)) personality((unsigned long)pers & ~(unsigned long)ADDR_NO_RANDOMIZE);
+}
+
+void sm_core_join(void)
+{
+    sm_core_init();
+    uint32_t state = 0;
+    if (!atomic_compare_exchange_strong(&join_state, &state, 1)) {
+        while ((state = atomic_load(&join_state)) != 2) sm_wait_word((volatile uint32_t *)&join_state, state);
+        return;
+    }
+    if (refused[0])
+        sm_fatal("cannot join the job as rank %llu: %s", (unsigned long long)sm_setting(SM_SET_RANK), refused);
+    if (!sm_core.singleton) {
+        struct sm_ctrl *c = &sm_ctrl_of(sm_core.rank)->job;
+        atomic_store(&c->stage, SM_STAGE_JOINING);
+        /* Every rank's program has moved its globals and stack into its slot
+         * before any uses the job: a peer's store cannot be lost to that copy. */
+        sm_job_barrier();
+        atomic_store(&c->stage, SM_STAGE_JOINED);
+        randomise_children();
+    }
+    __atomic_store_n(&sm_core.joined, 1, __ATOMIC_RELEASE);
+    atomic_store(&join_state, 2);
+    sm_wake_word((volatile uint32_t *)&join_state);
 }
 
 __attribute__((constructor(101))) static void sm_constructor(void)
@@ -385,15 +529,29 @@ __attribute__((constructor(101))) static void sm_constructor(void)
     /* Output goes to smrun through a pipe: line buffering, as on a terminal,
      * so a rank killed because a peer failed has not lost its last lines. */
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* Peers reach the engines' blocks (libsmartmap's own malloc calls) in
+     * the slot. A tool that replaces malloc in every library serves them
+     * from elsewhere, and the job would hang: refuse it, saying why. */
+    void *probe = malloc(64);
+    bool ours = sm_alloc_owns(probe);
+    free(probe);
+    if (!ours)
+        sm_fatal("init: another allocator serves libsmartmap's own blocks, which peers must reach in the "
+                 "slot (under valgrind, add --soname-synonyms=somalloc=nouserintercepts)");
     if (sm_copy_start_service() != SM_OK)
         sm_say("init: %s; peers cannot reach this rank's private memory without process_vm_writev",
                sm_fail_reason());
-    /* Every rank has moved its globals and stack into its slot before any
-     * main() runs: a peer's early store must not be overwritten by the copy. */
-    sm_job_barrier();
 }
 
 __attribute__((destructor)) static void sm_destructor(void)
 {
-    if (atomic_load(&init_state) == 2 && getpid() == sm_core.pid) sm_stats_report();
+    if (atomic_load(&init_state) != 2 || getpid() != sm_core.pid) return;
+    sm_stats_report();
+    /* A rank that never used the job counts itself in the start-up barrier
+     * on its way out, so that those that joined do not wait for it. */
+    uint32_t never = 0;
+    if (!sm_core.singleton && atomic_compare_exchange_strong(&join_state, &never, 2)) {
+        atomic_store(&sm_ctrl_of(sm_core.rank)->job.stage, SM_STAGE_LEFT);
+        sm_job_barrier_leave();
+    }
 }

@@ -3,7 +3,7 @@
  * core's internal routines.
  *
  * Inside the core, calls flow one way: api.c and fork.c (entry points) ->
- * init.c (bootstrap) -> alloc.c, copy.c -> wait.c -> maps.c, log.c,
+ * init.c (bootstrap) -> alloc.c, copy.c, dump.c, memlimit.c -> wait.c -> maps.c, log.c,
  * settings.c, status.c, state.c. The one exception is the lazy-init upcall:
  * the first malloc (alloc.c), which may come before the constructor, calls
  * sm_core_init(). tests/tools/check_core_deps.py keeps it so. */
@@ -32,6 +32,7 @@
  * may lay out as it likes (rings, flags, locks). Zero when the job starts. */
 enum sm_area {
     SM_AREA_P2P, SM_AREA_COLL, SM_AREA_RMA,
+    SM_AREA_MPI,                 /* the MPI binding's (dynamic processes: ports, names) */
     SM_AREA_COUNT
 };
 #define SM_AREA_OFF  (1ULL << 20)
@@ -69,7 +70,7 @@ struct sm_rank_ctrl {
 _Static_assert(sizeof(struct sm_rank_ctrl) <= SM_AREA_OFF, "control block fits");
 
 struct sm_core {
-    int      initialized;         /* set (release) when sm_core_init has finished */
+    int      joined;              /* set (release) when sm_core_join has finished */
     int      rank, size;
     pid_t    pid;
     bool     singleton;           /* not started by smrun: a job of one */
@@ -112,6 +113,14 @@ static inline void *sm_symmetric_base(size_t *len)
     *len = sm_core.sym_bytes;
     return (void *)(sm_slot_base(sm_core.rank) + SM_SYM_OFF);
 }
+/* Whether [p, p+len) lies in the rank's malloc heap, where libsmartmap's own
+ * blocks are: the bindings check a handle so before reading it. */
+static inline bool sm_heap_holds(const void *p, size_t len)
+{
+    uintptr_t off = (uintptr_t)p - (sm_slot_base(sm_core.rank) + SM_HEAP_OFF);
+    return off < sm_core.heap_bytes && len <= sm_core.heap_bytes - off;
+}
+
 /* Offset inside a slot of local address a, or UINT64_MAX if not exposed. */
 static inline uint64_t sm_local_offset(uintptr_t a)
 {
@@ -127,18 +136,28 @@ static inline uint64_t sm_local_offset(uintptr_t a)
     return UINT64_MAX;
 }
 
-/* init.c. Initialise the core once: called by the constructor, and first
- * by the first malloc if that comes earlier (the lazy-init upcall). */
+/* init.c. Initialise the core once (claim the rank, map the slots, expose
+ * the globals and the stack, attach the heap): called by the constructor,
+ * and first by the first malloc if that comes earlier (the lazy-init upcall). */
 void sm_core_init(void);
-/* The cheap check for entry points (api.c, fork.c, the bindings): a plain
- * load once initialised. */
+/* Join the job once, at the program's first use of it (sm_core_ensure): the
+ * start-up barrier. A process that could not take its rank ends here, with
+ * one line saying why. */
+void sm_core_join(void);
+/* The cheap check for entry points (api.c, the bindings): a plain load once
+ * joined. */
 static inline void sm_core_ensure(void)
 {
-    if (SM_UNLIKELY(!__atomic_load_n(&sm_core.initialized, __ATOMIC_ACQUIRE))) sm_core_init();
+    if (SM_UNLIKELY(!__atomic_load_n(&sm_core.joined, __ATOMIC_ACQUIRE))) sm_core_join();
 }
 /* Run fn on a private stack in libsmartmap's own (never exposed) memory;
  * callers serialise (init runs once; fork holds its lock). */
 void sm_on_private_stack(void (*fn)(void));
+
+/* dump.c. Leave the slots' untouched memory and the peers' slots out of
+ * core dumps (init has marked every slot MADV_DONTDUMP): install the crash
+ * handler that puts the rank's own touched memory back. */
+void sm_dump_init(void);
 
 /* wait.c. Choose how wakers and sleepers fence; once per process, before
  * its first wake. */
@@ -158,6 +177,9 @@ static inline __attribute__((always_inline)) void sm_wake_inline(int rank)
 void sm_wait_ready(int rank);
 /* The job-wide barrier (sm_barrier without the initialisation check). */
 void sm_job_barrier(void);
+/* Count the caller in the job barrier without waiting (a rank that exits
+ * without having joined the job). */
+void sm_job_barrier_leave(void);
 
 /* copy.c. Start the staged-copy service thread (after init, outside malloc). */
 sm_status_t sm_copy_start_service(void);

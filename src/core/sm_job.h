@@ -57,6 +57,20 @@ enum sm_ctrl_flag {
     SM_CTRL_NOTE = 1u << 0,  /* exit_note holds how the rank ended (e.g. an abort) */
 };
 
+/* How far the rank's program has come (smrun reads it to tell a job that can
+ * no longer finish). A program joins the job at its first use of it (a
+ * smartmap call, MPI_Init, shmem_init): the start-up barrier, which waits
+ * for every rank's program to have exposed its memory. A wrapper that execs
+ * the program (a shell script under --preload) exposes its own and never
+ * joins: the program after the exec, the same process, takes the rank over. */
+enum sm_stage {
+    SM_STAGE_NONE,      /* no smartmap program has claimed the rank yet */
+    SM_STAGE_EXPOSED,   /* claimed (pid), memory exposed (magic): running, not joined */
+    SM_STAGE_JOINING,   /* in the start-up barrier, waiting for the others */
+    SM_STAGE_JOINED,    /* past it */
+    SM_STAGE_LEFT,      /* exited without joining, counted in the barrier on its way out */
+};
+
 /* Clients of the job's lifecycle (MPI, OpenSHMEM, ARMCI ...): each registers
  * when it is initialised, naming its finalize routine, and deregisters when
  * finalised, in any order. A rank that exits while one is registered has
@@ -74,8 +88,13 @@ struct sm_ctrl {
     int32_t  rank;
     int32_t  pid;
     _Atomic uint32_t flags;         /* enum sm_ctrl_flag */
+    _Atomic uint32_t stage;         /* enum sm_stage */
     int32_t  exit_code;             /* with SM_CTRL_NOTE: the code the rank asked for */
     struct sm_client client[SM_CLIENT_MAX];
+    /* The finalize routines ever required here (the first SM_CLIENT_MAX):
+     * a rank that exited without requiring one that another rank requires
+     * never initialised that library, and the other would wait for it. */
+    char     seen[SM_CLIENT_MAX][SM_CLIENT_NAME];
     char     exit_note[128];        /* with SM_CTRL_NOTE: printed by smrun */
 };
 

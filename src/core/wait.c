@@ -16,21 +16,24 @@
 
 /* The sleeper handshake is a Dekker pair: a waker stores the condition and
  * then reads the sleeper count, a sleeper counts itself and then reads the
- * condition, and each side's store must be visible before its load. Wakers
- * are the hot path (every send), sleepers the cold one, so where the kernel
- * allows it the sleeper pays for both: membarrier(GLOBAL_EXPEDITED) runs a
- * full barrier on every CPU that runs a registered process, i.e. on every
- * waker of the job, and the waker's barrier becomes a compiler barrier.
- * Without membarrier (old kernel, seccomp) wakers fence. */
+ * condition, and each side's store must be visible before its load. The
+ * sleeper's count is a locked read-modify-write, a full barrier on its side.
+ * With a core per rank wakers are the hot path (every send) and sleepers the
+ * cold one, so where the kernel allows it the sleeper pays for the waker too:
+ * membarrier(GLOBAL_EXPEDITED) runs a full barrier on every CPU that runs a
+ * registered process, i.e. on every waker of the job, and the waker's
+ * barrier becomes a compiler barrier. Oversubscribed (more ranks than CPUs),
+ * waits end in sleeps most of the time, and the IPIs each sleep sent to the
+ * CPUs running other ranks cost more than the wakers' fences: wakers fence
+ * (measured: 128 and 256 ranks on 2 cores, Allreduce + Barrier, half the
+ * time). Without membarrier (old kernel, seccomp) wakers fence too. */
 bool sm_wake_unfenced;          /* this process is registered: wakers need no fence */
-static bool sleep_membarrier;   /* sleepers can force the barrier on the wakers */
 
 void sm_wait_init(void)
 {
-    long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-    sleep_membarrier = q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED);
-    sm_wake_unfenced = sleep_membarrier &&
-                    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+    long q = sm_core.oversubscribed ? 0 : syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    sm_wake_unfenced = q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+                       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
 }
 
 static inline void waker_fence(void)
@@ -40,10 +43,13 @@ static inline void waker_fence(void)
 }
 
 /* After counting itself as a sleeper: false if a wake may be missed, and
- * the sleep must then be short. */
+ * the sleep must then be short. Wakers that fence cannot miss it; unfenced
+ * ones cannot once membarrier has run. (That fenced wakers were treated as
+ * unsure made every sleeper poll every 50 us where membarrier is denied:
+ * 128 ranks on 2 cores took 100 times as long.) */
 static bool sleeper_fence(void)
 {
-    return sleep_membarrier && syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0;
+    return !sm_wake_unfenced || syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0;
 }
 
 /* Shared (not FUTEX_PRIVATE) futexes: the word is in a memfd mapped by

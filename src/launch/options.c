@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sm_memlimit.h"
 #include "sm_settings.h"
 #include "smrun.h"
 
@@ -32,6 +33,7 @@ void msg(const char *fmt, ...)
     va_end(ap);
     n += m < 0 ? 0 : m < room ? m : room - 1;     /* a long message is cut */
     line[n++] = '\n';
+    end_partial_line(1);
     ssize_t w = write(STDERR_FILENO, line, (size_t)n);
     (void)w;
 }
@@ -76,24 +78,6 @@ const char *signal_name(int sig, char buf[16])
     return buf;
 }
 
-/* A field of /proc/meminfo in KiB, 0 if absent. */
-uint64_t meminfo_kib(const char *field)
-{
-    FILE *f = fopen("/proc/meminfo", "re");
-    if (!f) return 0;
-    char line[256];
-    size_t flen = strlen(field);
-    uint64_t v = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, field, flen) == 0 && line[flen] == ':') {
-            v = strtoull(line + flen + 1, NULL, 10);
-            break;
-        }
-    }
-    fclose(f);
-    return v;
-}
-
 void format_bytes(uint64_t bytes, char *buf, size_t len)
 {
     static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
@@ -136,8 +120,10 @@ static double parse_timeout(const char *s)
     errno = 0;
     double v = strtod(s, &end);
     if (*end == 's' && end[1] == '\0') end++;
-    if (*end || errno || !isfinite(v) || v <= 0 || v > 1e8)
+    if (*end || errno == EINVAL || isnan(v) || v <= 0)
         usage_error("--timeout: '%s' is not a positive number of seconds", s);
+    if (v > 1e8 || errno == ERANGE)
+        usage_error("--timeout: '%s' is too large (at most 100000000 seconds, about 3 years)", s);
     return v;
 }
 
@@ -269,8 +255,12 @@ static void print_help(void)
 "  -x VAR=VALUE            set VAR in the ranks' environment; before the first\n"
 "                          ':' for every rank, after it for that context only\n"
 "  --mem-per-rank SIZE     heap of each rank: 512M, 2G, 1.5GiB, 1073741824 ...\n"
-"                          (binary units; rounded up to 64 MiB; %s..%s;\n"
-"                          default: 90%% of physical memory shared by the ranks)\n"
+"                          (binary units; rounded up to 64 MiB; %s..%s);\n"
+"                          before the first ':' for every context, after it\n"
+"                          for that context only. Address space until touched:\n"
+"                          the ranks' heaps may add up to more than memory.\n"
+"                          Default: 90%% of the memory smrun may use (physical,\n"
+"                          or its memory cgroup's limit) shared by the ranks.\n"
 "  --pages 4k|2m           page size for the ranks' shared memory (default 4k;\n"
 "                          2m needs transparent huge pages for shmem)\n"
 "  --bind-to core|none     pin rank i to the i-th CPU smrun may run on, wrapping\n"
@@ -286,15 +276,20 @@ static void print_help(void)
 "                          environment: each one's value now, default, meaning\n"
 "                          (--info=markdown: as a Markdown table)\n"
 "Long options may also be given with one dash (-np, -tag-output ...).\n"
+"-n, -x and --mem-per-rank belong to an app context; the others to the whole\n"
+"job, before the first program.\n"
 "--oversubscribe and --allow-run-as-root are accepted for mpirun's sake and\n"
 "do nothing: more ranks than CPUs are always allowed.\n"
 "\n"
 "Each rank gets smrun's environment plus:\n", SM_NMAX, lo, hi);
     print_smrun_settings();
     printf(
-"Ranks run with address space randomisation off, in a process group of their\n"
-"own. Rank 0 reads smrun's stdin, the others /dev/null. Output is forwarded\n"
-"line by line, so lines of different ranks never mix.\n"
+"Ranks run in a process group of their own, their programs with address\n"
+"space randomisation off (what a program starts once it uses the job has it\n"
+"back). Each rank runs one smartmap program: a wrapper may exec it, and any\n"
+"other smartmap program in the rank fails when it uses the job. Rank 0 reads\n"
+"smrun's stdin, the others /dev/null. Output is forwarded line by line, so\n"
+"lines of different ranks never mix.\n"
 "\n"
 "A rank that is killed by a signal, exits non-zero, exits without finalizing\n"
 "(e.g. without MPI_Finalize) or aborts ends the job: smrun kills the other\n"
@@ -384,7 +379,12 @@ static void add_env(char ***env, int *n, const char *s)
     (*env)[(*n)++] = xstrdup(s);
 }
 
-static const char *mem_arg;  /* --mem-per-rank as given, for messages */
+/* Options of the whole job, which mpirun takes before the first program
+ * only: after a ':' they are refused rather than silently applied to all. */
+static bool is_global(int c)
+{
+    return c == OPT_PAGES || c == OPT_TAG || c == OPT_TIMEOUT || c == OPT_BIND || c == OPT_PRELOAD || c == 'v';
+}
 
 /* One app context: seg[1..n-1] (seg[0] is a name for getopt). */
 static void parse_context(char **seg, int n, int ctx, struct options *o, const char **pages_req)
@@ -394,19 +394,29 @@ static void parse_context(char **seg, int n, int ctx, struct options *o, const c
     rewrite_single_dash(seg, n);
     optind = 0;                                   /* glibc: full re-initialisation */
     opterr = 0;
-    int c;
-    while ((c = getopt_long(n, seg, shortopts, longopts, NULL)) != -1) {
+    int c, li;
+    while ((c = getopt_long(n, seg, shortopts, longopts, &li)) != -1) {
+        if (ctx > 0 && is_global(c))
+            usage_error("%s%s is an option of the whole job: give it before the first program, not in app "
+                        "context %d (after ':' number %d)", c == 'v' ? "-" : "--",
+                        c == 'v' ? "v" : longopts[li].name, ctx + 1, ctx);
         switch (c) {
-        case 'n': a->nranks = parse_count("-n", optarg); break;
+        case 'n':
+            if (a->nranks >= 0)
+                usage_error("-n: given twice in app context %d (%d and %s)", ctx + 1, a->nranks, optarg);
+            a->nranks = parse_count("-n", optarg);
+            break;
         case 'x':
             if (ctx == 0) add_env(&o->genv, &o->ngenv, optarg);
             else add_env(&a->env, &a->nenv, optarg);
             break;
         case OPT_MEM:
-            if (!sm_parse_size(optarg, &o->heap_bytes))
+            if (a->mem_arg)
+                usage_error("--mem-per-rank: given twice in app context %d ('%s' and '%s')", ctx + 1, a->mem_arg,
+                            optarg);
+            if (!sm_parse_size(optarg, &a->heap_bytes))
                 usage_error("--mem-per-rank: '%s' is not a size (e.g. 512M, 2G, 1.5GiB)", optarg);
-            o->mem_given = true;
-            mem_arg = optarg;
+            a->mem_arg = optarg;
             break;
         case OPT_PAGES:
             if (strcasecmp(optarg, "4k") == 0) *pages_req = "4k";
@@ -483,32 +493,33 @@ void parse_options(int argc, char **argv, struct options *o)
     if (o->nranks > SM_NMAX)
         usage_error("-n: %d ranks in all are more than a job can have (%d)", o->nranks, SM_NMAX);
 
-    /* Memory: explicit sizes are checked; the default is a fair share. */
-    uint64_t mem = meminfo_kib("MemTotal") * 1024, swap = meminfo_kib("SwapTotal") * 1024;
-    if (o->mem_given) {
-        char a[32], b[32], c[32];
-        if (o->heap_bytes < SM_HEAP_MIN) {
-            format_bytes(SM_HEAP_MIN, a, sizeof a);
-            usage_error("--mem-per-rank: '%s' is below the minimum of %s", mem_arg, a);
+    /* Memory. A heap is address space until touched, so a job may ask for
+     * more than the machine has in all (only a rank that fills its heap
+     * needs the memory); what cannot work is refused: a size the slot
+     * cannot hold. --mem-per-rank before the first ':' is every context's
+     * default, after it that context's own. Without one, a fair share of
+     * what smrun may use (the machine, or its memory cgroup's limit), so
+     * that a rank filling its heap gets NULL from malloc, not the OOM killer. */
+    o->mem_limit = sm_memory_limit();
+    uint64_t share = o->mem_limit ? (uint64_t)((double)o->mem_limit * 0.9 / o->nranks) : SM_HEAP_MIN;
+    share = share / SM_HEAP_ALIGN * SM_HEAP_ALIGN;
+    if (share < SM_HEAP_MIN) share = SM_HEAP_MIN;
+    if (share > SM_HEAP_MAX) share = SM_HEAP_MAX;
+    for (int ctx = 0; ctx < o->napps; ctx++) {
+        struct app *a = &o->apps[ctx];
+        char lim[32];
+        if (a->mem_arg && a->heap_bytes < SM_HEAP_MIN) {
+            format_bytes(SM_HEAP_MIN, lim, sizeof lim);
+            usage_error("--mem-per-rank: '%s' is below the minimum of %s", a->mem_arg, lim);
         }
-        if (o->heap_bytes > SM_HEAP_MAX) {
-            format_bytes(SM_HEAP_MAX, a, sizeof a);
-            usage_error("--mem-per-rank: '%s' is above the maximum of %s", mem_arg, a);
+        if (a->mem_arg && a->heap_bytes > SM_HEAP_MAX) {
+            format_bytes(SM_HEAP_MAX, lim, sizeof lim);
+            usage_error("--mem-per-rank: '%s' is above the maximum of %s", a->mem_arg, lim);
         }
-        o->heap_bytes = (o->heap_bytes + SM_HEAP_ALIGN - 1) / SM_HEAP_ALIGN * SM_HEAP_ALIGN;
-        if (mem && (unsigned __int128)o->heap_bytes * (unsigned)o->nranks > (unsigned __int128)mem + swap) {
-            format_bytes(o->heap_bytes, a, sizeof a);
-            format_bytes(mem, b, sizeof b);
-            format_bytes(swap, c, sizeof c);
-            usage_error("--mem-per-rank: '%s': %d ranks x %s is more than this machine has (%s of memory + %s of swap)",
-                        mem_arg, o->nranks, a, b, c);
-        }
-    } else {
-        uint64_t share = mem ? (uint64_t)((double)mem * 0.9 / o->nranks) : SM_HEAP_MIN;
-        share = share / SM_HEAP_ALIGN * SM_HEAP_ALIGN;
-        if (share < SM_HEAP_MIN) share = SM_HEAP_MIN;
-        if (share > SM_HEAP_MAX) share = SM_HEAP_MAX;
-        o->heap_bytes = share;
+        if (a->mem_arg) a->heap_bytes = (a->heap_bytes + SM_HEAP_ALIGN - 1) / SM_HEAP_ALIGN * SM_HEAP_ALIGN;
+        else a->heap_bytes = o->apps[0].mem_arg ? o->apps[0].heap_bytes : share;
+        if (a->heap_bytes > o->heap_bytes) o->heap_bytes = a->heap_bytes;
+        o->heap_total += a->heap_bytes * (uint64_t)a->nranks;
     }
     o->pages = check_pages(pages_req);
     if (o->preload) o->preload_lib = find_preload_lib();

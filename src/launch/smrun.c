@@ -41,6 +41,7 @@ struct rank {
     pid_t  pid;
     int    app;
     bool   exited;      /* seen by waitid(WNOWAIT): a zombie until the end */
+    bool   clean;       /* exited 0, finalized: no failure, but see stranded() */
     int    status;      /* wait status */
     const struct sm_ctrl *ctrl;  /* the first page of its memfd, read-only */
     struct stream io[2];         /* [0] stdout, [1] stderr */
@@ -68,7 +69,7 @@ static bool relay_stdin_on;
  * environment, SMARTMAP_JOB=<token>, by which it finds the job's processes. */
 static char job_token[48];
 static int guard_wr = -1;
-static int stranded_by = -1;  /* the first rank that exited 0 without initialising smartmap */
+static bool clean_exits;      /* a rank exited cleanly: see stranded() */
 
 /* The cause that ends the job, first come first served. */
 static bool ending;
@@ -111,11 +112,25 @@ static void write_all(int s, const char *buf, size_t len)
     }
 }
 
+/* The rank whose last output on stdout [0] / stderr [1] did not end its
+ * line (a last line without '\n', a runaway line), or -1. Another rank's
+ * output, or smrun's own message, starts a new line first. */
+static int unfinished[2] = { -1, -1 };
+
+void end_partial_line(int s)
+{
+    if (unfinished[s] >= 0) write_all(s, "\n", 1);
+    unfinished[s] = -1;
+}
+
 /* Forward the complete lines in [buf, buf+len) of rank r with one write(). */
 static void emit(int r, int s, const char *buf, size_t len)
 {
     if (!len) return;
+    if (unfinished[s] != r) end_partial_line(s);
+    unfinished[s] = buf[len - 1] == '\n' ? -1 : r;
     if (!opt.tag_output) { write_all(s, buf, len); return; }
+    unfinished[s] = -1;                          /* tagged lines are always ended */
     char tag[16];
     int tlen = snprintf(tag, sizeof tag, "[%d] ", r);
     size_t lines = 0;
@@ -339,7 +354,7 @@ static _Noreturn void child(int r, int sp_out[2], int sp_err[2])
     snprintf(num, sizeof num, "%d", (int)getpid()); setenv(SM_ENV_PID, num, 1);
     snprintf(num, sizeof num, "%d", fd0);         setenv(SM_ENV_FD0, num, 1);
     setenv(SM_ENV_PAGES, opt.pages, 1);
-    snprintf(num, sizeof num, "%llu", (unsigned long long)opt.heap_bytes);
+    snprintf(num, sizeof num, "%llu", (unsigned long long)a->heap_bytes);
     setenv(SM_ENV_HEAP, num, 1);
     setenv(SM_ENV_LAUNCHER, "smrun " SMRUN_VERSION, 1);
     setenv(SM_ENV_JOB, job_token, 1);
@@ -583,22 +598,70 @@ static void ctrl_string(const char *src, size_t max, char *dst)
     dst[i] = '\0';
 }
 
-/* A rank that exited 0 without ever initialising smartmap (a program not
- * linked with it, in a job with programs that are) strands the others: every
- * rank that initialises waits for all the others before main(). Once one has,
- * the job can never finish: end it and say why. */
+/* The name of the library a finalize routine ends: "MPI" for MPI_Finalize. */
+static void library_of(const char *finalize, char *lib, size_t len)
+{
+    const char *us = strrchr(finalize, '_');
+    snprintf(lib, len, "%.*s", us && us > finalize ? (int)(us - finalize) : (int)strlen(finalize), finalize);
+}
+
+/* Why rank x, which exited cleanly, leaves live rank y unable to finish;
+ * false if it does not. */
+static bool strands(int x, int y, char *why, size_t len)
+{
+    const struct sm_ctrl *cx = ranks[x].ctrl, *cy = ranks[y].ctrl;
+    uint32_t sx = atomic_load(&((struct sm_ctrl *)cx)->stage);
+    /* Every program joins the job through a barrier at its first use of it
+     * (a rank that never uses it is counted on its way out): one that never
+     * got there leaves those in it waiting. */
+    if (sx != SM_STAGE_JOINED && sx != SM_STAGE_LEFT && atomic_load(&((struct sm_ctrl *)cy)->stage) == SM_STAGE_JOINING) {
+        if (cx->magic != SM_CTRL_MAGIC)
+            snprintf(why, len, "exited without initialising smartmap, and rank %d waits for it at start-up: "
+                     "every rank's program must be linked with -lsmartmap (or run with --preload)", y);
+        else
+            snprintf(why, len, "exited without joining the job (by _exit, or by exec of a program without "
+                     "smartmap), and rank %d waits for it at start-up", y);
+        return true;
+    }
+    /* A library initialised in y (MPI, OpenSHMEM: collective calls) that x
+     * never initialised: y would wait for x in it. Only from a block that
+     * is y's own (as rank_exited() trusts it). */
+    if (cy->magic != SM_CTRL_MAGIC || cy->pid != ranks[y].pid) return false;
+    for (int i = 0; i < SM_CLIENT_MAX; i++) {
+        if (atomic_load(&((struct sm_ctrl *)cy)->client[i].state) != SM_CLIENT_REGISTERED) continue;
+        char name[SM_CLIENT_NAME + 1], seen[SM_CLIENT_NAME + 1], lib[SM_CLIENT_NAME + 1];
+        ctrl_string(cy->client[i].finalize, SM_CLIENT_NAME, name);
+        bool found = false;
+        for (int j = 0; j < SM_CLIENT_MAX && !found; j++) {
+            ctrl_string(cx->seen[j], SM_CLIENT_NAME, seen);
+            found = strcmp(seen, name) == 0;
+        }
+        if (found || !name[0]) continue;
+        library_of(name, lib, sizeof lib);
+        snprintf(why, len, "exited without initialising %s, which rank %d uses (it requires %s): rank %d "
+                 "would wait for it forever", lib, y, name, y);
+        return true;
+    }
+    return false;
+}
+
+/* A rank that exited cleanly can still leave the job unable to finish: end
+ * it then, and say why, rather than let it hang until --timeout. Checked
+ * while the others run, as they come to wait for it. */
 static void stranded(void)
 {
-    if (stranded_by < 0 || ending) return;
-    for (int r = 0; r < nranks; r++) {
-        if (ranks[r].exited || ranks[r].ctrl->magic != SM_CTRL_MAGIC) continue;
-        ending = true;
-        exit_code = 1;
-        kill_group(SIGKILL);
-        msg("rank %d (pid %d) exited without initialising smartmap, and rank %d waits for it "
-            "at start-up: every rank's program must be linked with -lsmartmap (or run with --preload)",
-            stranded_by, (int)ranks[stranded_by].pid, r);
-        return;
+    if (!clean_exits || ending) return;
+    char why[400];
+    for (int x = 0; x < nranks; x++) {
+        if (!ranks[x].clean) continue;
+        for (int y = 0; y < nranks; y++) {
+            if (ranks[y].exited || !strands(x, y, why, sizeof why)) continue;
+            ending = true;
+            exit_code = 1;
+            kill_group(SIGKILL);
+            msg("rank %d (pid %d) %s", x, (int)ranks[x].pid, why);
+            return;
+        }
     }
 }
 
@@ -624,7 +687,14 @@ static void rank_exited(int r)
 {
     struct rank *k = &ranks[r];
     const struct sm_ctrl *c = k->ctrl;
-    bool valid = c->magic == SM_CTRL_MAGIC && c->pid == k->pid;
+    /* The block is the rank's program's: the rank process's own, or, for a
+     * wrapper that ran the program as its child (sh -c ./prog, gdb --args
+     * ./prog), that program's once it is gone too. */
+    char holder[16], state = 'X';
+    int ppid, pgrp;
+    snprintf(holder, sizeof holder, "%d", (int)c->pid);
+    bool valid = c->magic == SM_CTRL_MAGIC && c->pid > 0 &&
+                 (c->pid == k->pid || !proc_stat(holder, &state, &ppid, &pgrp) || state == 'Z' || state == 'X');
     uint32_t flags = valid ? atomic_load(&((struct sm_ctrl *)c)->flags) : 0;
     int st = k->status;
     char how[200], sig[16];
@@ -636,8 +706,17 @@ static void rank_exited(int r)
         snprintf(how, sizeof how, "%s", note);
         code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     } else if (WIFSIGNALED(st)) {
-        snprintf(how, sizeof how, "killed by %s%s", signal_name(WTERMSIG(st), sig),
-                 WCOREDUMP(st) ? " (core dumped)" : "");
+        int n = snprintf(how, sizeof how, "killed by %s%s", signal_name(WTERMSIG(st), sig),
+                         WCOREDUMP(st) ? " (core dumped)" : "");
+        /* Not smrun's SIGKILL (the job was not ending): the kernel's OOM
+         * killer, likely, if the heaps can outgrow the memory. */
+        if (WTERMSIG(st) == SIGKILL && opt.mem_limit && opt.heap_total > opt.mem_limit) {
+            char total[32], limit[32];
+            format_bytes(opt.heap_total, total, sizeof total);
+            format_bytes(opt.mem_limit, limit, sizeof limit);
+            snprintf(how + n, sizeof how - (size_t)n, " (out of memory? the ranks' heaps, %s in all, can "
+                     "outgrow the %s this job may use)", total, limit);
+        }
         code = 128 + WTERMSIG(st);
     } else if (WEXITSTATUS(st) != 0) {
         snprintf(how, sizeof how, "exited with code %d", WEXITSTATUS(st));
@@ -646,9 +725,7 @@ static void rank_exited(int r)
         code = 1;
     } else {
         if (opt.verbose) msg("rank %d (pid %d) exited with code 0", r, (int)k->pid);
-        /* Never initialised smartmap (no one set the magic in its slot)? Then
-         * ranks that did wait for it at start-up forever: see stranded(). */
-        if (c->magic != SM_CTRL_MAGIC && stranded_by < 0) stranded_by = r;
+        k->clean = clean_exits = true;            /* but see stranded() */
         return;
     }
     if (ending) return;                          /* only the first failure is the cause */
@@ -776,10 +853,13 @@ int main(int argc, char **argv)
     start_stdin_relay();
 
     if (opt.verbose) {
-        char heap[32];
+        char heap[32], total[32], limit[32];
         format_bytes(opt.heap_bytes, heap, sizeof heap);
-        msg("%d rank%s, %s of heap each, memfds at fd %d.., %s pages, bind to %s", nranks,
-            nranks == 1 ? "" : "s", heap, fd0, opt.pages, opt.bind_core ? "core" : "none");
+        format_bytes(opt.heap_total, total, sizeof total);
+        format_bytes(opt.mem_limit, limit, sizeof limit);
+        msg("%d rank%s, up to %s of heap each (%s in all; smrun may use %s of memory), memfds at fd %d.., "
+            "%s pages, bind to %s", nranks, nranks == 1 ? "" : "s", heap, total, limit, fd0, opt.pages,
+            opt.bind_core ? "core" : "none");
         if (opt.preload) msg("preload %s", opt.preload_lib);
         for (int i = 0; i < opt.ngenv; i++)
             if (!strchr(opt.genv[i], '=') && !getenv(opt.genv[i]))
@@ -814,7 +894,7 @@ int main(int argc, char **argv)
         if (ending && kill_at_ms < 0) break;
         int64_t deadline = kill_at_ms >= 0 ? kill_at_ms : !ending ? timeout_at_ms : -1;
         int64_t wait = deadline < 0 ? -1 : deadline - now;   /* > 0: checked above */
-        if (stranded_by >= 0 && (wait < 0 || wait > 100)) wait = 100;  /* watch the others start */
+        if (clean_exits && (wait < 0 || wait > 100)) wait = 100;  /* watch the others: stranded() */
         int n = epoll_wait(epfd, evs, 64, (int)(wait > INT_MAX ? INT_MAX : wait));
         if (n < 0 && errno != EINTR) die("epoll_wait");
         for (int i = 0; i < n; i++) {

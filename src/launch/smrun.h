@@ -32,14 +32,17 @@ struct app {
     char **argv;       /* NULL-terminated; argv[0] as the user wrote it */
     char **env;        /* -x given in this context only (contexts after the first) */
     int    nenv;
+    uint64_t heap_bytes;   /* per rank of this context, a multiple of SM_HEAP_ALIGN */
+    const char *mem_arg;   /* --mem-per-rank as given in this context; NULL if not */
 };
 
 struct options {
     struct app *apps;
     int         napps;
     int         nranks;          /* over all contexts */
-    uint64_t    heap_bytes;      /* per rank, a multiple of SM_HEAP_ALIGN */
-    bool        mem_given;
+    uint64_t    heap_bytes;      /* the largest heap of a rank (each context has its own) */
+    uint64_t    heap_total;      /* the heaps of all ranks */
+    uint64_t    mem_limit;       /* the memory smrun may use (machine or cgroup); 0: unknown */
     const char *pages;           /* "4k" or "2m" after the THP check */
     bool        tag_output;
     double      timeout;         /* seconds; 0: none */
@@ -50,6 +53,10 @@ struct options {
     char      **genv;            /* -x of the first context: every rank */
     int         ngenv;
 };
+
+/* smrun.c: a rank's unfinished line on stream s (0 stdout, 1 stderr) is
+ * ended before anything else is written there. */
+void end_partial_line(int s);
 
 /* info.c: the SMARTMAP_* settings (the core's table) */
 void print_settings_info(const char *format);
@@ -64,7 +71,6 @@ char *xstrdup(const char *s);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 const char *signal_name(int sig, char buf[16]);
-uint64_t meminfo_kib(const char *field);
 void format_bytes(uint64_t bytes, char *buf, size_t len);
 
 #endif

@@ -29,6 +29,12 @@ static int check_data(struct smpi_comm *c, const void *buf, int count, MPI_Datat
 
 #define BEGIN(R) SMPI_CHECK_INIT(R); SMPI_GET_COMM(c, comm, R); int rc
 
+/* On an intercommunicator (ic_ in call), the collective is inter.c's. */
+#define INTER(R, call) do { struct smpi_comm *ic_ = smpi_comm(comm); \
+    if (ic_ && ic_->inter) { SMPI_CHECK_INIT(R); return call; } } while (0)
+#define NOT_INTER(R) do { struct smpi_comm *ic_ = smpi_comm(comm); if (ic_ && ic_->inter) \
+    return smpi_error(ic_, MPI_ERR_COMM, R, "not defined on an intercommunicator (%s)", ic_->name); } while (0)
+
 /* An engine's status as an MPI error (naming the routine and the reason). */
 static int status(struct smpi_comm *c, sm_status_t st, const char *R)
 {
@@ -40,6 +46,7 @@ static int status(struct smpi_comm *c, sm_status_t st, const char *R)
 
 int PMPI_Barrier(MPI_Comm comm)
 {
+    INTER("MPI_Barrier", ic_->inter->ops->barrier(ic_, "MPI_Barrier"));
     BEGIN("MPI_Barrier");
     (void)rc;
     return status(c, coll_barrier(&c->cg), "MPI_Barrier");
@@ -48,6 +55,7 @@ int PMPI_Barrier(MPI_Comm comm)
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    INTER("MPI_Bcast", ic_->inter->ops->bcast(ic_, buffer, count, datatype, root, "MPI_Bcast"));
     static const char R[] = "MPI_Bcast";
     BEGIN(R);
     struct smpi_type *t;
@@ -180,6 +188,7 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm)
 {
+    INTER("MPI_Reduce", ic_->inter->ops->reduce(ic_, sendbuf, recvbuf, count, datatype, op, root, "MPI_Reduce"));
     if (root < 0) {
         SMPI_GET_COMM(c, comm, "MPI_Reduce");
         return check_root(c, root, "MPI_Reduce");
@@ -191,18 +200,21 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
+    INTER("MPI_Allreduce", ic_->inter->ops->allreduce(ic_, sendbuf, recvbuf, count, datatype, op, "MPI_Allreduce"));
     return reduce(sendbuf, recvbuf, count, datatype, op, ALL, comm, "MPI_Allreduce");
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    NOT_INTER("MPI_Scan");
     return reduce(sendbuf, recvbuf, count, datatype, op, SCAN, comm, "MPI_Scan");
 }
 #pragma weak MPI_Scan = PMPI_Scan
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    NOT_INTER("MPI_Exscan");
     return reduce(sendbuf, recvbuf, count, datatype, op, EXSCAN, comm, "MPI_Exscan");
 }
 #pragma weak MPI_Exscan = PMPI_Exscan
@@ -212,6 +224,8 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm)
 {
+    INTER("MPI_Reduce_scatter",
+          ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, recvcounts, 0, datatype, op, "MPI_Reduce_scatter"));
     static const char R[] = "MPI_Reduce_scatter";
     BEGIN(R);
     struct smpi_type *t;
@@ -242,6 +256,9 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm)
 {
+    INTER("MPI_Reduce_scatter_block",
+          ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, NULL, recvcount, datatype, op,
+          "MPI_Reduce_scatter_block"));
     static const char R[] = "MPI_Reduce_scatter_block";
     BEGIN(R);
     struct smpi_type *t;
@@ -315,6 +332,9 @@ static int move(const void *sendbuf, int scount, MPI_Datatype stype, void *recvb
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    INTER("MPI_Gather",
+          ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
+          "MPI_Gather"));
     return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, GATHER, "MPI_Gather");
 }
 #pragma weak MPI_Gather = PMPI_Gather
@@ -322,6 +342,9 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    INTER("MPI_Scatter",
+          ic_->inter->ops->scatter(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+          "MPI_Scatter"));
     return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, SCATTER, "MPI_Scatter");
 }
 #pragma weak MPI_Scatter = PMPI_Scatter
@@ -329,6 +352,9 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm)
 {
+    INTER("MPI_Allgather",
+          ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
+          "MPI_Allgather"));
     return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, ALLGATHER, "MPI_Allgather");
 }
 #pragma weak MPI_Allgather = PMPI_Allgather
@@ -336,6 +362,9 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
+    INTER("MPI_Alltoall",
+          ic_->inter->ops->alltoall(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+          recvtype, "MPI_Alltoall"));
     return move(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, ALLTOALL, "MPI_Alltoall");
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
@@ -403,6 +432,9 @@ static int view1(struct smpi_comm *c, const void *buf, int count, MPI_Datatype t
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    INTER("MPI_Gatherv",
+          ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
+          "MPI_Gatherv"));
     static const char R[] = "MPI_Gatherv";
     BEGIN(R);
     if ((rc = check_root(c, root, R))) return rc;
@@ -425,6 +457,9 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    INTER("MPI_Scatterv",
+          ic_->inter->ops->scatter(ic_, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
+          "MPI_Scatterv"));
     static const char R[] = "MPI_Scatterv";
     BEGIN(R);
     if ((rc = check_root(c, root, R))) return rc;
@@ -450,6 +485,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    INTER("MPI_Allgatherv",
+          ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype,
+          "MPI_Allgatherv"));
     static const char R[] = "MPI_Allgatherv";
     BEGIN(R);
     bool in_place = sendbuf == MPI_IN_PLACE;
@@ -476,6 +514,9 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    INTER("MPI_Alltoallv",
+          ic_->inter->ops->alltoall(ic_, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0,
+          recvtype, "MPI_Alltoallv"));
     static const char R[] = "MPI_Alltoallv";
     BEGIN(R);
     bool in_place = sendbuf == MPI_IN_PLACE;

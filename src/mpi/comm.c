@@ -26,7 +26,7 @@ static struct smpi_group *group_of(MPI_Group h)
 {
     uintptr_t v = (uintptr_t)h;
     if (v == 1) return &smpi_group_empty;
-    if (v < 4096 || h->magic != SMPI_MAGIC_GRP) return NULL;
+    if (!smpi_object(h, sizeof *h) || h->magic != SMPI_MAGIC_GRP) return NULL;
     return h;
 }
 
@@ -222,7 +222,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     SMPI_CHECK_INIT("MPI_Comm_size");
     SMPI_GET_COMM(c, comm, "MPI_Comm_size");
     if (!size) return smpi_error(c, MPI_ERR_ARG, "MPI_Comm_size", "size is NULL");
-    *size = c->pt.size;
+    *size = c->group->size;             /* an intercommunicator's local group */
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_size = PMPI_Comm_size
@@ -240,6 +240,10 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 static int dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
 {
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
+    if (c->inter) {
+        int rc = c->inter->ops->dup(c, newcomm, R);
+        return rc ? rc : attrs_copy(c, *newcomm, R);
+    }
     uint32_t ctx = agree_ctx(c);
     c->group->refs++;
     int rc = comm_new(c->group, ctx, c, NULL, newcomm, R);
@@ -294,6 +298,7 @@ static int split_cmp(const void *a, const void *b)
 static int split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, const char *R)
 {
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
+    if (c->inter) return c->inter->ops->split(c, color, key, newcomm, R);
     if (color < 0 && color != MPI_UNDEFINED) return smpi_error(c, MPI_ERR_ARG, R, "invalid color %d", color);
     int n = c->pt.size;
     struct split_ent me = { color, key, c->pt.rank }, *all = malloc(sizeof me * (size_t)n);
@@ -330,6 +335,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     SMPI_CHECK_INFO(c, info, R);         /* no hints are read */
+    if (c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is an intercommunicator", c->name);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return smpi_error(c, MPI_ERR_ARG, R, "invalid split_type %d", split_type);
     /* Every rank of a smartmap job shares one node's memory. */
@@ -345,6 +351,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     struct smpi_group *g = group_of(group);
     if (!g) return smpi_error(c, MPI_ERR_GROUP, R, "invalid group %p", (void *)group);
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
+    if (c->inter) return c->inter->ops->create(c, group, newcomm, R);
     for (int i = 0; i < g->size; i++) {
         bool in = false;
         for (int j = 0; j < c->pt.size && !in; j++) in = c->group->world[j] == g->world[i];
@@ -371,6 +378,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     SMPI_GET_COMM(c, comm, R);
     struct smpi_group *g = group_of(group);
     if (!g) return smpi_error(c, MPI_ERR_GROUP, R, "invalid group %p", (void *)group);
+    if (c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is an intercommunicator", c->name);
     if (tag < 0) return smpi_error(c, MPI_ERR_TAG, R, "tag %d is negative", tag);
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
     if (g->rank == MPI_UNDEFINED) return smpi_error(c, MPI_ERR_GROUP, R, "the caller is not in the group");
@@ -427,6 +435,10 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     SMPI_GET_COMM(a, comm1, R);
     SMPI_GET_COMM(b, comm2, R);
     if (!result) return smpi_error(a, MPI_ERR_ARG, R, "result is NULL");
+    if (a->inter || b->inter) {
+        *result = (a->inter ? a : b)->inter->ops->compare(a, b);
+        return MPI_SUCCESS;
+    }
     int g = group_cmp(a->group, b->group);
     *result = a == b ? MPI_IDENT : g == MPI_IDENT ? MPI_CONGRUENT : g;
     return MPI_SUCCESS;
@@ -449,7 +461,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     SMPI_CHECK_INIT("MPI_Comm_test_inter");
     SMPI_GET_COMM(c, comm, "MPI_Comm_test_inter");
     if (!flag) return smpi_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
-    *flag = 0;                           /* no intercommunicators yet */
+    *flag = c->inter != NULL;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter

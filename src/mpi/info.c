@@ -20,9 +20,8 @@ static struct smpi_info info_env = { SMPI_MAGIC_INFO, 0, 0, NULL };
 
 struct smpi_info *smpi_info(MPI_Info h)
 {
-    uintptr_t v = (uintptr_t)h;
     if (h == MPI_INFO_ENV) return &info_env;
-    if (v < 4096 || h->magic != SMPI_MAGIC_INFO) return NULL;
+    if (!smpi_object(h, sizeof *h) || h->magic != SMPI_MAGIC_INFO) return NULL;
     return h;
 }
 

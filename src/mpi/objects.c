@@ -12,7 +12,7 @@
 #include "smpi.h"
 
 int smpi_state;
-struct smpi_comm smpi_comm_world, smpi_comm_self;
+struct smpi_comm smpi_comm_world, smpi_comm_self, *smpi_comm_universe;
 struct smpi_group smpi_group_empty = { SMPI_MAGIC_GRP, 1, 0, MPI_UNDEFINED, NULL };
 
 const char *smpi_comm_name(const struct smpi_comm *c) { return c->name; }
@@ -90,6 +90,12 @@ int smpi_comm_init_predef(void)
     smpi_group_set_rank(s);
     smpi_comm_setup(&smpi_comm_world, w, 0, "MPI_COMM_WORLD");
     smpi_comm_setup(&smpi_comm_self, s, 2, "MPI_COMM_SELF");
+    w->refs++;
+    if (!smpi_comm_universe && !(smpi_comm_universe = calloc(1, sizeof *smpi_comm_universe)))
+        return MPI_ERR_NO_MEM;
+    smpi_comm_setup(smpi_comm_universe, w, SMPI_CTX_UNIVERSE, "the job");
+    smpi_comm_universe->cg.num = -1;
+    smpi_comm_universe->errh = MPI_ERRORS_RETURN;
     struct sm_group mw = smpi_group_members(w), ms = smpi_group_members(s);
     /* (the engine fails here only for want of memory or group numbers) */
     if (coll_group_create(&smpi_comm_world.cg, &mw, NULL) ||
@@ -100,12 +106,18 @@ int smpi_comm_init_predef(void)
 
 void smpi_comm_ref(struct smpi_comm *c)
 {
-    if (c != &smpi_comm_world && c != &smpi_comm_self) c->refs++;
+    if (c != &smpi_comm_world && c != &smpi_comm_self && c != smpi_comm_universe) c->refs++;
 }
 
 void smpi_comm_unref(struct smpi_comm *c)
 {
-    if (c == &smpi_comm_world || c == &smpi_comm_self || --c->refs > 0) return;
+    if (c == &smpi_comm_world || c == &smpi_comm_self || c == smpi_comm_universe || --c->refs > 0) return;
+    if (c->inter) {                      /* an intercommunicator: its two hidden parts and the remote group */
+        smpi_comm_unref(c->inter->local);
+        smpi_comm_unref(c->inter->peer);
+        smpi_group_unref(c->inter->remote);
+        free(c->inter);
+    }
     coll_group_destroy(&c->cg);
     smpi_topo_unref(c->topo);
     smpi_group_unref(c->group);

@@ -75,7 +75,8 @@ int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct
                     struct smpi_red *out)
 {
     if ((uintptr_t)op >= 4096) {
-        if (op->magic != SMPI_MAGIC_OP) return smpi_error(c, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
+        if (!smpi_object(op, sizeof *op) || op->magic != SMPI_MAGIC_OP)
+            return smpi_error(c, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
         /* Applied in rank order, so non-commutative operations are fine too.
          * The function sees elements in the datatype's own layout, an extent apart. */
         if (smpi_extent(t) <= 0 && t->dt->size)
@@ -113,7 +114,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 
 int PMPI_Op_free(MPI_Op *op)
 {
-    if (!op || (uintptr_t)*op < 4096 || (*op)->magic != SMPI_MAGIC_OP)
+    if (!op || !smpi_object(*op, sizeof **op) || (*op)->magic != SMPI_MAGIC_OP)
         return smpi_error(NULL, MPI_ERR_OP, "MPI_Op_free", "not a user-defined operation");
     (*op)->magic = 0;
     free(*op);
@@ -127,7 +128,8 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
     static const char R[] = "MPI_Op_commutative";
     if (!commute) return smpi_error(NULL, MPI_ERR_ARG, R, "commute is NULL");
     if ((uintptr_t)op >= 4096) {
-        if (op->magic != SMPI_MAGIC_OP) return smpi_error(NULL, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
+        if (!smpi_object(op, sizeof *op) || op->magic != SMPI_MAGIC_OP)
+            return smpi_error(NULL, MPI_ERR_OP, R, "invalid operation %p", (void *)op);
         *commute = op->commute != 0;
     } else if (op == MPI_OP_NULL || OPNUM(op) > OPNUM(MPI_NO_OP)) {
         return smpi_error(NULL, MPI_ERR_OP, R, "invalid operation %s", smpi_hstr((const void *)op, "MPI_OP_NULL"));

@@ -46,6 +46,18 @@ static int check_tag(struct smpi_comm *c, int tag, bool any, const char *R)
     return smpi_error(c, MPI_ERR_TAG, R, "tag %d is negative", tag);
 }
 
+/* A request the library made, or MPI_REQUEST_NULL; any other value is
+ * refused without being read (smpi_object). */
+static inline bool bad_req(MPI_Request r)
+{
+    return r && !(smpi_object(r, sizeof *r) &&
+                  (r->kind == SMPI_REQ_SEND || r->kind == SMPI_REQ_RECV || r->kind == SMPI_REQ_COLL));
+}
+static __attribute__((noinline, cold)) int bad_req_error(MPI_Request r, const char *R)
+{
+    return smpi_error(NULL, MPI_ERR_REQUEST, R, "request %p is not a request", (void *)r);
+}
+
 static int check_req(struct smpi_comm *c, const MPI_Request *r, const char *R)
 {
     return r ? MPI_SUCCESS : smpi_error(c, MPI_ERR_REQUEST, R, "request pointer is NULL");
@@ -306,6 +318,7 @@ static int bsend_go(struct smpi_comm *c, const void *buf, int count, struct smpi
 static int start(MPI_Request *request, const char *R)
 {
     if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, R, "null request");
+    if (SM_UNLIKELY(bad_req(*request))) return bad_req_error(*request, R);
     struct smpi_request *q = *request;
     if (!q->persistent) return smpi_error(q->comm, MPI_ERR_REQUEST, R, "request %p is not persistent", (void *)q);
     if (q->started) return smpi_error(q->comm, MPI_ERR_REQUEST, R, "request %p is already active", (void *)q);
@@ -348,6 +361,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     SMPI_CHECK_INIT("MPI_Wait");
     if (!request) return smpi_error(NULL, MPI_ERR_REQUEST, "MPI_Wait", "request pointer is NULL");
+    if (SM_UNLIKELY(bad_req(*request))) return bad_req_error(*request, "MPI_Wait");
     if (inactive(*request)) { status_empty(status, MPI_ANY_SOURCE); return MPI_SUCCESS; }
     return wait1(request, status, "MPI_Wait");
 }
@@ -358,6 +372,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     static const char R[] = "MPI_Test";
     SMPI_CHECK_INIT(R);
     if (!request || !flag) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
+    if (SM_UNLIKELY(bad_req(*request))) return bad_req_error(*request, R);
     if (inactive(*request)) { *flag = 1; status_empty(status, MPI_ANY_SOURCE); return MPI_SUCCESS; }
     sm_status_t st = smpi_req_test(*request);
     *flag = st != SM_INPROGRESS && p2p_done(&(*request)->p);
@@ -370,6 +385,8 @@ static int check_array(int count, const MPI_Request reqs[], const char *R)
 {
     if (count < 0) return smpi_error(NULL, MPI_ERR_COUNT, R, "count %d is negative", count);
     if (count && !reqs) return smpi_error(NULL, MPI_ERR_REQUEST, R, "array of requests is NULL");
+    for (int i = 0; i < count; i++)
+        if (SM_UNLIKELY(bad_req(reqs[i]))) return bad_req_error(reqs[i], R);
     return MPI_SUCCESS;
 }
 
@@ -549,6 +566,7 @@ int PMPI_Request_free(MPI_Request *request)
     static const char R[] = "MPI_Request_free";
     SMPI_CHECK_INIT(R);
     if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, R, "null request");
+    if (SM_UNLIKELY(bad_req(*request))) return bad_req_error(*request, R);
     struct smpi_request *q = *request;
     if (q->kind == SMPI_REQ_COLL) return coll_request_error(q, R);
     if (q->persistent && !q->started) atomic_store(&q->p.done, 1);
@@ -563,6 +581,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     static const char R[] = "MPI_Request_get_status";
     SMPI_CHECK_INIT(R);
     if (!flag) return smpi_error(NULL, MPI_ERR_ARG, R, "flag is NULL");
+    if (SM_UNLIKELY(bad_req(request))) return bad_req_error(request, R);
     if (inactive(request)) { *flag = 1; status_empty(status, MPI_ANY_SOURCE); return MPI_SUCCESS; }
     sm_status_t st = smpi_req_test(request);
     *flag = p2p_done(&request->p);
@@ -575,6 +594,7 @@ int PMPI_Cancel(MPI_Request *request)
 {
     SMPI_CHECK_INIT("MPI_Cancel");
     if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "null request");
+    if (SM_UNLIKELY(bad_req(*request))) return bad_req_error(*request, "MPI_Cancel");
     if ((*request)->kind == SMPI_REQ_COLL) return coll_request_error(*request, "MPI_Cancel");
     /* Receives that have not matched are cancelled; the others (and sends,
      * not cancellable here) complete normally, as MPI allows. */
@@ -758,6 +778,9 @@ static int imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *mess
     if (!message || *message == MPI_MESSAGE_NULL)
         return smpi_error(NULL, MPI_ERR_REQUEST, R, "invalid message handle");
     bool noproc = *message == MPI_MESSAGE_NO_PROC;
+    if (!noproc && SM_UNLIKELY(!p2p_msg_pending((struct p2p_msg *)*message)))
+        return smpi_error(NULL, MPI_ERR_REQUEST, R, "message %p is not one a matched probe returned, or was received already",
+                          (void *)*message);
     struct smpi_request *q = smpi_request_new(&smpi_comm_world, SMPI_REQ_RECV, buf, count, t,
                                               noproc ? MPI_PROC_NULL : 0, 0, P2P_STANDARD);
     if (!q) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "%s", sm_fail_reason());

@@ -2,7 +2,10 @@
  * datatypes, requests, error handlers) and helpers shared by src/mpi/.
  * Inside the binding, calls flow one way: the entry files (env.c, comm.c,
  * collective.c, pt2pt.c; rma.c -> win.c) -> request.c -> type.c -> info.c ->
- * err.c -> objects.c; nothing calls back up. */
+ * err.c -> objects.c; nothing calls back up. inter.c and dynamic.c are
+ * above the other entry files: they build on their PMPI_ entry points
+ * (over intracommunicators), which reach an intercommunicator's operations
+ * only through its table (struct smpi_inter_ops). */
 #ifndef SMPI_H
 #define SMPI_H
 
@@ -40,10 +43,18 @@ struct smpi_errh {
     MPI_Comm_errhandler_function *fn;
     MPI_Win_errhandler_function *win_fn;   /* a window's (MPI_Win_create_errhandler): fn is NULL */
 };
+/* Whether handle h can be an object of len bytes the library made (one of
+ * its heap blocks): a value that cannot (0x12345, a stack address) is
+ * refused without being read. */
+static inline bool smpi_object(const void *h, size_t len)
+{
+    return ((uintptr_t)h & 7) == 0 && sm_heap_holds(h, len);
+}
+
 /* A user's error handler, or NULL (a predefined one, or not a handler). */
 static inline struct smpi_errh *smpi_user_errh(MPI_Errhandler e)
 {
-    return (uintptr_t)e >= 4096 && e->magic == SMPI_MAGIC_ERRH ? e : NULL;
+    return smpi_object(e, sizeof *e) && e->magic == SMPI_MAGIC_ERRH ? e : NULL;
 }
 
 struct smpi_comm {
@@ -57,6 +68,52 @@ struct smpi_comm {
     char     name[MPI_MAX_OBJECT_NAME];
     struct smpi_attr *attrs;    /* user attributes */
     struct smpi_topo *topo;     /* process topology (topo.c), or NULL; shared by dups */
+    struct smpi_inter *inter;   /* an intercommunicator's other side (inter.c), else NULL */
+};
+/* An intercommunicator: group is the local group, pt names the remote
+ * group's ranks (pt.world is remote->world, pt.size its size) with pt.rank
+ * the caller's local rank; cg is unused (num -1). Its collectives run on
+ * local (an intracommunicator over the local group, contexts of its own)
+ * and between the groups on peer, whose pt is the intercommunicator's
+ * second context (co). */
+/* What an intercommunicator does differently (inter.c's table): comm.c and
+ * collective.c call through it when c->inter is set, with their own
+ * arguments (checked there as far as they concern the communicator), so
+ * that inter.c, which builds on their PMPI_ entry points over
+ * intracommunicators, is above them. */
+struct smpi_inter_ops {
+    int (*dup)(struct smpi_comm *c, MPI_Comm *newcomm, const char *R);
+    int (*split)(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, const char *R);
+    int (*create)(struct smpi_comm *c, MPI_Group group, MPI_Comm *newcomm, const char *R);
+    int (*compare)(struct smpi_comm *a, struct smpi_comm *b);
+    int (*barrier)(struct smpi_comm *c, const char *R);
+    int (*bcast)(struct smpi_comm *c, void *buf, int count, MPI_Datatype type, int root, const char *R);
+    int (*reduce)(struct smpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                  int root, const char *R);
+    int (*allreduce)(struct smpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                     const char *R);
+    int (*reduce_scatter)(struct smpi_comm *c, const void *sbuf, void *rbuf, const int rcounts[], int rcount,
+                          MPI_Datatype type, MPI_Op op, const char *R);
+    int (*gather)(struct smpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                  const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, int root, const char *R);
+    int (*scatter)(struct smpi_comm *c, const void *sbuf, const int scounts[], const int displs[], int scount,
+                   MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root, const char *R);
+    int (*allgather)(struct smpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                     const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, const char *R);
+    /* displacements in bytes (bytes) or in extents of each block's type */
+    int (*alltoallw)(struct smpi_comm *c, const void *sbuf, const int scounts[], const int sdispls[],
+                     const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const int rdispls[],
+                     const MPI_Datatype rtypes[], bool bytes, const char *R);
+    /* counts NULL: scount / rcount each, the blocks one after another */
+    int (*alltoall)(struct smpi_comm *c, const void *sbuf, const int scounts[], const int sdispls[], int scount,
+                    MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[], int rcount,
+                    MPI_Datatype rtype, const char *R);
+};
+struct smpi_inter {
+    struct smpi_group *remote;
+    struct smpi_comm  *local;
+    struct smpi_comm  *peer;
+    const struct smpi_inter_ops *ops;
 };
 struct smpi_attr { struct smpi_attr *next; int key; void *val; };
 
@@ -141,13 +198,17 @@ struct smpi_request {
 
 /* Handle resolution: predefined handles are small integers. */
 extern struct smpi_comm smpi_comm_world, smpi_comm_self;
+/* Every rank of the job, for the binding's own use (no collective group):
+ * Intercomm_merge makes its communicator over it, and the dynamic-process
+ * calls (connect/accept, join) meet on it. */
+extern struct smpi_comm *smpi_comm_universe;   /* a heap object, as handles are */
 extern struct smpi_type smpi_types[SMPI_TYPE_PREDEF_COUNT];
 static inline struct smpi_comm *smpi_comm(MPI_Comm c)
 {
     uintptr_t v = (uintptr_t)c;
     if (v == 1) return &smpi_comm_world;
     if (v == 2) return &smpi_comm_self;
-    if (v < 4096 || c->magic != SMPI_MAGIC_COMM) return NULL;
+    if (!smpi_object(c, sizeof *c) || c->magic != SMPI_MAGIC_COMM) return NULL;
     return c;
 }
 /* The handle the user knows c by (callbacks get it): predefined ones by name. */
@@ -159,7 +220,7 @@ static inline struct smpi_type *smpi_type(MPI_Datatype t)
 {
     uintptr_t v = (uintptr_t)t;
     if (v < SMPI_TYPE_PREDEF_COUNT) return v ? &smpi_types[v] : NULL;
-    if (v < 4096 || t->magic != SMPI_MAGIC_TYPE) return NULL;
+    if (!smpi_object(t, sizeof *t) || t->magic != SMPI_MAGIC_TYPE) return NULL;
     return t;
 }
 static inline ptrdiff_t smpi_extent(const struct smpi_type *t) { return dt_extent(t->dt); }
@@ -210,6 +271,11 @@ int  smpi_comm_init_predef(void);
 int  smpi_comm_self_attrs_free(void);
 void smpi_comm_ref(struct smpi_comm *c);
 void smpi_comm_unref(struct smpi_comm *c);
+/* Context ids of intercommunicators: from here up, agreed over both groups
+ * (inter.c); the hidden communicator over the whole job (dynamic processes'
+ * connect/accept and Intercomm_merge) uses SMPI_CTX_UNIVERSE. */
+#define SMPI_CTX_INTER0   0x40000000u
+#define SMPI_CTX_UNIVERSE 0x3ffffffeu
 
 /* Argument checks shared by the bindings; each returns from the caller on error. */
 #define SMPI_CHECK_INIT(routine) do { \

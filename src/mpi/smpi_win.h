@@ -31,7 +31,7 @@ struct smpi_win {
 
 static inline struct smpi_win *smpi_win(MPI_Win h)
 {
-    return (uintptr_t)h >= 4096 && h->magic == SMPI_MAGIC_WIN ? h : NULL;
+    return smpi_object(h, sizeof *h) && h->magic == SMPI_MAGIC_WIN ? h : NULL;   /* 0x12345: not read */
 }
 
 /* An error on w, or on MPI_COMM_WORLD's handler if the handle is not a window. */

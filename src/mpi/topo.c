@@ -72,6 +72,7 @@ static int bad(struct bad *b, int cls, const char *fmt, ...)
  * whose error ends the job raises it at once (one clear message). */
 static int agree(struct smpi_comm *c, MPI_Comm comm, const struct bad *b, const char *R)
 {
+    if (c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is an intercommunicator", cname(c));
     if (b->cls && c->errh == MPI_ERRORS_ARE_FATAL) return smpi_error(c, b->cls, R, "%s", b->what);
     long long mine = (long long)b->cls << 32 | (unsigned)(INT_MAX - c->pt.rank), worst = mine;
     int rc = PMPI_Allreduce(&mine, &worst, 1, MPI_LONG_LONG, MPI_MAX, comm);

@@ -94,6 +94,7 @@ static int win_new(enum rma_win_kind kind, void *base, MPI_Aint size, int disp_u
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     SMPI_CHECK_INFO(c, info, R);
+    if (c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is an intercommunicator", smpi_comm_name(c));
     if (!win) return smpi_error(c, MPI_ERR_ARG, R, "win is NULL");
     *win = MPI_WIN_NULL;
     int cls = MPI_SUCCESS;

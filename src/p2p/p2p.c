@@ -63,8 +63,10 @@ static inline uint64_t rec_size(uint32_t flags, uint64_t len)
 }
 static inline uint64_t rec_seq(uint64_t pos) { return pos / SM_CACHELINE + 1; }
 
+#define MSG_TAKEN 0x4d534754u       /* "MSGT": a matched probe returned it, no receive has yet */
 struct p2p_msg {                /* an unexpected message */
     struct p2p_msg *next;
+    uint32_t taken;             /* MSG_TAKEN while it is the user's (MPI_Message) */
     int    world;               /* job rank of the sender */
     struct desc d;
     char   data[];              /* eager payload (private copy) */
@@ -431,7 +433,7 @@ static enum arrival arrive(const struct desc *d, int world, struct p2p_req *cand
     struct p2p_msg *m = malloc(sizeof *m + eager);
     if (!m) return NOT_KEPT;
     memcpy(m->data, desc_data(d), eager);
-    m->next = NULL, m->world = world, m->d = *d;
+    m->next = NULL, m->taken = 0, m->world = world, m->d = *d;
     struct msgq *q = &P.unexp[world];
     if (q->tail) q->tail->next = m; else q->head = m;
     q->tail = m;
@@ -701,8 +703,15 @@ sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag
     return SM_OK;
 }
 
+bool p2p_msg_pending(const struct p2p_msg *m)
+{
+    return ((uintptr_t)m & (_Alignof(struct p2p_msg) - 1)) == 0 && sm_heap_holds(m, sizeof *m) &&
+           m->taken == MSG_TAKEN;
+}
+
 sm_status_t p2p_mrecv(struct p2p_req *r, void *buf, size_t len, struct p2p_msg *m, const struct dt_type *type)
 {
+    m->taken = 0;                           /* a copy of the handle is refused from now on */
     recv_start(r, buf, len, type);
     deliver_msg(r, m);
     return SM_OK;
@@ -720,6 +729,7 @@ sm_status_t p2p_iprobe(int src, int tag, const struct p2p_comm *c, bool take, bo
         return P.nstuck && (w < 0 || P.stuck[w]) ? stuck_error(w) : SM_OK;
     }
     *st = (struct p2p_status){ .source = m->d.src, .tag = m->d.tag, .len = m->d.len };
+    if (take) m->taken = MSG_TAKEN;
     if (msg) *msg = m;
     return SM_OK;
 }

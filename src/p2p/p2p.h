@@ -123,6 +123,10 @@ sm_status_t p2p_cancel(struct p2p_req *r);
 sm_status_t p2p_iprobe(int src, int tag, const struct p2p_comm *c, bool take, bool *found, struct p2p_status *st,
                        struct p2p_msg **msg);
 sm_status_t p2p_mrecv(struct p2p_req *r, void *buf, size_t len, struct p2p_msg *m, const struct dt_type *type);
+/* Whether m is a message a matched probe returned that no p2p_mrecv has
+ * taken yet; any other value (a bogus handle, a used one) is refused
+ * without being read outside the heap. */
+bool p2p_msg_pending(const struct p2p_msg *m);
 
 /* The transport, from SMARTMAP_TRANSPORT (DESIGN.md §3). */
 enum p2p_transport { P2P_SMARTMAP, P2P_CMA, P2P_COPY };

@@ -1,7 +1,9 @@
-/* deny_cma [--membarrier] PROG ARGS...: run PROG with process_vm_readv/writev
- * denied by a seccomp filter (EPERM), as Docker's default profile does, and
- * with --membarrier membarrier too (wakers must then fence). Inherited by
- * every process PROG starts, so `deny_cma smrun -n 4 ./t` denies the ranks. */
+/* deny_cma [--membarrier|--kill] PROG ARGS...: run PROG with
+ * process_vm_readv/writev denied by a seccomp filter (EPERM), as Docker's
+ * default profile does, and with --membarrier membarrier too (wakers must
+ * then fence); with --kill the filter kills the caller instead (SIGSYS), as
+ * stricter profiles do. Inherited by every process PROG starts, so
+ * `deny_cma smrun -n 4 ./t` denies the ranks. */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -16,9 +18,10 @@
 int main(int argc, char **argv)
 {
     int membarrier = argc > 1 && strcmp(argv[1], "--membarrier") == 0;
-    argv += membarrier, argc -= membarrier;
+    int kill = argc > 1 && strcmp(argv[1], "--kill") == 0;
+    argv += membarrier + kill, argc -= membarrier + kill;
     if (argc < 2) {
-        fprintf(stderr, "usage: deny_cma [--membarrier] PROG [ARGS...]\n");
+        fprintf(stderr, "usage: deny_cma [--membarrier|--kill] PROG [ARGS...]\n");
         return 2;
     }
     struct sock_filter f[] = {
@@ -30,7 +33,7 @@ int main(int argc, char **argv)
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 2, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, membarrier ? SYS_membarrier : SYS_process_vm_writev, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, kill ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
     };
     struct sock_fprog prog = { sizeof f / sizeof f[0], f };
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||

@@ -1,7 +1,9 @@
 /* A rank that ends badly while its peers wait in sm_barrier; smrun must end
  * the job. Mode (argv[1]): segv, exit3, nofinalize, abort, hang (for
- * --timeout and signals to smrun), ok. Rank 1 is the one that fails (rank 0
- * when alone). */
+ * --timeout and signals to smrun), ok; early and early_exit: rank 1 exits 0
+ * before it uses the job (as a rank that returns before MPI_Init), by return
+ * or by _exit, while the others initialise "MPI". Rank 1 is the one that
+ * fails (rank 0 when alone). */
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +12,11 @@
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ok";
+    const char *env_rank = getenv("SMARTMAP_RANK");   /* not sm_rank(): that uses the job */
+    if (env_rank && !strcmp(env_rank, "1")) {
+        if (!strcmp(mode, "early")) return 0;
+        if (!strcmp(mode, "early_exit")) _exit(0);
+    }
     int me = sm_rank(), victim = sm_size() > 1 ? 1 : 0;
     sm_finalize_required("MPI_Finalize");
     char *buf = malloc(1 << 20);

@@ -1,12 +1,15 @@
 /* A full slot: malloc returns NULL with ENOMEM and the first failure prints
  * one line naming --mem-per-rank (the test driver checks the message count).
- * Run with a small --mem-per-rank. */
+ * Run with a small --mem-per-rank. With argument "touch", every block is
+ * written: in a memory cgroup the heap must end in ENOMEM before the
+ * cgroup's limit (test_cgroup.py). */
 #include <errno.h>
 #include <string.h>
 #include "check.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int touch = argc > 1 && !strcmp(argv[1], "touch");
     struct sm_mem_info mi;
     sm_mem_info(&mi);
     errno = 0;
@@ -23,6 +26,7 @@ int main(void)
         void **b = malloc(1 << 20);
         if (!b) { CHECK(errno == ENOMEM, "errno %d", errno); break; }
         CHECK(sm_exposed(b), "block outside the slot");
+        if (touch) memset(b, 1, 1 << 20);
         *b = head;
         head = b;
         got += 1 << 20;

@@ -1,7 +1,12 @@
 /* Waiting and waking: a token passed round a ring with sm_wait_word, a
  * doorbell handshake with sm_wait/sm_wake, and many barriers with a shared
- * count. With 8 ranks on 2 cores this must finish in seconds. */
+ * count. With 8 ranks on 2 cores this must finish in seconds. And a long
+ * wait sleeps: the waiter is woken a few hundred times in half a second at
+ * most (backing off to long sleeps), not polling every 50 us. */
+#define _GNU_SOURCE
 #include <stdatomic.h>
+#include <sys/resource.h>
+#include <time.h>
 #include "check.h"
 
 static volatile uint32_t token;       /* rank r waits for token == round*n + r */
@@ -9,6 +14,15 @@ static _Atomic uint32_t arrivals;     /* rank 0's copy counts barrier phases */
 static volatile uint32_t flag;
 
 static volatile uint32_t ack[64];    /* rank 0's copy: peers' acknowledgements */
+static volatile uint32_t late;        /* rank 1's copy: set by rank 0 after half a second */
+
+/* Context switches of the calling thread so far. */
+static long switches(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    return ru.ru_nvcsw + ru.ru_nivcsw;
+}
 
 static bool flag_is(void *want) { return flag == *(uint32_t *)want; }
 struct acks { int n; uint32_t i; };
@@ -61,6 +75,20 @@ int main(void)
               atomic_load(count));
         sm_barrier();
     }
-    if (me == 0) printf("wait: %u ring rounds, 50 doorbells, 300 barriers on %d ranks\n", rounds, n);
+    /* A long wait: rank 1 waits half a second for rank 0, and sleeps. */
+    if (n > 1 && me == 0) {
+        struct timespec half = { 0, 500 * 1000 * 1000 };
+        nanosleep(&half, NULL);
+        volatile uint32_t *w = sm_remote(1, (const void *)&late);
+        *w = 1;
+        sm_wake_word(w);
+    } else if (me == 1) {
+        long before = switches();
+        while (late == 0) sm_wait_word(&late, 0);
+        long woken = switches() - before;
+        CHECK(woken < 1000, "a wait of half a second was woken %ld times (polling?)", woken);
+    }
+    sm_barrier();
+    if (me == 0) printf("wait: %u ring rounds, 50 doorbells, 300 barriers, a long wait on %d ranks\n", rounds, n);
     return 0;
 }

@@ -18,10 +18,12 @@ static struct sm_ctrl *map_ctrl(void)
     return p;
 }
 
-/* Lifecycle client i requires routine (NULL: finalized). */
+/* Lifecycle client i requires routine (NULL: finalized); as the library,
+ * the routine is remembered in seen[] for good. */
 static void client(struct sm_ctrl *c, int i, const char *routine)
 {
     if (routine) snprintf(c->client[i].finalize, sizeof c->client[i].finalize, "%s", routine);
+    if (routine) snprintf(c->seen[i], sizeof c->seen[i], "%s", routine);
     atomic_store(&c->client[i].state, routine ? SM_CLIENT_REGISTERED : SM_CLIENT_FREE);
 }
 
@@ -44,7 +46,7 @@ int main(int argc, char **argv)
     int who = atoi(argv[2]);
     struct sm_ctrl *c = map_ctrl();
     uint64_t magic = strcmp(mode, "badmagic") == 0 ? SM_CTRL_MAGIC ^ 1 : SM_CTRL_MAGIC;
-    int pid = strcmp(mode, "badpid") == 0 ? (int)getpid() + 1 : (int)getpid();
+    int pid = strcmp(mode, "badpid") == 0 ? (int)getppid() : (int)getpid();   /* another, live process */
     publish(c, magic, pid);
     /* MPI and SHMEM in one program: two clients; slot 2, not 1, for SHMEM,
      * as a client finalised before another registers leaves a hole. */

@@ -13,7 +13,7 @@
 static void usage(void)
 {
     fprintf(stderr, "usage: lt_rank hello|env VAR...|lines N LEN|die RANK segv|exit N|"
-                    "hang|ignore-int|grandchild RANK|memfd HEAP|aslr|affinity|stdin|fds\n");
+                    "partial|hang|ignore-int|grandchild RANK|memfd HEAP|aslr|affinity|stdin|fds\n");
     exit(99);
 }
 
@@ -34,7 +34,10 @@ static void die(int who, const char *how, char **rest)
 }
 
 /* A grandchild that sleeps forever: in the ranks' process group, and one
- * that left it with setsid(); then rank `who` exits 0, or all do (-1). */
+ * that left it with setsid(); then rank `who` exits 0, or all do (-1). With
+ * $LT_GRANDCHILD_EXEC, the grandchildren exec that program (with argument
+ * "sleep") after recording themselves: a smartmap program, whose exposed
+ * stack must not hide its environment from smrun's guardian. */
 static void grandchild(int who, bool fail)
 {
     for (int k = 0; k < 2; k++) {
@@ -42,6 +45,8 @@ static void grandchild(int who, bool fail)
         if (p == 0) {
             if (k == 1) setsid();          /* both keep the rank's stdout open */
             lt_record("grandchild");
+            const char *prog = getenv("LT_GRANDCHILD_EXEC");
+            if (prog) execl(prog, prog, "sleep", (char *)NULL);
             lt_sleep_forever();
         }
     }
@@ -132,6 +137,8 @@ int main(int argc, char **argv)
         lines(atoi(argv[2]), atoi(argv[3]));
     } else if (strcmp(mode, "die") == 0 && argc >= 4) {
         die(atoi(argv[2]), argv[3], argv + 4);
+    } else if (strcmp(mode, "partial") == 0) {
+        printf("rank %d: no newline", lt_rank);   /* the last line, unfinished */
     } else if (strcmp(mode, "hang") == 0) {
         printf("rank %d: hanging\n", lt_rank);
         fflush(stdout);

@@ -1,7 +1,9 @@
 /* Probe and matched probe: a probe sees a message and leaves it (twice
  * the same); a matched probe takes it out of matching, so the next receive
  * or probe gets the message behind it, and p2p_mrecv then delivers the
- * taken one; eager and large messages, specific and wildcard matching. */
+ * taken one; eager and large messages, specific and wildcard matching.
+ * p2p_msg_pending holds for a taken message until p2p_mrecv, and never for
+ * a value no matched probe returned. */
 #include <stdlib.h>
 
 #include "p2ptest.h"
@@ -34,6 +36,10 @@ int main(void)
     probe(from, 6, true, &st, &m0);                 /* take message 0 */
     probe(from, P2P_ANY_TAG, true, &st2, &m1);      /* and then message 1 */
     CHECK(st.len == len[0] && st2.len == len[1], "matched probes took %zu and %zu bytes", st.len, st2.len);
+    CHECK(p2p_msg_pending(m0) && p2p_msg_pending(m1), "taken messages are pending");
+    long on_stack[8] = {0};
+    CHECK(!p2p_msg_pending((struct p2p_msg *)0x12345) && !p2p_msg_pending((struct p2p_msg *)on_stack) &&
+          !p2p_msg_pending((struct p2p_msg *)sb) && !p2p_msg_pending(NULL), "bogus messages are not pending");
     struct p2p_req *r = irecv(rb, BIG, from, 6, NULL);     /* message 2 is next */
     CHECK(p2p_wait(r) == SM_OK && r->st.len == len[2], "a receive after two matched probes: %zu bytes", r->st.len);
     verify(rb, len[2], (unsigned)(from * 10 + 2), "message 2");
@@ -43,7 +49,9 @@ int main(void)
     verify(rb, len[1], (unsigned)(from * 10 + 1), "message 1");
     p2p_req_free(r);
     r = req_new();
-    CHECK(p2p_mrecv(r, rb, BIG, m0, NULL) == SM_OK && p2p_wait(r) == SM_OK && r->st.len == len[0], "mrecv 0");
+    CHECK(p2p_msg_pending(m0), "message 0 still pending");
+    CHECK(p2p_mrecv(r, rb, BIG, m0, NULL) == SM_OK && !p2p_msg_pending(m0) && p2p_wait(r) == SM_OK &&
+          r->st.len == len[0], "mrecv 0");
     verify(rb, len[0], (unsigned)(from * 10), "message 0");
     p2p_req_free(r);
     r = irecv(rb, BIG, P2P_ANY_SOURCE, P2P_ANY_TAG, NULL);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Tests of tools/smbench: test_smbench.py quick|failure|compare SMBENCH BUILD_DIR WORK_DIR.
-Checks files, rows, messages and exit codes; never timings."""
-import json, os, shutil, subprocess, sys
+"""Tests of tools/smbench: test_smbench.py quick|shmem|coll|rma|failure|compare|stats SMBENCH BUILD_DIR WORK_DIR.
+Checks files, rows, messages, exit codes and the statistics; never timings."""
+import importlib.machinery, json, os, re, shutil, subprocess, sys, types
 
 test, smbench, build, work = sys.argv[1:5]
 shutil.rmtree(work, ignore_errors=True)
@@ -37,43 +37,107 @@ def results(out):
         sys.exit(1)
 
 
-if test == "quick":
+def has(data, metric, impl, rows=None):
+    got = {s["size"] for s in data["samples"] if s["metric"] == metric and s["impl"] == impl}
+    return got == set(rows) if rows is not None else bool(got)
+
+
+def measured_or_unavailable(data, metric, src):
+    """smartmap measured it, or says its program does not build yet (MPI RMA, ARMCI and
+    nonblocking collectives land from other branches): never silently missing."""
+    return has(data, metric, "smartmap" if "armci" not in src else "smartmap-armci") or any(
+        u["impl"] == "smartmap" and u["program"] == src and "does not build" in u["reason"] for u in data["unavailable"])
+
+
+def quick_run(suites, *extra):
+    """A short run of some suites (timings are not checked: tiny budgets); its results and report."""
     out = os.path.join(work, "out")
-    r = run("--quick", "--suite", "substrate,p2p,coll,shmem", "--sizes", "8,1K,16K", "--reps", "2", "--build-dir", build, "--out", out)
+    r = run("--quick", "--suite", suites, "--sizes", "8,1K", "--reps", "1", "--seconds", "0.002",
+            "--build-dir", build, "--out", out, *extra)
     check(r.returncode == 0, "exit 0")
     data = results(out)
+    report = open(os.path.join(out, "report.md")).read()
+    pos = [report.find(h) for h in ("## Results", "## Method", "## Machine", "## Plots")]
+    check(-1 not in pos and pos == sorted(pos) and report.find("#### ") > pos[0], "results first: %s" % pos)
+    check("Wide spread" not in report and re.search(r"marks \d+ cell\(s\) and \d+ ratio", report), "marks counted, not listed")
+    check("interval]" in report and "rounds" in report, "ratio intervals and the method said")
+    check("CPU:" in report and "kernel:" in report, "machine described")
+    return r, data, report, out
+
+
+def plotted(out, report, figs):
+    for fig in figs:
+        png = os.path.join(out, "%s_2ranks.png" % fig)
+        check(os.path.getsize(png) > 5000 if os.path.exists(png) else False, "plot " + png)
+        check("(%s_2ranks.png)" % fig in report, "report.md shows " + fig)
+
+
+if test == "quick":
+    r, data, report, out = quick_run("substrate,p2p", "--transports", "smartmap,cma,copy")
     impls = {s["impl"] for s in data["samples"]}
     want = {"smartmap", "smartmap-cma", "smartmap-copy", "raw-memfd", "store-limit", "memcpy"} | set(mpis())
     check(impls == want, "implementations in results.json: %s, want %s" % (sorted(impls), sorted(want)))
-    check({s["size"] for s in data["samples"] if s["metric"] == "pp_lat"} == {8, 1024, 16384}, "--sizes kept 8, 1K, 16K")
-    put = {s["impl"] for s in data["samples"] if s["metric"] == "put_lat"}
-    check(put == {"smartmap"} | set(mpis()), "put latency for smartmap and every MPI: %s" % sorted(put))
+    check({s["size"] for s in data["samples"] if s["metric"] == "pp_lat"} == {8, 1024}, "--sizes kept 8, 1K")
     check(set(data["machine"]["libraries"]) == {"smartmap", "cc"} | set(mpis()), "a version for every library")
-    report = open(os.path.join(out, "report.md")).read()
     for i in want:
         check("| %s " % i in report or " %s |" % i in report, "report.md has a column for " + i)
-    coll = {(s["metric"], s["size"]) for s in data["samples"] if s["impl"] == "smartmap" and s["suite"] == "coll"}
-    want_coll = {("coll_barrier", 0)} | {("coll_" + c, n) for c in ("bcast", "reduce", "allreduce", "allgather", "alltoall")
-                                        for n in (1024, 16384)}
-    check(coll == want_coll, "collectives measured at the sizes kept: %s" % sorted(coll ^ want_coll))
-    for m in ("pp_lat", "pp_bw", "msgrate", "sendrecv", "exchange", "flag_pingpong", "put_quiet", "get_bw", "put_lat", "put_pingpong",
-              "coll_barrier", "coll_bcast", "coll_allreduce", "coll_alltoall"):
-        png = os.path.join(out, "%s_2ranks.png" % m)
-        check(os.path.getsize(png) > 10000 if os.path.exists(png) else False, "plot " + png)
-        check("(%s_2ranks.png)" % m in report, "report.md shows " + m)
-    check("### PingPong latency, 2 ranks" in r.stdout, "terminal tables")
-    check("CPU:" in report and "kernel:" in report, "machine described")
+    plotted(out, report, ("p2p", "substrate"))
+    check("#### PingPong latency, 2 ranks" in r.stdout, "terminal tables")
+elif test == "shmem":
+    r, data, report, out = quick_run("shmem")
+    for impl in ["smartmap"] + mpis():
+        check(has(data, "put_lat", impl, {8, 1024}) and has(data, "put_bw", impl, {8, 1024}),
+              "SHMEM put latency and bandwidth and their MPI twins: " + impl)
+    for impl in ["smartmap"] + mpis():   # Open MPI's with osc/pt2pt (its osc/rdma crashes in atomics), said in the report
+        check(has(data, "amo_lat", impl, {"fetch_add", "compare_swap", "add"}), "atomic latency: " + impl)
+    check(not data["failures"], "no failures: %s" % [(f["impl"], f["benchmark"]) for f in data["failures"]])
+    check(("OMPI_MCA_osc=pt2pt" in report) == ("openmpi" in mpis()), "report says how Open MPI's atomics ran")
+    check(has(data, "amo_rate", "smartmap", {"add", "fetch_add"}) and has(data, "put_rate", "smartmap", {8}),
+          "SHMEM atomic rate, message rate")
+    plotted(out, report, ("shmem", "shmem_cases"))
+elif test == "coll":
+    r, data, report, out = quick_run("coll")
+    for impl in ["smartmap"] + mpis():
+        check(has(data, "coll_barrier", impl, {0}), "barrier: " + impl)
+        for op in ("bcast", "reduce", "allreduce", "reduce_scatter_block", "reduce_scatter", "scan", "exscan", "gather",
+                   "gatherv", "scatter", "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv"):
+            check(has(data, "coll_" + op, impl, {8, 1024}), "every blocking collective: %s under %s" % (op, impl))
+        for m in ("shcoll_broadcast", "shcoll_fcollect", "shcoll_collect", "shcoll_alltoall", "shcoll_reduce"):
+            check(has(data, m, impl, {8, 1024}), "SHMEM collectives and their MPI baseline: %s, %s" % (m, impl))
+    for impl in mpis():
+        check(has(data, "coll_overlap_ratio", impl, {1024}) and has(data, "coll_overlap", impl),
+              "Iallreduce overlap: " + impl)
+    check(measured_or_unavailable(data, "coll_overlap_ratio", "bench/mpi/coll_overlap.c"),
+          "smartmap: Iallreduce overlap measured or its program listed as not built")
+    plotted(out, report, ("coll", "coll_overlap", "shcoll"))
+elif test == "rma":
+    r, data, report, out = quick_run("rma")
+    for impl in mpis():
+        check(len({s["size"] for s in data["samples"] if s["metric"] == "rma_lat" and s["impl"] == impl}) == 19,
+              "seed 002's table: Send/Recv and put/get x fence/PSCW/lock x 3 memories: " + impl)
+        for m in ("rma_bw_put_fence_allocate", "rma_bw_get_pscw_malloc", "rma_bw_put_lock_malloc", "strided_get"):
+            check(has(data, m, impl, {8, 1024}), "%s under %s" % (m, impl))
+        check(has(data, "rma_flush", impl, {"put_allocate", "put_allocmem", "put_malloc", "get_allocate", "get_allocmem",
+                                            "get_malloc"}), "put/get + flush: " + impl)
+        check(has(data, "rma_multi", impl, {1, 4, 16, 64, 256, 1024}), "many small puts: " + impl)
+        check(has(data, "rma_overlap_ratio", impl, {"allocate", "malloc"}), "RMA overlap: " + impl)
+        check(has(data, "rma_epoch", impl, {"barrier", "fence", "pscw", "lock_unlock", "lock_all"}), "epochs: " + impl)
+    for metric, src in (("rma_lat", "bench/mpi/onesided.c"), ("strided_get", "bench/armci/strided.c")):
+        check(measured_or_unavailable(data, metric, src), "smartmap: %s measured or %s listed as not built" % (metric, src))
+    plotted(out, report, ("rma_bw", "rma_cases", "rma_epoch"))
 elif test == "failure":
     # a competitor that crashes, smartmap-copy that hangs: both reported, the rest measured, exit 1
     victim = (mpis() or ["smartmap-cma"])[0]
     out = os.path.join(work, "out")
-    r = run("--quick", "--suite", "p2p,coll", "--sizes", "1K", "--reps", "2", "--timeout", "3", "--build-dir", build,
+    r = run("--quick", "--suite", "p2p,coll", "--sizes", "1K", "--reps", "1", "--seconds", "0.002", "--timeout", "3", "--transports",
+            "smartmap,cma,copy", "--build-dir", build,
             "--out", out, "--inject-fail", victim, "--inject-hang", "smartmap-copy")
     check(r.returncode == 1, "exit 1 when smartmap failed")
     data = results(out)
     failed = {(f["impl"], f["benchmark"]) for f in data["failures"]}
     for b in ("PingPong", "IMB Sendrecv/Exchange", "Collectives"):
         check((victim, b) in failed, "crash of %s in %s reported" % (victim, b))
+    for b in ("PingPong", "IMB Sendrecv/Exchange"):
         check(("smartmap-copy", b) in failed, "hang of smartmap-copy in %s reported" % b)
     check(any("injected crash" in f["stderr"] and "signal" in f["reason"] for f in data["failures"]), "stderr and signal kept")
     check(any("timeout" in f["reason"] for f in data["failures"]), "hang reported as such")
@@ -81,19 +145,26 @@ elif test == "failure":
     check({"smartmap", "smartmap-cma"} <= impls and victim not in impls and "smartmap-copy" not in impls,
           "the others were measured: %s" % sorted(impls))
     report = open(os.path.join(out, "report.md")).read()
-    check("## Failures" in report and "injected crash" in report, "report.md lists the failures")
+    check("## Not measured" in report and "injected crash" in report, "report.md lists the failures")
     check("smartmap failed" in r.stderr, "says smartmap failed")
-    r = run("--quick", "--suite", "rma", "--build-dir", build, "--out", os.path.join(work, "out3"))
-    check("suite rma is not yet available" in r.stderr, "rma listed as not yet available")
-    # a failing competitor alone does not make the run fail; a missing MPI is reported and skipped
+    # an MPI whose compiler cannot build a program: listed with what it lacks, not a failure
+    fake = os.path.join(work, "fake-mpicc")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\necho \"x.c:(.text+0x1): undefined reference to \\`MPI_Frobnicate'\" >&2\nexit 1\n")
+    os.chmod(fake, 0o755)
+    os.environ["SMBENCH_MPICC_OPENMPI"] = fake
     os.environ["SMBENCH_MPICC_MPICH"] = "no-such-mpicc"
-    r = run("--quick", "--suite", "p2p", "--sizes", "1K", "--reps", "1", "--build-dir", build,
-            "--out", os.path.join(work, "out2"), "--inject-fail", "openmpi")
-    check(r.returncode == 0, "exit 0 when only a competitor failed")
+    r = run("--quick", "--suite", "p2p", "--sizes", "1K", "--reps", "1", "--seconds", "0.002", "--build-dir", build,
+            "--out", os.path.join(work, "out2"))
+    check(r.returncode == 0, "exit 0 when only a competitor could not build or was missing")
     check("no-such-mpicc not found: mpich skipped" in r.stderr, "missing MPI reported")
     data = results(os.path.join(work, "out2"))
-    check("mpich" in data["skipped"] and "mpich" not in {s["impl"] for s in data["samples"]}, "missing MPI skipped")
-    check("- mpich: skipped" in open(os.path.join(work, "out2", "report.md")).read(), "report.md lists the skipped MPI")
+    check("mpich" in data["skipped"] and not {"mpich", "openmpi"} & {s["impl"] for s in data["samples"]},
+          "missing and unbuildable MPIs not measured")
+    report = open(os.path.join(work, "out2", "report.md")).read()
+    check("- mpich: skipped" in report, "report.md lists the skipped MPI")
+    check("bench/mpi/pingpong.c** under openmpi: does not build: lacks MPI_Frobnicate" in report,
+          "report.md says what the program lacks")
 elif test == "compare":
     def sample(impl, v):
         return {"suite": "p2p", "metric": "pp_lat", "ranks": 2, "impl": impl, "size": 8, "rep": 0, "value": v}
@@ -112,6 +183,46 @@ elif test == "compare":
     check(r.returncode == 2 and "ranks must be 2..256" in r.stderr, "bad ranks: message, exit 2")
     r = run("--sizes", "8,lots")
     check(r.returncode == 2 and "bad size 'lots'" in r.stderr, "bad size: message, exit 2")
+elif test == "stats":
+    # the statistics and the adaptive rounds, on made-up programs (no MPI)
+    loader = importlib.machinery.SourceFileLoader("smbench", smbench)
+    sb = types.ModuleType("smbench")
+    sb.__file__ = smbench
+    loader.exec_module(sb)
+    check(abs(sb.coverage(5, 1) - 0.9375) < 1e-12, "coverage of min..max of 5")
+    check(sb.median_interval(list(range(1, 11)))[1:3] == (2, 9), "10 samples: x(2)..x(9) covers >= 90%")
+    check(sb.median_interval([3, 1, 2])[1:3] == (1, 3), "3 samples: min..max")
+
+    def s(impl, row, rep, v):
+        return {"suite": "p2p", "metric": "pp_lat", "ranks": 2, "impl": impl, "size": row, "rep": rep, "value": v}
+    # smartmap twice as fast, paired by round; a slow spell (round 2) hits both sides
+    summ = sb.summarize([s("smartmap", 8, r, v) for r, v in enumerate((1, 1, 5, 1, 1))] +
+                        [s("openmpi", 8, r, v) for r, v in enumerate((2, 2, 10, 2, 2))] +
+                        [s("mpich", 8, r, 3.0) for r in range(5)])
+    ratio = summ[("pp_lat", 2)]["ratios"][8]
+    check(ratio[:2] == (2.0, "openmpi") and ratio[2:4] == (2.0, 2.0), "paired ratio and its interval: %s" % (ratio,))
+    check(sb.noisy_rows(summ) == set(), "a narrow ratio is not noisy although a cell is wide")
+    # the runner: row 8 is noisy under smartmap, row 64 is not; rounds 3, at most 6
+    prog = os.path.join(work, "fake.py")
+    with open(prog, "w") as f:
+        f.write("import random, sys\nprint('#@ pp_lat')\nprint(8, random.choice([1.0, 3.0]) if sys.argv[1] == 's' else 2.0)\n"
+                "print(64, 1.0)\nprint('args', *sys.argv[2:], file=sys.stderr)\n")
+    args = types.SimpleNamespace(reps=3, max_reps=6, timeout=30, budget=0.01, batches=3, time_limit=None)
+    g = {"suite": "p2p", "label": "fake", "ranks": 2, "sizes": [8, 64],
+         "impls": [{"name": "smartmap", "cmd": [sys.executable, prog, "s"], "env": {}, "tests": [], "remap": {}},
+                   {"name": "openmpi", "cmd": [sys.executable, prog, "o"], "env": {}, "tests": [], "remap": {}}]}
+    samples, failures = sb.Runner(args, [g]).run()
+    n8 = len([x for x in samples if x["size"] == 8 and x["impl"] == "smartmap"])
+    n64 = len([x for x in samples if x["size"] == 64 and x["impl"] == "smartmap"])
+    check(not failures and n64 == 3, "a quiet row keeps its 3 rounds: %d" % n64)
+    vals = {x["value"] for x in samples if x["size"] == 8 and x["impl"] == "smartmap"}
+    check(n8 == 6 or len(vals) == 1, "a noisy row gets more rounds, up to 6: %d %s" % (n8, vals))
+    check(sb.command(args, g["impls"][0], [8], None)[-2:] == ["-s", "8"], "a round again passes only the noisy sizes")
+    args.time_limit = 1e-9   # minutes: over before the first adaptive round
+    r = sb.Runner(args, [dict(g, metrics=set())])
+    samples, _ = r.run()
+    check(len([x for x in samples if x["size"] == 8 and x["impl"] == "smartmap"]) == 3 and r.cut == ["fake, 2 ranks"],
+          "the time limit stops the adaptive rounds and says where: %s" % r.cut)
 else:
     sys.exit("test_smbench.py: unknown test %r" % test)
 print("FAILED: %d check(s)" % len(fails) if fails else "ok")

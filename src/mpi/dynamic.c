@@ -1,0 +1,299 @@
+/* Dynamic processes (MPI-3.1 §10) within one smrun job: ports, the name
+ * service, connect/accept, join, disconnect, and the parent query. Every
+ * process that can meet another is a rank of the same job (its slot mapped
+ * by all), so a connection is an intercommunicator made over the hidden
+ * communicator of the whole job (smpi_comm_universe), its leaders meeting
+ * by a first message tagged with the port. Ports are marked open in their
+ * owner's SM_AREA_MPI area, published names live in job rank 0's, so any
+ * rank reads them without the owner's help. MPI_Comm_spawn has no slot to
+ * start a process in (MPI_UNIVERSE_SIZE is the job's size): it fails with
+ * MPI_ERR_SPAWN, as the standard says when the processes cannot be started. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sm_core.h"
+#include "smpi.h"
+
+#define PORTS    64             /* open ports per rank */
+#define NAMES    64             /* published names in the job */
+#define TAG_PORT 0x10000        /* + port index: a connection's messages on the job's communicator */
+#define TAG_JOIN 0x20000
+
+/* The binding's area in every rank's control region (zero at job start). */
+struct dyn_area {
+    _Atomic uint32_t port_open[PORTS];          /* this rank's ports */
+    _Atomic uint32_t names_lock;                /* rank 0's: the name table */
+    struct { char service[MPI_MAX_INFO_VAL]; char port[MPI_MAX_PORT_NAME]; } names[NAMES];
+};
+_Static_assert(sizeof(struct dyn_area) <= SM_AREA_SIZE, "the dynamic-process area fits");
+static struct dyn_area *area_of(int rank) { return sm_area(rank, SM_AREA_MPI); }
+
+/* "smartmap-port:<job rank>:<index>": the owner and index, or false. */
+static bool port_parse(const char *name, int *rank, int *idx)
+{
+    char tail;
+    return name && sscanf(name, "smartmap-port:%d:%d%c", rank, idx, &tail) == 2 && *rank >= 0 &&
+           *rank < sm_core.size && *idx >= 0 && *idx < PORTS;
+}
+
+int PMPI_Open_port(MPI_Info info, char *port_name)
+{
+    static const char R[] = "MPI_Open_port";
+    SMPI_CHECK_INIT(R);
+    SMPI_CHECK_INFO(NULL, info, R);
+    if (!port_name) return smpi_error(NULL, MPI_ERR_ARG, R, "port_name is NULL");
+    struct dyn_area *a = area_of(sm_core.rank);
+    for (int i = 0; i < PORTS; i++) {
+        uint32_t closed = 0;
+        if (atomic_compare_exchange_strong(&a->port_open[i], &closed, 1)) {
+            snprintf(port_name, MPI_MAX_PORT_NAME, "smartmap-port:%d:%d", sm_core.rank, i);
+            return MPI_SUCCESS;
+        }
+    }
+    return smpi_error(NULL, MPI_ERR_PORT, R, "all %d ports of this rank are open", PORTS);
+}
+#pragma weak MPI_Open_port = PMPI_Open_port
+
+int PMPI_Close_port(const char *port_name)
+{
+    static const char R[] = "MPI_Close_port";
+    SMPI_CHECK_INIT(R);
+    int rank, idx;
+    if (!port_parse(port_name, &rank, &idx) || rank != sm_core.rank ||
+        !atomic_exchange(&area_of(rank)->port_open[idx], 0))
+        return smpi_error(NULL, MPI_ERR_PORT, R, "\"%s\" is not a port this rank has open",
+                          port_name ? port_name : "(null)");
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Close_port = PMPI_Close_port
+
+/* Accept and connect: the roots meet (the acceptor learns the connecting
+ * root's job rank from its first message), every member learns whether
+ * that worked, then both sides make the intercommunicator as
+ * MPI_Intercomm_create would, over the job's communicator. */
+static int meet(const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcomm, bool accept, const char *R)
+{
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    if (c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is an intercommunicator", c->name);
+    if (root < 0 || root >= c->pt.size)
+        return smpi_error(c, MPI_ERR_ROOT, R, "root %d not in [0, %d)", root, c->pt.size);
+    if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
+    int head[2] = { MPI_SUCCESS, -1 }, rank = -1, idx = 0, rc;    /* the outcome, the remote root */
+    if (c->pt.rank == root) {
+        if (!port_parse(port_name, &rank, &idx) || !atomic_load(&area_of(rank)->port_open[idx]))
+            head[0] = MPI_ERR_PORT;
+        else if (accept && rank != sm_core.rank)
+            head[0] = MPI_ERR_PORT;
+        else if (accept) {
+            MPI_Status st;
+            if ((rc = PMPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, TAG_PORT + idx, smpi_comm_universe, &st)))
+                head[0] = rc;
+            else head[1] = st.MPI_SOURCE;
+        } else {
+            if ((rc = PMPI_Send(NULL, 0, MPI_BYTE, rank, TAG_PORT + idx, smpi_comm_universe))) head[0] = rc;
+            head[1] = rank;
+        }
+    }
+    if ((rc = PMPI_Bcast(head, 2, MPI_INT, root, comm))) return smpi_error(c, rc, R, "the group's broadcast failed");
+    if (head[0] == MPI_ERR_PORT)
+        return smpi_error(c, MPI_ERR_PORT, R, "\"%s\" is not an open port%s",
+                          c->pt.rank == root ? port_name : "(the root's)", accept ? " of the root" : "");
+    if (head[0]) return smpi_error(c, head[0], R, "the roots could not meet");
+    rc = PMPI_Intercomm_create(comm, root, smpi_comm_universe, head[1], TAG_PORT + idx, newcomm);
+    return rc ? smpi_error(c, rc, R, "making the intercommunicator failed") : MPI_SUCCESS;
+}
+
+int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
+{
+    SMPI_CHECK_INFO(NULL, info, "MPI_Comm_accept");
+    return meet(port_name, root, comm, newcomm, true, "MPI_Comm_accept");
+}
+#pragma weak MPI_Comm_accept = PMPI_Comm_accept
+
+int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
+{
+    SMPI_CHECK_INFO(NULL, info, "MPI_Comm_connect");
+    return meet(port_name, root, comm, newcomm, false, "MPI_Comm_connect");
+}
+#pragma weak MPI_Comm_connect = PMPI_Comm_connect
+
+/* --- The name service: job rank 0's table, under its lock --- */
+
+static struct dyn_area *names_lock(void)
+{
+    struct dyn_area *a = area_of(0);
+    uint32_t free_ = 0;
+    while (!atomic_compare_exchange_weak(&a->names_lock, &free_, 1)) free_ = 0, sched_yield();
+    return a;
+}
+static void names_unlock(struct dyn_area *a) { atomic_store(&a->names_lock, 0); }
+
+static int name_find(struct dyn_area *a, const char *service)
+{
+    for (int i = 0; i < NAMES; i++)
+        if (a->names[i].service[0] && !strcmp(a->names[i].service, service)) return i;
+    return -1;
+}
+
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    static const char R[] = "MPI_Publish_name";
+    SMPI_CHECK_INIT(R);
+    SMPI_CHECK_INFO(NULL, info, R);
+    if (!service_name || !*service_name || strlen(service_name) >= MPI_MAX_INFO_VAL)
+        return smpi_error(NULL, MPI_ERR_SERVICE, R, "service_name is NULL, empty or too long");
+    if (!port_name || strlen(port_name) >= MPI_MAX_PORT_NAME)
+        return smpi_error(NULL, MPI_ERR_PORT, R, "port_name is NULL or too long");
+    struct dyn_area *a = names_lock();
+    int i = name_find(a, service_name), rc = MPI_SUCCESS;
+    if (i >= 0) rc = MPI_ERR_SERVICE;
+    else {
+        for (i = 0; i < NAMES && a->names[i].service[0]; i++) continue;
+        if (i == NAMES) rc = MPI_ERR_NO_MEM;
+        else {
+            strcpy(a->names[i].port, port_name);
+            strcpy(a->names[i].service, service_name);
+        }
+    }
+    names_unlock(a);
+    if (rc == MPI_ERR_SERVICE) return smpi_error(NULL, rc, R, "\"%s\" is published already", service_name);
+    if (rc) return smpi_error(NULL, rc, R, "the job's %d names are all published", NAMES);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Publish_name = PMPI_Publish_name
+
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    static const char R[] = "MPI_Unpublish_name";
+    SMPI_CHECK_INIT(R);
+    SMPI_CHECK_INFO(NULL, info, R);
+    if (!service_name || !port_name) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
+    struct dyn_area *a = names_lock();
+    int i = name_find(a, service_name);
+    bool ok = i >= 0 && !strcmp(a->names[i].port, port_name);
+    if (ok) a->names[i].service[0] = 0;
+    names_unlock(a);
+    return ok ? MPI_SUCCESS
+              : smpi_error(NULL, MPI_ERR_SERVICE, R, "\"%s\" is not published with port \"%s\"", service_name,
+                           port_name);
+}
+#pragma weak MPI_Unpublish_name = PMPI_Unpublish_name
+
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
+{
+    static const char R[] = "MPI_Lookup_name";
+    SMPI_CHECK_INIT(R);
+    SMPI_CHECK_INFO(NULL, info, R);
+    if (!service_name || !port_name) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
+    struct dyn_area *a = names_lock();
+    int i = name_find(a, service_name);
+    if (i >= 0) strcpy(port_name, a->names[i].port);
+    names_unlock(a);
+    return i >= 0 ? MPI_SUCCESS : smpi_error(NULL, MPI_ERR_NAME, R, "\"%s\" is not published", service_name);
+}
+#pragma weak MPI_Lookup_name = PMPI_Lookup_name
+
+/* --- Join, disconnect, parent, spawn --- */
+
+static bool fd_io(int fd, void *buf, size_t len, bool out)
+{
+    for (size_t done = 0; done < len;) {
+        ssize_t k = out ? write(fd, (char *)buf + done, len - done) : read(fd, (char *)buf + done, len - done);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        done += (size_t)k;
+    }
+    return true;
+}
+
+/* The two processes swap job ranks over the socket, then make the
+ * intercommunicator of their MPI_COMM_SELFs over the job's communicator. */
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
+{
+    static const char R[] = "MPI_Comm_join";
+    SMPI_CHECK_INIT(R);
+    if (!intercomm) return smpi_error(NULL, MPI_ERR_ARG, R, "intercomm is NULL");
+    int mine[2] = { sm_core.rank, (int)sm_core.pid }, theirs[2];
+    if (!fd_io(fd, mine, sizeof mine, true) || !fd_io(fd, theirs, sizeof theirs, false))
+        return smpi_error(NULL, MPI_ERR_ARG, R, "cannot exchange ranks over fd %d: %s", fd,
+                          errno ? strerror(errno) : "end of file");
+    if (theirs[0] < 0 || theirs[0] >= sm_core.size || theirs[0] == sm_core.rank)
+        return smpi_error(NULL, MPI_ERR_ARG, R, "the process at the other end of fd %d is not another rank of this job "
+                          "(it says job rank %d)", fd, theirs[0]);
+    int rc = PMPI_Intercomm_create(MPI_COMM_SELF, 0, smpi_comm_universe, theirs[0], TAG_JOIN, intercomm);
+    return rc ? smpi_error(NULL, rc, R, "making the intercommunicator failed") : MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_join = PMPI_Comm_join
+
+/* Every send on comm completes before its sender gets here (MPI's
+ * blocking calls and the program's waits), so a barrier then the free
+ * leave nothing pending between the two sides. */
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    static const char R[] = "MPI_Comm_disconnect";
+    SMPI_CHECK_INIT(R);
+    if (!comm) return smpi_error(NULL, MPI_ERR_ARG, R, "comm is NULL");
+    SMPI_GET_COMM(c, *comm, R);
+    if (c == &smpi_comm_world || c == &smpi_comm_self)
+        return smpi_error(c, MPI_ERR_COMM, R, "cannot disconnect %s", c->name);
+    int rc = PMPI_Barrier(*comm);
+    return rc ? rc : PMPI_Comm_free(comm);
+}
+#pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
+
+/* No process of a smartmap job was spawned: smrun starts them all. */
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+    static const char R[] = "MPI_Comm_get_parent";
+    SMPI_CHECK_INIT(R);
+    if (!parent) return smpi_error(NULL, MPI_ERR_ARG, R, "parent is NULL");
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
+
+/* Collective over comm: the universe has no free slot (MPI_UNIVERSE_SIZE
+ * is the job's size), so no process starts; each gets MPI_ERR_SPAWN. */
+static int spawn(int count, const int maxprocs[], int root, MPI_Comm comm, MPI_Comm *intercomm, int errcodes[],
+                 const char *R)
+{
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    if (c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is an intercommunicator", c->name);
+    if (root < 0 || root >= c->pt.size)
+        return smpi_error(c, MPI_ERR_ROOT, R, "root %d not in [0, %d)", root, c->pt.size);
+    if (!intercomm) return smpi_error(c, MPI_ERR_ARG, R, "intercomm is NULL");
+    int total = 0;
+    if (c->pt.rank == root)
+        for (int i = 0; i < count; i++) total += maxprocs[i] > 0 ? maxprocs[i] : 0;
+    int rc = PMPI_Bcast(&total, 1, MPI_INT, root, comm);
+    if (rc) return rc;
+    *intercomm = MPI_COMM_NULL;
+    if (errcodes != MPI_ERRCODES_IGNORE)
+        for (int i = 0; i < total; i++) errcodes[i] = MPI_ERR_SPAWN;
+    return smpi_error(c, MPI_ERR_SPAWN, R, "cannot start %d process%s: the universe has no free slot "
+                      "(MPI_UNIVERSE_SIZE is the job's %d ranks; smartmap starts no processes after smrun)",
+                      total, total == 1 ? "" : "es", sm_core.size);
+}
+
+int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,
+                    MPI_Comm *intercomm, int array_of_errcodes[])
+{
+    (void)command, (void)argv, (void)info;
+    return spawn(1, &maxprocs, root, comm, intercomm, array_of_errcodes, "MPI_Comm_spawn");
+}
+#pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
+
+int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
+                             const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm,
+                             MPI_Comm *intercomm, int array_of_errcodes[])
+{
+    (void)array_of_commands, (void)array_of_argv, (void)array_of_info;
+    return spawn(count, array_of_maxprocs, root, comm, intercomm, array_of_errcodes, "MPI_Comm_spawn_multiple");
+}
+#pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
