@@ -144,6 +144,6 @@ _Noreturn void sm_abort(int code, const char *note)
     snprintf(c->exit_note, sizeof c->exit_note, "%s", note ? note : "called sm_abort");
     c->exit_code = code;
     atomic_fetch_or(&c->flags, SM_CTRL_NOTE);
-    if (sm_core.singleton) sm_say("%s", c->exit_note);
+    if (sm_core.singleton || sm_core.pmix) sm_say("%s", c->exit_note);   /* no smrun to print it */
     _exit(code);
 }

@@ -87,11 +87,11 @@ static sm_status_t slot_range_taken(void *want, size_t span, int err)
                    (void *)w.hi, sm_core.size, w.what);
 }
 
-static sm_status_t map_slots(int fd0)
+/* Reserve the slots of ranks [0, n) so nothing else can land between them. */
+static sm_status_t reserve_slots(int n)
 {
-    size_t span = (size_t)sm_core.size << SM_SLOT_SHIFT;
+    size_t span = (size_t)n << SM_SLOT_SHIFT;
     void *want = (void *)(uintptr_t)SM_BASE;
-    /* Reserve the whole range first so nothing else can land between slots. */
     void *res = mmap(want, span, PROT_NONE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (res == MAP_FAILED || res != want) {
@@ -99,21 +99,31 @@ static sm_status_t map_slots(int fd0)
         if (res != MAP_FAILED) munmap(res, span);
         return slot_range_taken(want, span, err);
     }
-    /* Whole slots, beyond the memfds' ends: a rank that grows its memfd
-     * (sm_symmetric_grow) needs no peer to map anything. */
-    for (int r = 0; r < sm_core.size; r++) {
-        void *at = (void *)sm_slot_base(r);
-        void *p = mmap(at, SM_SLOT, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd0 + r, 0);
-        if (p != at)
-            return sm_fail(SM_ERR_NOMEM, "cannot map rank %d's slot (fd %d): %s", r, fd0 + r, strerrordesc_np(errno));
-        /* Out of core dumps, which would write it whole (dump.c). */
-        madvise(at, SM_SLOT, MADV_DONTDUMP);
-        if (sm_core.huge_pages) {
-            madvise((char *)at + SM_HEAP_OFF, sm_core.heap_bytes, MADV_HUGEPAGE);
-            madvise((char *)at + SM_SYM_OFF, SM_SYM_MAX, MADV_HUGEPAGE);
-        }
+    return SM_OK;
+}
+
+/* Map rank r's slot whole, beyond its memfd's end: a rank that grows its
+ * memfd (sm_symmetric_grow) needs no peer to map anything. */
+static sm_status_t map_slot(int r, int fd)
+{
+    void *at = (void *)sm_slot_base(r);
+    void *p = mmap(at, SM_SLOT, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p != at)
+        return sm_fail(SM_ERR_NOMEM, "cannot map rank %d's slot (fd %d): %s", r, fd, strerrordesc_np(errno));
+    /* Out of core dumps, which would write it whole (dump.c). */
+    madvise(at, SM_SLOT, MADV_DONTDUMP);
+    if (sm_core.huge_pages) {
+        madvise((char *)at + SM_HEAP_OFF, sm_core.heap_bytes, MADV_HUGEPAGE);
+        madvise((char *)at + SM_SYM_OFF, SM_SYM_MAX, MADV_HUGEPAGE);
     }
     return SM_OK;
+}
+
+static sm_status_t map_slots(int fd0)
+{
+    sm_status_t st = reserve_slots(sm_core.size);
+    for (int r = 0; r < sm_core.size && !st; r++) st = map_slot(r, fd0 + r);
+    return st;
 }
 
 /* Why this process could not take its rank although it inherited the rank's
@@ -209,16 +219,18 @@ static int find_job(void)
     return (int)fd0;
 }
 
-/* A job of one: make our own memfd, sized like smrun's default for one rank. */
-static sm_status_t make_singleton(int *fd_out)
+/* A rank that makes its own memfd: a job of one, or a rank started by a
+ * PMIx launcher. The heap as smrun's default would make it for nshare
+ * ranks on the machine (a PMIx rank: SMARTMAP_HEAP_BYTES if set). */
+static sm_status_t make_own_slot(int nshare, int *fd_out)
 {
-    sm_core.rank = 0;
-    sm_core.size = 1;
-    sm_core.singleton = true;
-    uint64_t heap = sm_memory_limit() / 10 * 9 / SM_HEAP_ALIGN * SM_HEAP_ALIGN;  /* as smrun's default */
+    uint64_t heap = sm_core.pmix ? sm_setting(SM_SET_HEAP) : SM_SETTING_UNSET;
+    if (heap == SM_SETTING_UNSET || heap < SM_HEAP_MIN || heap > SM_HEAP_MAX)
+        heap = sm_memory_limit() / 10 * 9 / (uint64_t)nshare;   /* as smrun's default */
+    heap = heap / SM_HEAP_ALIGN * SM_HEAP_ALIGN;
     if (heap < SM_HEAP_MIN) heap = SM_HEAP_MIN;
     if (heap > SM_HEAP_MAX) heap = SM_HEAP_MAX;
-    int fd = memfd_create("smartmap.single", MFD_CLOEXEC);
+    int fd = memfd_create(sm_core.singleton ? "smartmap.single" : "smartmap.rank", MFD_CLOEXEC);
     if (fd < 0) return sm_fail(SM_ERR_NOMEM, "memfd_create: %s", strerrordesc_np(errno));
     sm_core.heap_bytes = heap;
     sm_core.slot_bytes = SM_SYM_OFF;
@@ -227,6 +239,27 @@ static sm_status_t make_singleton(int *fd_out)
                        (unsigned long long)sm_core.slot_bytes, strerrordesc_np(errno));
     *fd_out = fd;
     return SM_OK;
+}
+
+/* A rank started by a PMIx launcher, before PMIx is up (it allocates):
+ * its own slot only, in a reservation for the largest job; the peers come
+ * in join_node (the constructor). Until then the job is as large as this
+ * rank needs. */
+static sm_status_t make_pmix_rank(int rank)
+{
+    sm_pmix_norandomize();
+    sm_core.rank = rank;
+    sm_core.size = rank + 1;
+    sm_core.pmix = true;
+    /* Open MPI says how many ranks share the machine; other launchers: set SMARTMAP_HEAP_BYTES. */
+    const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    int nshare = ls ? atoi(ls) : 1;
+    int fd;
+    sm_status_t st = make_own_slot(nshare > 0 && nshare <= SM_NMAX ? nshare : 1, &fd);
+    if (!st) st = reserve_slots(SM_NMAX);
+    if (!st) st = map_slot(rank, fd);
+    if (!st) sm_core.own_fd = fd;
+    return st;
 }
 
 /* The symmetric region grows at an engine's request (sm_core.h); every
@@ -414,8 +447,14 @@ static sm_status_t expose_stack(void)
 
 static sm_status_t join_job(void)
 {
-    int fd0 = find_job(), own = -1;
+    int fd0 = find_job(), own = -1, prank;
     sm_status_t st;
+    if (fd0 < 0 && !refused[0] && sm_pmix_launched(&prank)) {
+        if (!sm_pmix_available())
+            return sm_fail(SM_ERR_UNSUPPORTED, "started by a PMIx launcher (%s is set), but this smartmap was built "
+                           "without PMIx: install libpmix-dev and rebuild, or start the job with smrun", "PMIX_RANK");
+        return make_pmix_rank(prank);
+    }
     if (fd0 >= 0) {
         if ((st = map_slots(fd0))) return st;
         own = fcntl(fd0 + sm_core.rank, F_DUPFD_CLOEXEC, 3);
@@ -423,7 +462,10 @@ static sm_status_t join_job(void)
         /* The memfds stay open: the program a wrapper execs takes the rank
          * over through them, and what the rank starts sees it is not the rank. */
     } else {
-        if ((st = make_singleton(&own)) || (st = map_slots(own))) return st;
+        sm_core.rank = 0;
+        sm_core.size = 1;
+        sm_core.singleton = true;
+        if ((st = make_own_slot(1, &own)) || (st = map_slots(own))) return st;
     }
     sm_core.own_fd = own;
     /* Taking the rank over from the wrapper that exec'd us: its heap,
@@ -434,6 +476,31 @@ static sm_status_t join_job(void)
                               (off_t)(sm_core.slot_bytes - SM_AREA_OFF)) != 0)
         return sm_fail(SM_ERR_NOMEM, "cannot clear the slot of the wrapper that exec'd this program: %s",
                        strerrordesc_np(errno));
+    sm_core.nlocal = sm_core.size;
+    for (int r = 0; r < sm_core.size; r++) sm_core.local[r / 64] |= 1ULL << (r % 64);
+    return SM_OK;
+}
+
+/* A PMIx rank, in the constructor (PMIx allocates and starts a thread):
+ * join the job, map the slots of the node's other ranks. The slots of ranks
+ * on other nodes stay reserved and inaccessible. */
+static sm_status_t join_node(void)
+{
+    int fd[SM_NMAX];
+    for (int r = 0; r < SM_NMAX; r++) fd[r] = -1;
+    sm_status_t st = sm_pmix_join(fd);
+    for (int r = 0; r < SM_NMAX; r++) {
+        if (!st && r != sm_core.rank && fd[r] >= 0) st = map_slot(r, fd[r]);
+        if (fd[r] >= 0) close(fd[r]);
+    }
+    if (st) return st;
+    size_t beyond = (size_t)(SM_NMAX - sm_core.size) << SM_SLOT_SHIFT;
+    if (beyond) munmap((void *)sm_slot_base(sm_core.size), beyond);
+    sm_core.oversubscribed = sm_core.nlocal > sysconf(_SC_NPROCESSORS_ONLN);
+    if (sm_core.nlocal < sm_core.size)
+        return sm_fail(SM_ERR_UNSUPPORTED, "the job's %d ranks are on more than one node (%d on this one); "
+                       "smartmap does not carry traffic between nodes yet: run every rank on one node",
+                       sm_core.size, sm_core.nlocal);
     return SM_OK;
 }
 
@@ -525,6 +592,7 @@ void sm_core_join(void)
 __attribute__((constructor(101))) static void sm_constructor(void)
 {
     sm_core_init();
+    if (sm_core.pmix && getpid() == sm_core.pid && join_node() != SM_OK) sm_fatal("init: %s", sm_fail_reason());
     if (sm_core.size == 1) return;
     /* Output goes to smrun through a pipe: line buffering, as on a terminal,
      * so a rank killed because a peer failed has not lost its last lines. */
@@ -543,6 +611,22 @@ __attribute__((constructor(101))) static void sm_constructor(void)
                sm_fail_reason());
 }
 
+/* Under a PMIx launcher no smrun watches the ranks' control blocks: a rank
+ * leaving with a client's finalize not called (MPI_Init without
+ * MPI_Finalize) says so itself and leaves PMIx unfinalised, so that the
+ * launcher ends the job instead of letting its peers wait for it. */
+static void pmix_exit(void)
+{
+    struct sm_ctrl *c = &sm_ctrl_of(sm_core.rank)->job;
+    bool pending = false;
+    for (int i = 0; i < SM_CLIENT_MAX; i++)
+        if (atomic_load(&c->client[i].state) == SM_CLIENT_REGISTERED) {
+            sm_say("exited without calling %s; the launcher ends the job", c->client[i].finalize);
+            pending = true;
+        }
+    if (!pending) sm_pmix_finalize();
+}
+
 __attribute__((destructor)) static void sm_destructor(void)
 {
     if (atomic_load(&init_state) != 2 || getpid() != sm_core.pid) return;
@@ -554,4 +638,5 @@ __attribute__((destructor)) static void sm_destructor(void)
         atomic_store(&sm_ctrl_of(sm_core.rank)->job.stage, SM_STAGE_LEFT);
         sm_job_barrier_leave();
     }
+    if (sm_core.pmix) pmix_exit();
 }

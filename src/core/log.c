@@ -11,7 +11,7 @@
 static void vsay(const char *fmt, va_list ap)
 {
     char buf[512];
-    int n = sm_core.size > 1 ? snprintf(buf, sizeof buf, "smartmap: rank %d: ", sm_core.rank)
+    int n = sm_core.size > 1 || sm_core.pmix ? snprintf(buf, sizeof buf, "smartmap: rank %d: ", sm_core.rank)
                              : snprintf(buf, sizeof buf, "smartmap: ");
     int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
     size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);

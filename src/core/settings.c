@@ -21,6 +21,9 @@ const struct sm_setting sm_settings[SM_SET_COUNT] = {
     [SM_SET_EAGER_MAX] = { "SMARTMAP_EAGER_MAX", SM_KIND_BYTES, SM_READ_LIB, "max", NULL,
         "Messages up to this size travel inline in the receiver's ring; max: as large as a ring record "
         "allows (8152 B below 16 ranks). Lowering it is for tests and tuning." },
+    [SM_SET_NODE_SIZE] = { "SMARTMAP_NODE_SIZE", SM_KIND_INT, SM_READ_LIB, "0", NULL,
+        "Under a PMIx launcher: every N consecutive ranks form a node of their own, as if the job ran on "
+        "several machines (for tests); 0: the nodes the launcher reports." },
 
     [SM_SET_RANK] = { SM_ENV_RANK, SM_KIND_INT, SM_READ_SMRUN, "", NULL, "The rank, 0..SIZE-1." },
     [SM_SET_SIZE] = { SM_ENV_SIZE, SM_KIND_INT, SM_READ_SMRUN, "", NULL, "The number of ranks." },

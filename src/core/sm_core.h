@@ -3,8 +3,9 @@
  * core's internal routines.
  *
  * Inside the core, calls flow one way: api.c and fork.c (entry points) ->
- * init.c (bootstrap) -> alloc.c, copy.c, dump.c, memlimit.c -> wait.c -> maps.c, log.c,
- * settings.c, status.c, state.c. The one exception is the lazy-init upcall:
+ * init.c (bootstrap) -> pmix.c (ranks of a PMIx launcher), alloc.c, copy.c,
+ * dump.c, memlimit.c -> wait.c -> maps.c, log.c, settings.c, status.c,
+ * state.c. The one exception is the lazy-init upcall:
  * the first malloc (alloc.c), which may come before the constructor, calls
  * sm_core_init(). tests/tools/check_core_deps.py keeps it so. */
 #ifndef SM_CORE_H
@@ -74,6 +75,9 @@ struct sm_core {
     int      rank, size;
     pid_t    pid;
     bool     singleton;           /* not started by smrun: a job of one */
+    bool     pmix;                /* started by a PMIx launcher (pmix.c) */
+    int      nlocal;              /* ranks on this node (all of them under smrun) */
+    uint64_t local[SM_NMAX / 64]; /* bit r: rank r is on this node, its slot mapped */
     bool     oversubscribed;      /* more ranks than CPUs: wait politely */
     bool     huge_pages;
     int      own_fd;              /* the rank's memfd (close-on-exec) */
@@ -96,6 +100,12 @@ static inline uintptr_t sm_slot_base(int rank)
 static inline struct sm_rank_ctrl *sm_ctrl_of(int rank)
 {
     return (struct sm_rank_ctrl *)sm_slot_base(rank);
+}
+/* Rank r shares this node (its slot is mapped here): decided once at
+ * start, so engines choose a transport per peer once. */
+static inline bool sm_rank_local(int r)
+{
+    return sm_core.local[(unsigned)r / 64] >> ((unsigned)r % 64) & 1;
 }
 /* An engine's area in rank's control region. */
 static inline void *sm_area(int rank, enum sm_area a)
@@ -173,6 +183,19 @@ static inline __attribute__((always_inline)) void sm_wake_inline(int rank)
                     atomic_load_explicit(&sm_ctrl_of(rank)->sleepers, memory_order_relaxed)))
         sm_wake(rank);
 }
+/* The rare side of an asymmetric store-then-load handshake (p2p's send
+ * cancel), after its own full fence: a full barrier on every CPU running a
+ * process of the job, so the frequent side needs only sm_fence_light()
+ * (where membarrier is missing, the frequent side fences itself). */
+void sm_fence_peers(void);
+/* The frequent side: a compiler barrier where sm_fence_peers works on this
+ * process, else a full fence. */
+void sm_fence_light_slow(void);
+static inline void sm_fence_light(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    if (SM_UNLIKELY(!sm_wake_unfenced)) sm_fence_light_slow();
+}
 /* Wait until a peer has published its layout (sm_rank_ctrl.ready). */
 void sm_wait_ready(int rank);
 /* The job-wide barrier (sm_barrier without the initialisation check). */
@@ -197,6 +220,21 @@ int sm_copy_api(const char *routine, int rank, bool write, void *remote, void *l
 sm_status_t sm_copy_via(enum sm_path path, int rank, bool write, void *remote, void *local, size_t len);
 /* With SMARTMAP_STATS: print the bytes each path carried. */
 void sm_stats_report(void);
+
+/* pmix.c. Started by a PMIx launcher (PMIX_RANK set, and this process the
+ * rank, not a program it started): the rank. No malloc. */
+bool sm_pmix_launched(int *rank);
+/* PMIx support was built in. */
+bool sm_pmix_available(void);
+/* Re-execute once with address-space randomisation off, if it is on. */
+void sm_pmix_norandomize(void);
+/* After the rank's own slot is up: PMIx_Init, the job's size and node, and
+ * the node's memfds exchanged into fd[] (all -1 on entry): fd[r] >= 0 for
+ * every other rank on the node (the caller maps and closes them). Sets size, nlocal and local. */
+sm_status_t sm_pmix_join(int fd[SM_NMAX]);
+/* A PMIx fence over the whole job, data collected. */
+sm_status_t sm_pmix_fence(void);
+void sm_pmix_finalize(void);
 
 /* log.c. Print one line "smartmap: [rank R: ]<message>" on stderr, without
  * malloc. sm_fatal then ends the process: only for start-up failures that

@@ -52,6 +52,13 @@ static bool sleeper_fence(void)
     return !sm_wake_unfenced || syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0;
 }
 
+void sm_fence_peers(void)
+{
+    if (sm_wake_unfenced && !sleeper_fence())      /* registered, so the kernel supports it */
+        sm_fatal("membarrier(GLOBAL_EXPEDITED) failed after registration");
+}
+void sm_fence_light_slow(void) { sm_full_fence(); }
+
 /* Shared (not FUTEX_PRIVATE) futexes: the word is in a memfd mapped by
  * several processes, at different addresses in each. */
 static void futex_wait(const volatile uint32_t *w, uint32_t old, long ns)

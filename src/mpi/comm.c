@@ -245,7 +245,7 @@ static int dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
         return rc ? rc : attrs_copy(c, *newcomm, R);
     }
     uint32_t ctx = agree_ctx(c);
-    c->group->refs++;
+    smpi_refs_add(&c->group->refs, 1);
     int rc = comm_new(c->group, ctx, c, NULL, newcomm, R);
     if (rc) return rc;
     (*newcomm)->topo = smpi_topo_ref(c->topo);       /* a duplicate keeps the topology */
@@ -450,7 +450,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     SMPI_CHECK_INIT("MPI_Comm_group");
     SMPI_GET_COMM(c, comm, "MPI_Comm_group");
     if (!group) return smpi_error(c, MPI_ERR_ARG, "MPI_Comm_group", "group is NULL");
-    c->group->refs++;
+    smpi_refs_add(&c->group->refs, 1);
     *group = c->group;
     return MPI_SUCCESS;
 }

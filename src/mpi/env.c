@@ -25,8 +25,13 @@ static int init(int required, int *provided, const char *routine)
     sm_status_t st = p2p_init(sizeof(struct smpi_request));
     if (st) return smpi_error(NULL, st == SM_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER, routine, "%s", sm_fail_reason());
     if (smpi_comm_init_predef()) return smpi_error(NULL, MPI_ERR_NO_MEM, routine, "no memory for MPI_COMM_WORLD");
-    /* MULTIPLE needs a thread-safe engine: not yet. */
-    thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+    /* MULTIPLE: the engine's structures and the shared objects' counts take
+     * locks and atomics from now on; below it, nothing changes. */
+    if (required == MPI_THREAD_MULTIPLE) {
+        if ((st = p2p_threads())) return smpi_error(NULL, MPI_ERR_NO_MEM, routine, "%s", sm_fail_reason());
+        smpi_mt = true;
+    }
+    thread_level = required;
     if (provided) *provided = thread_level;
     main_thread = pthread_self();
     sm_finalize_required("MPI_Finalize");

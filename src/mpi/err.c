@@ -113,7 +113,7 @@ int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char 
          * so does the routine, with the code) or end the program itself. */
         MPI_Comm h = smpi_comm_handle(comm);
         int code = cls;
-        u->refs++;                       /* the handler may free it, or reset the comm's */
+        smpi_errh_ref(u);                /* the handler may free it, or reset the comm's */
         u->fn(&h, &code, routine);
         smpi_errh_unref(u);
         return cls;
@@ -129,7 +129,7 @@ int smpi_win_error(MPI_Errhandler eh, MPI_Win win, int cls, const char *routine,
     struct smpi_errh *u = smpi_user_errh(eh);
     if (u && u->win_fn) {
         int code = cls;
-        u->refs++;
+        smpi_errh_ref(u);
         u->win_fn(&win, &code, routine);
         smpi_errh_unref(u);
         return cls;

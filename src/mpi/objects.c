@@ -12,6 +12,7 @@
 #include "smpi.h"
 
 int smpi_state;
+bool smpi_mt;
 struct smpi_comm smpi_comm_world, smpi_comm_self, *smpi_comm_universe;
 struct smpi_group smpi_group_empty = { SMPI_MAGIC_GRP, 1, 0, MPI_UNDEFINED, NULL };
 
@@ -19,12 +20,12 @@ const char *smpi_comm_name(const struct smpi_comm *c) { return c->name; }
 
 void smpi_errh_ref(MPI_Errhandler e)
 {
-    if (smpi_user_errh(e)) e->refs++;
+    if (smpi_user_errh(e)) smpi_refs_add(&e->refs, 1);
 }
 
 void smpi_errh_unref(MPI_Errhandler e)
 {
-    if (smpi_user_errh(e) && --e->refs == 0) {
+    if (smpi_user_errh(e) && smpi_refs_add(&e->refs, -1) == 0) {
         e->magic = 0;
         free(e);
     }
@@ -50,7 +51,7 @@ void smpi_group_set_rank(struct smpi_group *g)
 
 void smpi_group_unref(struct smpi_group *g)
 {
-    if (g == &smpi_group_empty || --g->refs > 0) return;
+    if (g == &smpi_group_empty || smpi_refs_add(&g->refs, -1) > 0) return;
     g->magic = 0;
     free(g->world);
     free(g);
@@ -106,12 +107,13 @@ int smpi_comm_init_predef(void)
 
 void smpi_comm_ref(struct smpi_comm *c)
 {
-    if (c != &smpi_comm_world && c != &smpi_comm_self && c != smpi_comm_universe) c->refs++;
+    if (c != &smpi_comm_world && c != &smpi_comm_self && c != smpi_comm_universe) smpi_refs_add(&c->refs, 1);
 }
 
 void smpi_comm_unref(struct smpi_comm *c)
 {
-    if (c == &smpi_comm_world || c == &smpi_comm_self || c == smpi_comm_universe || --c->refs > 0) return;
+    if (c == &smpi_comm_world || c == &smpi_comm_self || c == smpi_comm_universe || smpi_refs_add(&c->refs, -1) > 0)
+        return;
     if (c->inter) {                      /* an intercommunicator: its two hidden parts and the remote group */
         smpi_comm_unref(c->inter->local);
         smpi_comm_unref(c->inter->peer);

@@ -3,6 +3,7 @@
  * and matched probe, and the engine's failures as MPI errors; everything
  * else is one call into the p2p engine. */
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,7 +112,7 @@ static int status_of(const struct smpi_request *q, MPI_Status *st)
         st->smpi_count = (MPI_Count)q->p.st.len, st->smpi_cancelled = q->p.st.cancelled;
     } else {
         st->MPI_SOURCE = MPI_ANY_SOURCE, st->MPI_TAG = MPI_ANY_TAG;
-        st->smpi_count = 0, st->smpi_cancelled = 0;
+        st->smpi_count = 0, st->smpi_cancelled = q->p.st.cancelled;
     }
     st->MPI_ERROR = err;
     return err;
@@ -119,10 +120,12 @@ static int status_of(const struct smpi_request *q, MPI_Status *st)
 
 /* The request is done: report its status and release it unless it is
  * persistent. Returns the operation's error class. */
+static void bsend_unlink(struct smpi_request *owner);
 static int req_finish(MPI_Request *h, MPI_Status *st)
 {
     struct smpi_request *q = *h;
     int err = status_of(q, st);
+    if (SM_UNLIKELY(q->bsend)) bsend_unlink(q);
     if (q->persistent) q->started = false;
     else {
         smpi_request_release(q);
@@ -313,7 +316,7 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 #pragma weak MPI_Recv_init = PMPI_Recv_init
 
 static int bsend_go(struct smpi_comm *c, const void *buf, int count, struct smpi_type *t, int dest, int tag,
-                    const char *R);
+                    struct smpi_request *owner, const char *R);
 
 static int start(MPI_Request *request, const char *R)
 {
@@ -323,8 +326,9 @@ static int start(MPI_Request *request, const char *R)
     if (!q->persistent) return smpi_error(q->comm, MPI_ERR_REQUEST, R, "request %p is not persistent", (void *)q);
     if (q->started) return smpi_error(q->comm, MPI_ERR_REQUEST, R, "request %p is already active", (void *)q);
     if (q->buffered) {                   /* copied aside now: complete at once */
-        int rc = bsend_go(q->comm, q->ubuf, q->ucount, q->utype, q->peer, q->tag, R);
-        if (!rc) smpi_request_complete(q);
+        smpi_request_complete(q);
+        int rc = bsend_go(q->comm, q->ubuf, q->ucount, q->utype, q->peer, q->tag, q, R);
+        if (rc) q->started = false;
         return rc;
     }
     sm_status_t st = req_start(q);
@@ -570,6 +574,7 @@ int PMPI_Request_free(MPI_Request *request)
     struct smpi_request *q = *request;
     if (q->kind == SMPI_REQ_COLL) return coll_request_error(q, R);
     if (q->persistent && !q->started) atomic_store(&q->p.done, 1);
+    if (q->bsend) bsend_unlink(q);
     smpi_request_release(q);            /* an active one completes, then goes */
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
@@ -590,15 +595,19 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 }
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 
+static int bsend_cancel(struct smpi_request *owner);
 int PMPI_Cancel(MPI_Request *request)
 {
     SMPI_CHECK_INIT("MPI_Cancel");
     if (!request || !*request) return smpi_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "null request");
     if (SM_UNLIKELY(bad_req(*request))) return bad_req_error(*request, "MPI_Cancel");
     if ((*request)->kind == SMPI_REQ_COLL) return coll_request_error(*request, "MPI_Cancel");
-    /* Receives that have not matched are cancelled; the others (and sends,
-     * not cancellable here) complete normally, as MPI allows. */
-    if ((*request)->kind == SMPI_REQ_RECV && !(*request)->proc_null) (void)p2p_cancel(&(*request)->p);
+    /* Operations that have not matched are cancelled (a buffered send's
+     * message too); the others complete normally, as MPI allows. */
+    struct smpi_request *q = *request;
+    if (q->bsend) return bsend_cancel(q);
+    if (inactive(q) || q->proc_null) return MPI_SUCCESS;
+    (void)p2p_cancel(&q->p);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Cancel = PMPI_Cancel
@@ -814,12 +823,19 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
  * The message is copied aside at once and sent by a request of our own; the
  * attached buffer is the budget MPI promises (each message takes its length
  * plus MPI_BSEND_OVERHEAD), so a full buffer gives MPI_ERR_BUFFER as in any
- * MPI. The copies live in the heap, which peers can read directly. */
+ * MPI. The copies live in the heap, which peers can read directly. The
+ * user's request of MPI_Ibsend or MPI_Bsend_init is complete at once and
+ * names our send while both live, for MPI_Cancel. With threads, all of this
+ * is under B.lock. */
 static struct {
     void *buf;
     size_t size, used;
     struct smpi_request *out;          /* sends still in flight */
-} B;
+    pthread_mutex_t lock;
+} B = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void b_lock(void) { if (smpi_mt) pthread_mutex_lock(&B.lock); }
+static void b_unlock(void) { if (smpi_mt) pthread_mutex_unlock(&B.lock); }
 
 static void bsend_reap(bool all)
 {
@@ -830,13 +846,37 @@ static void bsend_reap(bool all)
         if (!p2p_done(&q->p)) { pp = &q->bnext; continue; }
         *pp = q->bnext;
         B.used -= q->p.len + MPI_BSEND_OVERHEAD;
+        if (q->bowner) q->bowner->bsend = NULL;
         free(q->bcopy);
         smpi_request_release(q);
     }
 }
 
+/* The user's request goes (or restarts): it no longer names our send. */
+static void bsend_unlink(struct smpi_request *owner)
+{
+    b_lock();
+    if (owner->bsend) owner->bsend->bowner = NULL;
+    owner->bsend = NULL;
+    b_unlock();
+}
+
+/* MPI_Cancel of the user's request: cancel our send if it has not matched. */
+static int bsend_cancel(struct smpi_request *owner)
+{
+    b_lock();
+    if (owner->bsend && p2p_cancel(&owner->bsend->p) == SM_OK) {
+        owner->p.st.cancelled = true;
+        bsend_reap(false);              /* its room in the buffer is free again */
+    }
+    b_unlock();
+    return MPI_SUCCESS;
+}
+
+static int bsend_go(struct smpi_comm *c, const void *buf, int count, struct smpi_type *t, int dest, int tag,
+                    struct smpi_request *owner, const char *R);
 static int bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                 const char *R)
+                 MPI_Request *request, const char *R)
 {
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
@@ -845,43 +885,62 @@ static int bsend(const void *buf, int count, MPI_Datatype type, int dest, int ta
     if ((rc = check_buf(c, buf, count, type, &t, R)) || (rc = check_peer(c, dest, false, "dest", R)) ||
         (rc = check_tag(c, tag, false, R)))
         return rc;
-    return bsend_go(c, buf, count, t, dest, tag, R);
+    if (!request) return bsend_go(c, buf, count, t, dest, tag, NULL, R);
+    /* MPI_Ibsend: the user's request is complete at once */
+    struct smpi_request *q = smpi_request_done(c);
+    if (!q) return smpi_error(c, MPI_ERR_NO_MEM, R, "%s", sm_fail_reason());
+    if ((rc = bsend_go(c, buf, count, t, dest, tag, q, R))) {
+        smpi_request_release(q);
+        return rc;
+    }
+    *request = q;
+    return MPI_SUCCESS;
 }
 
-/* The buffered send itself, on checked arguments. */
+/* The buffered send itself, on checked arguments; owner: the user's
+ * request to link to it (or NULL). */
 static int bsend_go(struct smpi_comm *c, const void *buf, int count, struct smpi_type *t, int dest, int tag,
-                    const char *R)
+                    struct smpi_request *owner, const char *R)
 {
     if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
     size_t len = (size_t)count * t->dt->size;
     p2p_progress();
+    b_lock();
     bsend_reap(false);
-    if (B.used + len + MPI_BSEND_OVERHEAD > B.size)
+    if (B.used + len + MPI_BSEND_OVERHEAD > B.size) {
+        size_t used = B.used, size = B.size;
+        b_unlock();
         return smpi_error(c, MPI_ERR_BUFFER, R, "%zu bytes do not fit in the attached buffer (%zu of %zu used)",
-                          len + MPI_BSEND_OVERHEAD, B.used, B.size);
-    void *copy = malloc(len ? len : 1);
-    struct smpi_request *q = copy ? smpi_request_new(c, SMPI_REQ_SEND, NULL, 0, t, dest, tag, P2P_STANDARD) : NULL;
-    if (!q) {
-        free(copy);
-        return smpi_error(c, MPI_ERR_NO_MEM, R, "no memory for a copy of %zu bytes", len);
-    }
-    q->bcopy = copy;
-    smpi_pack(buf, count, t, copy);
-    sm_status_t st = p2p_isend(&q->p, copy, len, dest, tag, &c->pt, P2P_STANDARD, NULL);
-    if (st) {
-        free(copy);
-        smpi_request_release(q);
-        return smpi_error(c, smpi_class_of(st), R, "%s", sm_fail_reason());
+                          len + MPI_BSEND_OVERHEAD, used, size);
     }
     B.used += len + MPI_BSEND_OVERHEAD;
-    q->bnext = B.out;
-    B.out = q;
-    return MPI_SUCCESS;
+    b_unlock();
+    void *copy = malloc(len ? len : 1);
+    struct smpi_request *q = copy ? smpi_request_new(c, SMPI_REQ_SEND, NULL, 0, t, dest, tag, P2P_STANDARD) : NULL;
+    sm_status_t st = q ? SM_OK : SM_ERR_NOMEM;
+    if (q) {
+        q->bcopy = copy;
+        smpi_pack(buf, count, t, copy);
+        st = p2p_isend(&q->p, copy, len, dest, tag, &c->pt, P2P_STANDARD, NULL);
+    }
+    b_lock();
+    if (st) B.used -= len + MPI_BSEND_OVERHEAD;
+    else {
+        q->bnext = B.out;
+        B.out = q;
+        if (owner) owner->bsend = q, q->bowner = owner;
+    }
+    b_unlock();
+    if (!st) return MPI_SUCCESS;
+    free(copy);
+    if (q) smpi_request_release(q);
+    return q ? smpi_error(c, smpi_class_of(st), R, "%s", sm_fail_reason())
+             : smpi_error(c, MPI_ERR_NO_MEM, R, "no memory for a copy of %zu bytes", len);
 }
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return bsend(buf, count, datatype, dest, tag, comm, "MPI_Bsend");
+    return bsend(buf, count, datatype, dest, tag, comm, NULL, "MPI_Bsend");
 }
 #pragma weak MPI_Bsend = PMPI_Bsend
 
@@ -889,12 +948,7 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
                 MPI_Request *request)
 {
     if (!request) return smpi_error(NULL, MPI_ERR_REQUEST, "MPI_Ibsend", "request pointer is NULL");
-    int rc = bsend(buf, count, datatype, dest, tag, comm, "MPI_Ibsend");
-    if (rc) return rc;
-    /* buffered: the user's request is complete at once */
-    if (!(*request = smpi_request_done(smpi_comm(comm))))
-        return smpi_error(smpi_comm(comm), MPI_ERR_NO_MEM, "MPI_Ibsend", "%s", sm_fail_reason());
-    return MPI_SUCCESS;
+    return bsend(buf, count, datatype, dest, tag, comm, request, "MPI_Ibsend");
 }
 #pragma weak MPI_Ibsend = PMPI_Ibsend
 
@@ -902,10 +956,12 @@ int PMPI_Buffer_attach(void *buffer, int size)
 {
     static const char R[] = "MPI_Buffer_attach";
     SMPI_CHECK_INIT(R);
-    if (B.buf) return smpi_error(NULL, MPI_ERR_BUFFER, R, "a buffer is already attached");
     if (!buffer || size < 0) return smpi_error(NULL, MPI_ERR_BUFFER, R, "buffer %p, size %d", buffer, size);
-    B.buf = buffer, B.size = (size_t)size;
-    return MPI_SUCCESS;
+    b_lock();
+    bool had = B.buf;
+    if (!had) B.buf = buffer, B.size = (size_t)size;
+    b_unlock();
+    return had ? smpi_error(NULL, MPI_ERR_BUFFER, R, "a buffer is already attached") : MPI_SUCCESS;
 }
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 
@@ -914,12 +970,16 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     static const char R[] = "MPI_Buffer_detach";
     SMPI_CHECK_INIT(R);
     if (!buffer_addr || !size) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
-    if (!B.buf) return smpi_error(NULL, MPI_ERR_BUFFER, R, "no buffer is attached");
-    bsend_reap(true);                    /* detach waits for the buffered messages */
-    *(void **)buffer_addr = B.buf;
-    *size = (int)B.size;
-    B.buf = NULL, B.size = 0;
-    return MPI_SUCCESS;
+    b_lock();
+    void *had = B.buf;
+    if (had) {
+        bsend_reap(true);                /* detach waits for the buffered messages */
+        *(void **)buffer_addr = B.buf;
+        *size = (int)B.size;
+        B.buf = NULL, B.size = 0;
+    }
+    b_unlock();
+    return had ? MPI_SUCCESS : smpi_error(NULL, MPI_ERR_BUFFER, R, "no buffer is attached");
 }
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 

@@ -187,6 +187,9 @@ struct smpi_request {
     enum p2p_mode mode;
     struct smpi_request *bnext; /* buffered sends in flight (MPI_Bsend) */
     void     *bcopy;            /* a buffered send's copy of the message */
+    /* MPI_Ibsend/MPI_Bsend_init: the user's request and the send in flight
+     * name each other while both live, so that MPI_Cancel reaches the send */
+    struct smpi_request *bsend, *bowner;
     /* A request the engine does not complete by itself (SMPI_REQ_COLL):
      * poll says whether it is complete now, setting p.done (and p.st.err,
      * p.why) when it is; it makes no progress of its own (the waits do).
@@ -255,6 +258,14 @@ static inline const char *smpi_hstr(const void *h, const char *null_name)
 
 /* --- Shared objects (objects.c) --- */
 extern int smpi_state;           /* 0 before MPI_Init, 1 initialised, 2 finalised */
+/* MPI_THREAD_MULTIPLE: objects may be shared by threads. Reference counts
+ * are then changed atomically; single-threaded, plainly. */
+extern bool smpi_mt;
+static inline int smpi_refs_add(int *refs, int d)
+{
+    if (__builtin_expect(smpi_mt, 0)) return __atomic_add_fetch(refs, d, __ATOMIC_ACQ_REL);
+    return *refs += d;
+}
 extern struct smpi_group smpi_group_empty;
 /* A group of size members (world[] to fill), or NULL when out of memory. */
 struct smpi_group *smpi_group_new(int size);

@@ -51,12 +51,12 @@ __attribute__((constructor)) static void types_init(void)
 
 void smpi_type_ref(struct smpi_type *t)
 {
-    if (t && !t->id) t->refs++;
+    if (t && !t->id) smpi_refs_add(&t->refs, 1);
 }
 
 void smpi_type_unref(struct smpi_type *t)
 {
-    if (!t || t->id || --t->refs > 0) return;
+    if (!t || t->id || smpi_refs_add(&t->refs, -1) > 0) return;
     t->magic = 0;
     for (int i = 0; i < t->nd; i++) smpi_type_unref(t->cd[i]);
     free(t->ci), free(t->ca), free(t->cd);

@@ -4,6 +4,7 @@
  * queues for full rings, failures reported to both sides, progress and
  * waiting. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,19 +29,21 @@
  * sender reads head only when its ring looks full. */
 struct ring_ctl {
     alignas(SM_CACHELINE) _Atomic uint64_t head;  /* written by the receiver */
+    _Atomic uint64_t claim;     /* receiver: position + 1 of the record it is deciding on (cancel) */
+    _Atomic uint64_t stuck_at;  /* receiver: position + 1 of the record it could not keep aside */
     alignas(SM_CACHELINE) _Atomic uint32_t want;  /* written by the sender: it has pending sends */
 };
 #define RING_OFF ((size_t)SM_NMAX * sizeof(struct ring_ctl))
 _Static_assert(RING_OFF < SM_AREA_SIZE / 8, "ring controls fit");
 
-enum { D_EAGER = 1, D_SYNC = 2, D_LAYOUT = 4 };
+enum { D_EAGER = 1, D_SYNC = 2, D_LAYOUT = 4, D_CANCEL = 8, D_CANCEL_ACK = 16 };
 /* A send descriptor. Eager data follows at DESC_DATA; a large message's
  * addresses sit there instead. */
 struct desc {
     _Atomic uint64_t seq;       /* record's position / 64 + 1 once it is filled; 0 before */
     uint32_t ctx;
     int32_t  tag, src;          /* src: the sender's rank in the communicator */
-    uint32_t flags;
+    uint32_t flags;             /* the sender may add D_CANCEL while the record waits (__atomic) */
     uint64_t len;
     uint64_t req;               /* global address of the sender's request (sync and large) */
     uint64_t addr;              /* large: sender's buffer, as the sender names it; with
@@ -105,7 +108,92 @@ static struct {
     int      nstuck;            /* senders stuck */
     char    *bounce;            /* BOUNCE_BYTES, allocated on first use */
     struct p2p_stats stats;
+    bool     mt;                /* threads: take the locks below */
+    alignas(SM_CACHELINE) _Atomic int lk_recv;  /* receive side: heads, posted and unexpected queues, stuck */
+    alignas(SM_CACHELINE) _Atomic int lk_send;  /* send side: tails, pending and detached sends */
+    alignas(SM_CACHELINE) _Atomic int lk_pool;  /* the shared request free list, the threads' caches */
+    struct req_cache *caches;   /* every thread's (stats) */
+    pthread_key_t cache_key;    /* a thread's cache goes back to the pool when it ends */
 } P;
+
+/* --- Threads (MPI_THREAD_MULTIPLE) -------------------------------------------
+ * With threads, each structure above has its own lock (order: receive or
+ * send side, then pool), and each thread keeps freed requests in a cache
+ * of its own; a thread that finds the receive side busy leaves the
+ * draining to the one holding it. Single-threaded, no lock is taken: what
+ * the fast path pays is a predictable branch on P.mt. Counts read without
+ * the lock (is anything pending?) are read and written with PEEK/SET.
+ * The locks spin (critical sections are short), yielding the processor
+ * when the holder seems descheduled. */
+static __attribute__((noinline)) void spin_wait(_Atomic int *l)
+{
+    for (int i = 0;; i++) {
+        if (!atomic_load_explicit(l, memory_order_relaxed) && !atomic_exchange_explicit(l, 1, memory_order_acquire))
+            return;
+        if (i >= 64) sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+        else __builtin_ia32_pause();
+#endif
+    }
+}
+static inline void spin_lock(_Atomic int *l)
+{
+    if (SM_UNLIKELY(atomic_exchange_explicit(l, 1, memory_order_acquire))) spin_wait(l);
+}
+static inline bool spin_trylock(_Atomic int *l)
+{
+    return !atomic_load_explicit(l, memory_order_relaxed) && !atomic_exchange_explicit(l, 1, memory_order_acquire);
+}
+static inline void spin_unlock(_Atomic int *l) { atomic_store_explicit(l, 0, memory_order_release); }
+#define LOCK(l)   do { if (SM_UNLIKELY(P.mt)) spin_lock(&P.l); } while (0)
+#define UNLOCK(l) do { if (SM_UNLIKELY(P.mt)) spin_unlock(&P.l); } while (0)
+#define PEEK(x)   __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* A thread's requests (with threads): freed ones to reuse, and how many it
+ * allocated less released (a request may go in another thread than it came). */
+#define CACHE_MAX 256
+struct req_cache {
+    struct p2p_req *free;
+    int      nfree;
+    int64_t  requests;
+    struct req_cache *next;     /* P.caches */
+};
+static __thread struct req_cache *my_cache __attribute__((tls_model("initial-exec")));
+
+/* A thread ends: its cached requests go back to the shared list. */
+static void cache_retire(void *a)
+{
+    struct req_cache *c = a;
+    spin_lock(&P.lk_pool);
+    while (c->free) {
+        struct p2p_req *r = c->free;
+        c->free = r->next;
+        r->next = P.freelist, P.freelist = r;
+    }
+    c->nfree = 0;
+    spin_unlock(&P.lk_pool);        /* (the block stays on P.caches: its count still counts) */
+}
+
+static __attribute__((noinline)) struct req_cache *cache_new(void)
+{
+    struct req_cache *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    spin_lock(&P.lk_pool);
+    c->next = P.caches, P.caches = c;
+    spin_unlock(&P.lk_pool);
+    pthread_setspecific(P.cache_key, c);
+    return my_cache = c;
+}
+
+sm_status_t p2p_threads(void)
+{
+    if (P.mt) return SM_OK;
+    if (pthread_key_create(&P.cache_key, cache_retire))
+        return sm_fail(SM_ERR_NOMEM, "cannot make the point-to-point engine's thread key");
+    P.mt = true;
+    return SM_OK;
+}
 
 static inline struct ring_ctl *ctl_of(int rcv, int snd)
 {
@@ -165,7 +253,7 @@ sm_status_t p2p_init(size_t req_size)
     return SM_OK;
 }
 
-static bool no_pending(void *arg) { (void)arg; return P.npending == 0; }
+static bool no_pending(void *arg) { (void)arg; return PEEK(P.npending) == 0; }
 
 sm_status_t p2p_finalize(void)
 {
@@ -175,7 +263,11 @@ sm_status_t p2p_finalize(void)
     return st;
 }
 
-void p2p_stats(struct p2p_stats *s) { *s = P.stats; }
+void p2p_stats(struct p2p_stats *s)
+{
+    *s = P.stats;
+    for (struct req_cache *c = P.caches; c; c = c->next) s->requests += (uint64_t)PEEK(c->requests);
+}
 
 /* --- Requests ------------------------------------------------------------- */
 
@@ -187,17 +279,50 @@ static void q_push(struct reqq *q, struct p2p_req *r)
 }
 
 
+/* With threads: from the thread's cache, else the shared list, else malloc. */
+static __attribute__((noinline)) struct p2p_req *alloc_mt(void)
+{
+    struct req_cache *c = my_cache ? my_cache : cache_new();
+    struct p2p_req *r = NULL;
+    if (c && (r = c->free)) c->free = r->next, c->nfree--;
+    else if (P.freelist) {
+        spin_lock(&P.lk_pool);
+        if ((r = P.freelist)) P.freelist = r->next;
+        spin_unlock(&P.lk_pool);
+    }
+    if (!r && !(r = malloc(P.req_size))) return NULL;
+    if (c) c->requests++;
+    else __atomic_fetch_add(&P.stats.requests, 1, __ATOMIC_RELAXED);
+    return r;
+}
+
 struct p2p_req *p2p_req_alloc(void)
 {
-    struct p2p_req *r = P.freelist;
-    if (r) P.freelist = r->next;
-    else if (!(r = malloc(P.req_size))) {
+    struct p2p_req *r;
+    if (SM_UNLIKELY(P.mt)) r = alloc_mt();
+    else if ((r = P.freelist)) P.freelist = r->next, P.stats.requests++;
+    else if ((r = malloc(P.req_size))) P.stats.requests++;
+    if (SM_UNLIKELY(!r)) {
         sm_fail(SM_ERR_NOMEM, "no memory for a request");
         return NULL;
     }
     memset(r, 0, P.req_size);
-    P.stats.requests++;
     return r;
+}
+
+static __attribute__((noinline)) void release_mt(struct p2p_req *r)
+{
+    struct req_cache *c = my_cache ? my_cache : cache_new();
+    if (c && c->nfree < CACHE_MAX) {
+        r->next = c->free, c->free = r, c->nfree++;
+        c->requests--;
+        return;
+    }
+    if (c) c->requests--;
+    else __atomic_fetch_sub(&P.stats.requests, 1, __ATOMIC_RELAXED);
+    spin_lock(&P.lk_pool);
+    r->next = P.freelist, P.freelist = r;
+    spin_unlock(&P.lk_pool);
 }
 
 static void release(struct p2p_req *r)
@@ -207,23 +332,41 @@ static void release(struct p2p_req *r)
         free(r->tmp);
         free(r->why);
     }
+    if (SM_UNLIKELY(P.mt)) { release_mt(r); return; }
     P.stats.requests--;
     r->next = P.freelist;
     P.freelist = r;
 }
 
+/* If r is still active, leave it to the engine, which frees it when it
+ * completes: true. Posted receives stay on the posted queue and unposted
+ * sends on their pending queue: completion or posting takes care of them.
+ * With threads, under the lock of the side that completes r. */
+static bool detach(struct p2p_req *r)
+{
+    if (!r->active || p2p_done(r)) return false;
+    r->detached = 1;
+    if (r->kind == P2P_SEND && r->posted) q_push(&P.detached, r);
+    return true;
+}
+
+/* With threads: a completed request is the caller's alone (whoever
+ * completes one does not touch it after setting done); else under the lock
+ * of the side that completes it. */
+static __attribute__((noinline)) bool detach_mt(struct p2p_req *r)
+{
+    if (p2p_done(r)) return false;
+    _Atomic int *l = r->kind == P2P_RECV ? &P.lk_recv : &P.lk_send;
+    spin_lock(l);
+    bool later = detach(r);
+    spin_unlock(l);
+    return later;
+}
+
 void p2p_req_free(struct p2p_req *r)
 {
     if (!r) return;
-    if (r->active && !p2p_done(r)) {
-        r->detached = 1;
-        /* Posted receives stay on the posted queue and unposted sends on
-         * their pending queue: completion or posting takes care of them. */
-        if (r->kind == P2P_SEND && r->posted) {
-            q_push(&P.detached, r);
-        }
-        return;
-    }
+    if (SM_UNLIKELY(P.mt) ? detach_mt(r) : detach(r)) return;
     release(r);
 }
 
@@ -309,8 +452,8 @@ static void coop_help(struct p2p_req *r)
     if (!dst) return;
     const void *src = r->tmp ? r->tmp : r->buf;
     const struct dt_type *stype = r->tmp ? NULL : r->type;
-    P.stats.coop_chunks_sent +=
-        coop_copy(r, (char *)dst, (const struct dt_type *)r->coop_dtype, src, stype);
+    uint64_t n = coop_copy(r, (char *)dst, (const struct dt_type *)r->coop_dtype, src, stype);
+    __atomic_fetch_add(&P.stats.coop_chunks_sent, n, __ATOMIC_RELAXED);     /* no lock held here */
 }
 
 /* The receiver's side: copy n bytes of d's message (at src, typemap stype)
@@ -364,11 +507,13 @@ static __attribute__((noinline)) sm_status_t copy_large(struct p2p_req *r, const
     return SM_OK;
 }
 
+/* (With threads, r is its owner's once done is set: nothing here reads it after.) */
 static void complete_recv(struct p2p_req *r)
 {
+    bool detached = r->detached;
     r->active = 0;
     atomic_store_explicit(&r->done, 1, memory_order_release);
-    if (r->detached) release(r);
+    if (detached) release(r);
 }
 
 /* Deliver message d (eager payload at data) from job rank world into r;
@@ -441,6 +586,29 @@ static enum arrival arrive(const struct desc *d, int world, struct p2p_req *cand
     return KEPT;
 }
 
+/* --- Cancelling a send ------------------------------------------------------
+ * A send is cancelled while its record still waits in the receiver's ring.
+ * The receiver decides on each record once: it announces the record in
+ * claim, then looks for the sender's D_CANCEL. The sender sets D_CANCEL,
+ * runs a barrier on every CPU of the job (sm_fence_peers), then reads
+ * claim: if the receiver has not reached the record, it will see the flag
+ * and skip it. If it has, the receiver's decision shows soon: D_CANCEL_ACK
+ * (skipped), its head past the record, or stuck_at naming it (kept). The
+ * receiver pays one store to its own line and a compiler barrier. */
+static COLD bool record_cancelled(struct desc *d)
+{
+    __atomic_fetch_or(&d->flags, D_CANCEL_ACK, __ATOMIC_RELAXED);   /* before head moves (release) */
+    return true;
+}
+/* Whether the record at h of ring c was cancelled (the first time it is seen). */
+static inline bool cancelled(struct ring_ctl *c, struct desc *d, uint64_t h)
+{
+    if (atomic_load_explicit(&c->claim, memory_order_relaxed) == h + 1) return false;    /* decided: kept */
+    atomic_store_explicit(&c->claim, h + 1, memory_order_relaxed);
+    sm_fence_light();
+    return SM_UNLIKELY(__atomic_load_n(&d->flags, __ATOMIC_RELAXED) & D_CANCEL) && record_cancelled(d);
+}
+
 /* Drain sender s's ring: to its end with to_end or when s waits for room,
  * else while receives are posted or until cand (see arrive) takes a
  * message. A message that cannot be kept aside stays in the ring, and the
@@ -457,13 +625,15 @@ static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
     while (a != TAKEN && (to_end || cand || P.posted.head)) {
         struct desc *d = rec_at(me, s, h);
         if (atomic_load_explicit(&d->seq, memory_order_acquire) != rec_seq(h)) break;
-        if ((a = arrive(d, s, cand)) == NOT_KEPT) {
-            if (!P.stuck[s]) P.stuck[s] = 1, P.nstuck++;
+        if (cancelled(c, d, h)) ;
+        else if ((a = arrive(d, s, cand)) == NOT_KEPT) {
+            atomic_store_explicit(&c->stuck_at, h + 1, memory_order_release);
+            if (!P.stuck[s]) SET(P.stuck[s], 1), SET(P.nstuck, P.nstuck + 1);
             break;
         }
         h += rec_size(d->flags, d->len);
     }
-    if (SM_UNLIKELY(P.stuck[s]) && h != h0) P.stuck[s] = 0, P.nstuck--;   /* got past it */
+    if (SM_UNLIKELY(P.stuck[s]) && h != h0) SET(P.stuck[s], 0), SET(P.nstuck, P.nstuck - 1);   /* got past it */
     if (h != h0) {
         P.head[s] = h;
         atomic_store_explicit(&c->head, h, memory_order_release);
@@ -501,8 +671,8 @@ static COLD sm_status_t stuck_error(int s)          /* s: a stuck sender, or -1 
 }
 static inline bool blocked(const struct p2p_req *r)
 {
-    if (SM_LIKELY(!P.nstuck) || r->kind != P2P_RECV) return false;
-    return r->src == P2P_ANY_SOURCE || P.stuck[r->comm->world[r->src]];
+    if (SM_LIKELY(!PEEK(P.nstuck)) || r->kind != P2P_RECV) return false;
+    return r->src == P2P_ANY_SOURCE || PEEK(P.stuck[r->comm->world[r->src]]);
 }
 static COLD sm_status_t blocked_error(const struct p2p_req *r)
 {
@@ -525,6 +695,7 @@ static void post(struct p2p_req *r)
 {
     uint64_t t = P.tail[r->peer], next = t + rec_size(r->flags, r->len);
     P.tail[r->peer] = next;
+    r->pos = t;
     struct desc *d = rec_at(r->peer, sm_core.rank, t);
     atomic_store_explicit(&rec_at(r->peer, sm_core.rank, next)->seq, 0, memory_order_relaxed);
     d->ctx = r->ctx, d->tag = r->tag, d->src = r->src, d->flags = r->flags;
@@ -540,9 +711,9 @@ static void post(struct p2p_req *r)
         d->addr = (uint64_t)(uintptr_t)from;
         d->gaddr = (uint64_t)(uintptr_t)sm_global(from);
     }
+    r->posted = 1;              /* before the receiver may complete r (and its owner free it) */
     atomic_store_explicit(&d->seq, rec_seq(t), memory_order_release);
     sm_wake(r->peer);
-    r->posted = 1;
     if ((r->flags & (D_EAGER | D_SYNC)) == D_EAGER) {
         r->active = 0;
         atomic_store_explicit(&r->done, 1, memory_order_release);
@@ -585,7 +756,7 @@ sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, i
     r->ctx = c->ctx, r->tag = tag, r->src = c->rank, r->comm = c;
     r->buf = (void *)buf, r->len = len;
     r->flags = (len <= P.eager_max ? D_EAGER : 0) | (mode == P2P_SYNC ? D_SYNC : 0);
-    r->st.err = SM_OK;
+    r->st.err = SM_OK, r->st.cancelled = false;
     atomic_store_explicit(&r->done, 0, memory_order_relaxed);
     atomic_store_explicit(&r->coop_dst, 0, memory_order_relaxed);
     if (SM_UNLIKELY(type || (!(r->flags & D_EAGER) && p2p_transport == P2P_COPY))) {
@@ -593,14 +764,18 @@ sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, i
         if (st) return st;
     }
     r->active = 1, r->posted = 0;
+    LOCK(lk_send);
     struct reqq *pq = &P.pending[r->peer];
-    if (!pq->head && ring_has_space(r)) { post(r); return SM_OK; }
-    if (!pq->head) {
-        P.npending++;
-        atomic_store(&ctl_of(r->peer, sm_core.rank)->want, 1);
+    if (SM_LIKELY(!pq->head && ring_has_space(r))) post(r);
+    else {
+        if (!pq->head) {
+            SET(P.npending, P.npending + 1);
+            atomic_store(&ctl_of(r->peer, sm_core.rank)->want, 1);
+        }
+        q_push(pq, r);
+        P.stats.pending++;
     }
-    q_push(pq, r);
-    P.stats.pending++;
+    UNLOCK(lk_send);
     return SM_OK;
 }
 
@@ -616,14 +791,15 @@ static void drain_pending(void)
             if (!q->head) q->tail = NULL;
             r->next = NULL;
             P.stats.pending--;
+            bool detached = r->detached;        /* not r's after post unless detached */
             post(r);
-            if (r->detached) {
+            if (detached) {
                 if (p2p_done(r)) release(r);
                 else q_push(&P.detached, r);
             }
         }
         if (!q->head) {
-            P.npending--;
+            SET(P.npending, P.npending - 1);
             atomic_store(&ctl_of(p, sm_core.rank)->want, 0);
         }
     }
@@ -691,15 +867,18 @@ sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag
      * MPI_ANY_SOURCE asks the senders in turn, so that none starves. */
     int n = sm_core.size, any = src == P2P_ANY_SOURCE;
     int w = any ? P.any_from : c->world[src];
+    LOCK(lk_recv);
     for (int k = 0; k < (any ? n : 1); k++, w = next_rank(w, n)) {
         struct p2p_msg *m = unexp_find(w, src, tag, c, true);
         if (m || drain_ring(w, false, r)) {
             if (any) P.any_from = next_rank(w, n);
             if (m) deliver_msg(r, m);
+            UNLOCK(lk_recv);
             return SM_OK;
         }
     }
     q_push(&P.posted, r);
+    UNLOCK(lk_recv);
     return SM_OK;
 }
 
@@ -713,30 +892,88 @@ sm_status_t p2p_mrecv(struct p2p_req *r, void *buf, size_t len, struct p2p_msg *
 {
     m->taken = 0;                           /* a copy of the handle is refused from now on */
     recv_start(r, buf, len, type);
+    LOCK(lk_recv);
     deliver_msg(r, m);
+    UNLOCK(lk_recv);
     return SM_OK;
 }
 
-static void progress(bool all);
+static void progress_send(void);
 sm_status_t p2p_iprobe(int src, int tag, const struct p2p_comm *c, bool take, bool *found, struct p2p_status *st,
                        struct p2p_msg **msg)
 {
-    progress(true);
+    progress_send();
+    LOCK(lk_recv);
+    drain(true);
     struct p2p_msg *m = find_unexpected(src, tag, c, take);
     *found = m != NULL;
+    if (m) *st = (struct p2p_status){ .source = m->d.src, .tag = m->d.tag, .len = m->d.len };
+    UNLOCK(lk_recv);
     if (!m) {
         int w = src == P2P_ANY_SOURCE ? -1 : c->world[src];
-        return P.nstuck && (w < 0 || P.stuck[w]) ? stuck_error(w) : SM_OK;
+        return PEEK(P.nstuck) && (w < 0 || PEEK(P.stuck[w])) ? stuck_error(w) : SM_OK;
     }
-    *st = (struct p2p_status){ .source = m->d.src, .tag = m->d.tag, .len = m->d.len };
     if (take) m->taken = MSG_TAKEN;
     if (msg) *msg = m;
     return SM_OK;
 }
 
+/* Take r, a send not yet posted, off its pending queue (send side locked). */
+static bool unpend(struct p2p_req *r)
+{
+    struct reqq *q = &P.pending[r->peer];
+    struct p2p_req *prev = NULL;
+    for (struct p2p_req *x = q->head; x; prev = x, x = x->next) {
+        if (x != r) continue;
+        if (prev) prev->next = x->next; else q->head = x->next;
+        if (q->tail == x) q->tail = prev;
+        P.stats.pending--;
+        if (!q->head) {
+            SET(P.npending, P.npending - 1);
+            atomic_store(&ctl_of(r->peer, sm_core.rank)->want, 0);
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Withdraw r's record from the receiver's ring if the receiver has not
+ * taken it (see "Cancelling a send"; send side locked, so nobody reuses
+ * the record's place meanwhile). */
+static bool retract(struct p2p_req *r)
+{
+    struct ring_ctl *c = ctl_of(r->peer, sm_core.rank);
+    struct desc *d = rec_at(r->peer, sm_core.rank, r->pos);
+    if (atomic_load_explicit(&c->head, memory_order_acquire) > r->pos) return false;     /* taken */
+    __atomic_fetch_or(&d->flags, D_CANCEL, __ATOMIC_SEQ_CST);
+    sm_fence_peers();
+    if (atomic_load_explicit(&c->claim, memory_order_relaxed) <= r->pos) return true;     /* it will skip it */
+    /* The receiver is deciding on it now: wait for the outcome. */
+    for (int i = 0;; i++) {
+        if (__atomic_load_n(&d->flags, __ATOMIC_ACQUIRE) & D_CANCEL_ACK) return true;
+        if (atomic_load_explicit(&c->head, memory_order_acquire) > r->pos ||
+            atomic_load_explicit(&c->stuck_at, memory_order_acquire) == r->pos + 1)
+            return __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE) & D_CANCEL_ACK;
+        if (i > 100) sched_yield();
+    }
+}
+
+static COLD sm_status_t cancel_send(struct p2p_req *r)
+{
+    LOCK(lk_send);
+    bool done = r->st.cancelled || (r->posted ? retract(r) : unpend(r));
+    UNLOCK(lk_send);
+    if (!done) return sm_fail(SM_ERR_STATE, "the message has been received already, or may have been");
+    r->st.cancelled = true;
+    r->active = 0;
+    atomic_store_explicit(&r->done, 1, memory_order_release);
+    return SM_OK;
+}
+
 sm_status_t p2p_cancel(struct p2p_req *r)
 {
-    if (r->kind != P2P_RECV) return sm_fail(SM_ERR_UNSUPPORTED, "a send cannot be cancelled (it completes as usual)");
+    if (r->kind == P2P_SEND) return cancel_send(r);
+    LOCK(lk_recv);
     struct p2p_req *prev = NULL;
     for (struct p2p_req *q = P.posted.head; q && !p2p_done(r); prev = q, q = q->next) {
         if (q != r) continue;
@@ -744,8 +981,10 @@ sm_status_t p2p_cancel(struct p2p_req *r)
         if (P.posted.tail == q) P.posted.tail = prev;
         r->st.cancelled = true;
         complete_recv(r);
+        UNLOCK(lk_recv);
         return SM_OK;
     }
+    UNLOCK(lk_recv);
     return sm_fail(SM_ERR_STATE, "the receive has matched a message already");
 }
 
@@ -765,23 +1004,42 @@ static void reap_detached(void)
     }
 }
 
-static void progress(bool all)
+/* Pending sends into rings that have room, detached sends released. */
+static void progress_send(void)
 {
-    drain(all);
+    if (SM_LIKELY(!PEEK(P.npending) && !PEEK(P.detached.head))) return;
+    LOCK(lk_send);
     if (P.npending) drain_pending();
     if (P.detached.head) reap_detached();
+    UNLOCK(lk_send);
+}
+
+/* With threads, a thread that finds the receive side busy goes on: the
+ * holder drains for everyone. */
+static __attribute__((noinline)) void drain_mt(void)
+{
+    if (!spin_trylock(&P.lk_recv)) return;
+    drain(false);
+    spin_unlock(&P.lk_recv);
+}
+
+static void progress(void)
+{
+    if (SM_UNLIKELY(P.mt)) drain_mt();
+    else drain(false);
+    progress_send();
 }
 
 sm_status_t p2p_progress(void)
 {
-    progress(false);
-    return SM_LIKELY(!P.nstuck) ? SM_OK : stuck_error(-1);
+    progress();
+    return SM_LIKELY(!PEEK(P.nstuck)) ? SM_OK : stuck_error(-1);
 }
 
 sm_status_t p2p_test(struct p2p_req *r)
 {
     if (p2p_done(r)) return r->st.err;
-    progress(false);
+    progress();
     if (p2p_done(r)) return r->st.err;
     return blocked(r) ? blocked_error(r) : SM_INPROGRESS;
 }
@@ -791,9 +1049,9 @@ struct until { bool (*cond)(void *); void *arg; bool met; };
 static bool progress_until(void *a)
 {
     struct until *u = a;
-    progress(false);
+    progress();
     u->met = u->cond(u->arg);     /* once: a condition may take what it found (a matched probe) */
-    return u->met || P.nstuck;
+    return u->met || PEEK(P.nstuck);
 }
 
 sm_status_t p2p_wait_until(bool (*cond)(void *), void *arg)
@@ -808,7 +1066,7 @@ sm_status_t p2p_wait_until(bool (*cond)(void *), void *arg)
 static bool ready(void *a)
 {
     struct p2p_req *r = a;
-    progress(false);
+    progress();
     if (r->kind == P2P_SEND && !(r->flags & D_EAGER)) coop_help(r);
     return p2p_done(r) || blocked(r);
 }

@@ -67,6 +67,7 @@ struct p2p_req {
     char    *why;               /* receive: why st.err (owned), if it failed moving data */
     struct p2p_status st;       /* the result */
     struct p2p_req *next;       /* posted / pending / detached lists */
+    uint64_t pos;               /* posted send: its record's position in the peer's ring (cancel) */
     /* send of a large message: the receiver may invite the sender, waiting
      * for it anyway, to copy part of it (see p2p.c, "Sharing the copy") */
     _Atomic uint64_t coop_dst;  /* receiver's buffer, global address; 0: no invitation */
@@ -79,6 +80,10 @@ struct p2p_req {
 /* Initialise the engine (after the core): req_size is the bindings' request
  * size. SM_ERR_ARG for a bad SMARTMAP_TRANSPORT, SM_ERR_NOMEM. */
 sm_status_t p2p_init(size_t req_size);
+/* From now on any thread may call any entry point at any time (the
+ * structures take locks; before this call, none is taken). Before any
+ * traffic. SM_ERR_NOMEM if the locks cannot be made. */
+sm_status_t p2p_threads(void);
 /* Every send started has reached its ring (the program's last sends). */
 sm_status_t p2p_finalize(void);
 /* A zeroed request, or NULL when out of memory (the reason recorded). */
@@ -112,8 +117,12 @@ sm_status_t p2p_wait(struct p2p_req *r);
 /* Progress until cond(arg) is true (SM_OK), sleeping politely; SM_ERR_NOMEM
  * if a sender is stuck first (the condition cannot say what it waits for). */
 sm_status_t p2p_wait_until(bool (*cond)(void *), void *arg);
-/* Cancel a receive that has not matched yet: SM_OK (it completes with
- * st.cancelled), or SM_ERR_STATE when it matched already (it completes as usual). */
+/* Cancel an operation that has not matched yet: a receive still posted, a
+ * send still waiting for ring space or whose message still waits in the
+ * receiver's ring (a message a receiver has set aside, unmatched, is no
+ * longer cancelled). SM_OK: r completes (an eager send had completed
+ * already) with st.cancelled, and no receive will see the message. Else
+ * SM_ERR_STATE: it matched, or may have; r completes as usual. */
 sm_status_t p2p_cancel(struct p2p_req *r);
 
 /* Probe for a matching message: *found and its status (SM_ERR_NOMEM when
