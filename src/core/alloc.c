@@ -13,14 +13,15 @@
  * malloc may come before libsmartmap's constructor (from another library's
  * constructor, or ld.so), so it initialises the core itself.
  *
- * Under AddressSanitizer (our SM_SANITIZE build, or a program built with
- * smcc -fsanitize=address), whose runtime comes first, the sanitizer's
- * allocator serves the program and libc (so the program's heap is not
- * exposed); libsmartmap's own calls still come here (they bind inside the
- * library), so the engines' blocks stay in the slot, where peers can reach
- * them. A block of the sanitizer's that reaches free or realloc here (a
- * binding's strdup) goes back to it. valgrind's default replaces even our
- * own calls: init refuses that (sm_alloc_owns), naming the option that
+ * When another allocator comes first in the global scope (AddressSanitizer's
+ * runtime: our SM_SANITIZE build, or a program built with smcc
+ * -fsanitize=address; or libc's, when libsmartmap is loaded by dlopen, as
+ * Python loads mpi4py), it serves the program and libc (so the program's
+ * heap is not exposed); libsmartmap's own calls still come here (they bind
+ * inside the library), so the engines' blocks stay in the slot, where peers
+ * can reach them. A block of that allocator's that reaches free or realloc
+ * here (a binding's strdup) goes back to it. valgrind's default replaces even
+ * our own calls: init refuses that (sm_alloc_owns), naming the option that
  * keeps our allocator. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -88,7 +89,7 @@ bool sm_alloc_owns(const void *p)
     return (uintptr_t)p - arena_lo < arena_len;
 }
 
-/* Not from our arena: another allocator's that comes first (a sanitizer's). */
+/* Not from our arena: another allocator's that comes first (a sanitizer's, libc's). */
 static inline bool foreign(const void *p)
 {
     return p && (uintptr_t)p - arena_lo >= arena_len;

@@ -86,7 +86,7 @@ static int attr_delete(struct smpi_comm *c, int k, const char *R)
     if (!a) return smpi_error(c, MPI_ERR_KEYVAL, R, "keyval %d is not set on this communicator", k);
     struct keyval *kv = key_of(k);
     if (kv && kv->del) {
-        int rc = kv->del(c, k, a->val, kv->extra);
+        int rc = kv->del(smpi_comm_handle(c), k, a->val, kv->extra);
         if (rc) return smpi_error(c, rc, R, "the delete callback of keyval %d failed", k);
     }
     *pa = a->next;
@@ -111,7 +111,7 @@ static int attrs_copy(struct smpi_comm *from, struct smpi_comm *to, const char *
         struct keyval *kv = key_of(a->key);
         if (!kv || !kv->copy) continue;
         void *val = NULL;
-        int flag = 0, rc = kv->copy(from, a->key, kv->extra, a->val, &val, &flag);
+        int flag = 0, rc = kv->copy(smpi_comm_handle(from), a->key, kv->extra, a->val, &val, &flag);
         if (rc) return smpi_error(from, rc, R, "the copy callback of keyval %d failed", a->key);
         if (flag) attr_set(to, a->key, val);
     }
@@ -153,6 +153,20 @@ int PMPI_Comm_free_keyval(int *keyval)
     return free_keyval(keyval, "MPI_Comm_free_keyval");
 }
 #pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+
+/* MPI_Finalize's first step (MPI-3.1 §8.7.1): free MPI_COMM_SELF's
+ * attributes, the last set first, so that libraries' delete callbacks run
+ * while MPI still works. */
+int smpi_comm_self_attrs_free(void)
+{
+    while (smpi_comm_self.attrs) {
+        struct smpi_attr *last = smpi_comm_self.attrs;
+        while (last->next) last = last->next;
+        int rc = attr_delete(&smpi_comm_self, last->key, "MPI_Finalize");
+        if (rc) return rc;
+    }
+    return MPI_SUCCESS;
+}
 
 static int set_attr(MPI_Comm comm, int keyval, void *attribute_val, const char *R)
 {
@@ -486,6 +500,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 static int get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, const char *R)
 {
     static int tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1, appnum = 0;
+    static int last_code = MPI_ERR_LASTCODE;     /* no user codes (MPI_Add_error_code) yet */
     static int universe;
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
@@ -507,6 +522,7 @@ static int get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, c
         case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;   /* one node, one monotonic clock */
         case MPI_APPNUM: v = &appnum; break;
         case MPI_UNIVERSE_SIZE: v = &universe; break;
+        case MPI_LASTUSEDCODE: v = &last_code; break;
         default: return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
         }
     } else if (keyval == MPI_TAG_UB) v = &tag_ub;

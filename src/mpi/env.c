@@ -58,6 +58,8 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int PMPI_Finalize(void)
 {
     SMPI_CHECK_INIT("MPI_Finalize");
+    int rc = smpi_comm_self_attrs_free();
+    if (rc) return rc;
     p2p_finalize();                        /* every send has reached its ring */
     coll_barrier(&smpi_comm_world.cg);     /* nobody still needs our memory */
     smpi_state = 2;

@@ -89,12 +89,6 @@ int smpi_class_of(sm_status_t st)
     }
 }
 
-/* The handle a user's handler is given for comm (the predefined ones by name). */
-static MPI_Comm comm_handle(struct smpi_comm *c)
-{
-    return c == &smpi_comm_world ? MPI_COMM_WORLD : c == &smpi_comm_self ? MPI_COMM_SELF : c;
-}
-
 /* MPI_ERRORS_ARE_FATAL: one line naming routine, class and value, then the job ends. */
 static _Noreturn void fatal(int cls, const char *routine, const char *fmt, va_list ap)
 {
@@ -117,7 +111,7 @@ int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char 
     if (u && u->fn) {
         /* MPI passes the handle and the code; the handler may return (then
          * so does the routine, with the code) or end the program itself. */
-        MPI_Comm h = comm_handle(comm);
+        MPI_Comm h = smpi_comm_handle(comm);
         int code = cls;
         smpi_errh_ref(u);                /* the handler may free it, or reset the comm's */
         u->fn(&h, &code, routine);
@@ -210,8 +204,8 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     static const char R[] = "MPI_Comm_call_errhandler";
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
-    if (!text_of(errorcode) || errorcode == MPI_SUCCESS)
-        return smpi_error(c, MPI_ERR_ARG, R, "invalid error code %d", errorcode);
+    if (errorcode == MPI_SUCCESS) return MPI_SUCCESS;   /* no error to raise (as MPICH and Open MPI) */
+    if (!text_of(errorcode)) return smpi_error(c, MPI_ERR_ARG, R, "invalid error code %d", errorcode);
     smpi_error(c, errorcode, R, "raised by the program");
     return MPI_SUCCESS;                  /* MPI: success, unless the handler ends the program */
 }

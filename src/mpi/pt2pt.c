@@ -663,6 +663,48 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 }
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 
+/* The byte count a status records for count basic elements of t: whole
+ * elements of t, then the fewest bytes of one more that hold the rest
+ * (a generalized request's status, MPI-3.1 §12.3). */
+static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count count, const char *R)
+{
+    struct smpi_type *t;
+    if (IGNORED(status)) return smpi_error(NULL, MPI_ERR_ARG, R, "status is NULL");
+    int rc = smpi_type_check(NULL, datatype, R, &t);
+    if (rc) return rc;
+    if (count < 0) return smpi_error(NULL, MPI_ERR_COUNT, R, "count %lld is negative", (long long)count);
+    MPI_Count size = (MPI_Count)t->dt->size, per = smpi_type_elements(t, size);
+    if (!per) {
+        if (count) return smpi_error(NULL, MPI_ERR_COUNT, R, "%lld elements of a type with none", (long long)count);
+        status->smpi_count = 0;
+        return MPI_SUCCESS;
+    }
+    MPI_Count bytes = count / per * size, rest = count % per;
+    while (rest && smpi_type_elements(t, bytes) < count) bytes++;   /* under size steps */
+    status->smpi_count = bytes;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    return set_elements(status, datatype, count, "MPI_Status_set_elements");
+}
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return set_elements(status, datatype, count, "MPI_Status_set_elements_x");
+}
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    if (IGNORED(status)) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled", "status is NULL");
+    status->smpi_cancelled = flag != 0;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+
 /* --- Probe --------------------------------------------------------------------- */
 
 static void status_probe(MPI_Status *st, const struct p2p_status *ps)

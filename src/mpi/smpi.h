@@ -224,6 +224,11 @@ static inline struct smpi_comm *smpi_comm(MPI_Comm c)
     if (!smpi_object(c, sizeof *c) || c->magic != SMPI_MAGIC_COMM) return NULL;
     return c;
 }
+/* The handle the user knows c by (callbacks get it): predefined ones by name. */
+static inline MPI_Comm smpi_comm_handle(struct smpi_comm *c)
+{
+    return c == &smpi_comm_world ? MPI_COMM_WORLD : c == &smpi_comm_self ? MPI_COMM_SELF : c;
+}
 static inline struct smpi_type *smpi_type(MPI_Datatype t)
 {
     uintptr_t v = (uintptr_t)t;
@@ -284,6 +289,7 @@ void smpi_errh_unref(MPI_Errhandler e);
  * frees the handle, the object goes with the last request. */
 void smpi_comm_setup(struct smpi_comm *c, struct smpi_group *g, uint32_t ctx, const char *name);
 int  smpi_comm_init_predef(void);
+int  smpi_comm_self_attrs_free(void);
 void smpi_comm_ref(struct smpi_comm *c);
 void smpi_comm_unref(struct smpi_comm *c);
 /* Context ids of intercommunicators: from here up, agreed over both groups

@@ -467,7 +467,8 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     static const char R[] = "MPI_Win_call_errhandler";
     SMPI_GET_WIN(w, win, R);
-    if (errorcode <= MPI_SUCCESS || errorcode >= MPI_ERR_LASTCODE)
+    if (errorcode == MPI_SUCCESS) return MPI_SUCCESS;   /* no error to raise */
+    if (errorcode < MPI_SUCCESS || errorcode >= MPI_ERR_LASTCODE)
         return SMPI_WIN_ERROR(w, MPI_ERR_ARG, R, "invalid error code %d", errorcode);
     SMPI_WIN_ERROR(w, errorcode, R, "raised by the program");
     return MPI_SUCCESS;                  /* MPI: success, unless the handler ends the program */

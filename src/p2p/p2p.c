@@ -546,6 +546,15 @@ static inline bool matches(const struct desc *d, uint32_t ctx, int src, int tag)
            (tag == P2P_ANY_TAG ? d->tag >= 0 : d->tag == tag);
 }
 
+/* Whether d, from job rank world, is for receive r. Its rank in the
+ * communicator is not enough: MPI_Comm_create_group's members talk over
+ * their parent's context with one tag, and concurrent calls over other
+ * groups (legal with the same tag) number their members differently. */
+static inline bool matches_req(const struct desc *d, int world, const struct p2p_req *r)
+{
+    return matches(d, r->ctx, r->src, r->tag) && (r->src == P2P_ANY_SOURCE || r->comm->world[r->src] == world);
+}
+
 enum arrival { DELIVERED, TAKEN, KEPT, NOT_KEPT };
 
 /* A descriptor arrived from world: match it against the posted receives,
@@ -555,13 +564,13 @@ static enum arrival arrive(const struct desc *d, int world, struct p2p_req *cand
 {
     struct p2p_req *prev = NULL;
     for (struct p2p_req *r = P.posted.head; r; prev = r, r = r->next) {
-        if (!matches(d, r->ctx, r->src, r->tag)) continue;
+        if (!matches_req(d, world, r)) continue;
         if (prev) prev->next = r->next; else P.posted.head = r->next;
         if (P.posted.tail == r) P.posted.tail = prev;
         deliver(r, d, desc_data(d), world);
         return DELIVERED;
     }
-    if (cand && matches(d, cand->ctx, cand->src, cand->tag)) {
+    if (cand && matches_req(d, world, cand)) {
         deliver(cand, d, desc_data(d), world);
         return TAKEN;
     }

@@ -40,6 +40,7 @@ static void user_handlers(int n)
     EXPECT(MPI_Send(&v, 1, MPI_INT, n, 0, d), MPI_ERR_RANK);
     CHECK(user_calls == 1 && user_code == MPI_ERR_RANK && user_comm == d,
           "handler called once with MPI_ERR_RANK and the comm: %d calls, code %d", user_calls, user_code);
+    OK(MPI_Comm_call_errhandler(d, MPI_SUCCESS));   /* nothing to raise: the handler is not called */
     OK(MPI_Comm_call_errhandler(d, MPI_ERR_OTHER));
     CHECK(user_calls == 2 && user_code == MPI_ERR_OTHER, "MPI_Comm_call_errhandler: %d calls, code %d",
           user_calls, user_code);

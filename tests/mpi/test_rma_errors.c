@@ -155,6 +155,7 @@ static void returns(void)
     EXPECT(MPI_Put(&v, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win), MPI_ERR_RMA_SYNC);
     CHECK(handler_calls == 1 && handler_code == MPI_ERR_RMA_SYNC && handler_win == win,
           "the window's handler: %d calls, code %d", handler_calls, handler_code);
+    OK(MPI_Win_call_errhandler(win, MPI_SUCCESS));  /* nothing to raise */
     OK(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
     CHECK(handler_calls == 2 && handler_code == MPI_ERR_OTHER, "MPI_Win_call_errhandler: code %d", handler_code);
     OK(MPI_Win_get_errhandler(win, &got));

@@ -1,6 +1,6 @@
 /* Status fields: MPI_SOURCE, MPI_TAG and MPI_ERROR of a wildcard receive,
- * MPI_Get_count on partial elements, and MPI_ERR_IN_STATUS from the calls
- * completing many requests. */
+ * MPI_Get_count on partial elements, MPI_ERR_IN_STATUS from the calls
+ * completing many requests, and MPI_Status_set_elements(_x)/set_cancelled. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -66,6 +66,50 @@ static void in_status(void)
     OK(MPI_Comm_free(&c));
 }
 
+/* What MPI_Status_set_elements(_x) sets, MPI_Get_elements(_x) and
+ * MPI_Get_count read back, also for a part of a mixed struct. */
+static void set_elements(void)
+{
+    MPI_Status st;
+    int k, flag;
+    MPI_Count x;
+    OK(MPI_Status_set_elements(&st, MPI_INT, 7));
+    OK(MPI_Get_count(&st, MPI_INT, &k));
+    CHECK(k == 7, "count %d", k);
+    OK(MPI_Get_count(&st, MPI_BYTE, &k));
+    CHECK(k == 7 * (int)sizeof(int), "bytes %d", k);
+    OK(MPI_Status_set_elements_x(&st, MPI_DOUBLE, (MPI_Count)1 << 33));
+    OK(MPI_Get_elements_x(&st, MPI_DOUBLE, &x));
+    CHECK(x == (MPI_Count)1 << 33, "elements_x %lld", (long long)x);
+    OK(MPI_Get_count(&st, MPI_DOUBLE, &k));
+    CHECK(k == MPI_UNDEFINED, "a count an int cannot hold: %d", k);
+    /* {int, double, int}: 3 elements a type; 4 elements: one type and the int */
+    MPI_Datatype t, ts[3] = { MPI_INT, MPI_DOUBLE, MPI_INT };
+    int bl[3] = { 1, 1, 1 };
+    MPI_Aint dp[3] = { 0, 8, 16 };
+    OK(MPI_Type_create_struct(3, bl, dp, ts, &t));
+    OK(MPI_Type_commit(&t));
+    OK(MPI_Status_set_elements(&st, t, 4));
+    OK(MPI_Get_elements(&st, t, &k));
+    CHECK(k == 4, "elements of the struct %d", k);
+    OK(MPI_Get_count(&st, t, &k));
+    CHECK(k == MPI_UNDEFINED, "count of a part %d", k);
+    OK(MPI_Status_set_elements(&st, t, 6));
+    OK(MPI_Get_count(&st, t, &k));
+    CHECK(k == 2, "count of two %d", k);
+    OK(MPI_Type_free(&t));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(MPI_Status_set_elements(&st, MPI_INT, -1) == MPI_ERR_COUNT, "a negative count is refused");
+    CHECK(MPI_Status_set_elements(MPI_STATUS_IGNORE, MPI_INT, 1) == MPI_ERR_ARG, "MPI_STATUS_IGNORE is refused");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    OK(MPI_Status_set_cancelled(&st, 1));
+    OK(MPI_Test_cancelled(&st, &flag));
+    CHECK(flag, "cancelled");
+    OK(MPI_Status_set_cancelled(&st, 0));
+    OK(MPI_Test_cancelled(&st, &flag));
+    CHECK(!flag, "not cancelled");
+}
+
 int main(int argc, char **argv)
 {
     OK(MPI_Init(&argc, &argv));
@@ -73,6 +117,7 @@ int main(int argc, char **argv)
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     status_fields();
     in_status();
+    set_elements();
     OK(MPI_Finalize());
     if (me == 0) printf("test_status: %d ranks ok\n", n);
     return 0;
