@@ -204,6 +204,7 @@ SMPI_DECL(int, Abort, (MPI_Comm comm, int errorcode))
 SMPI_DECL(double, Wtime, (void))
 SMPI_DECL(double, Wtick, (void))
 SMPI_DECL(int, Get_processor_name, (char *name, int *resultlen))
+SMPI_DECL(int, Pcontrol, (const int level, ...))
 SMPI_DECL(int, Get_version, (int *version, int *subversion))
 SMPI_DECL(int, Get_library_version, (char *version, int *resultlen))
 SMPI_DECL(int, Query_thread, (int *provided))
@@ -271,6 +272,13 @@ SMPI_DECL(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype,
 SMPI_DECL(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
 SMPI_DECL(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count))
 SMPI_DECL(int, Status_set_cancelled, (MPI_Status *status, int flag))
+/* Generalized requests (MPI 3.1 §12.2). */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+SMPI_DECL(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                                MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request))
+SMPI_DECL(int, Grequest_complete, (MPI_Request request))
 SMPI_DECL(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
 SMPI_DECL(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
 SMPI_DECL(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status))

@@ -120,6 +120,16 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 }
 #pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
 
+/* Profiling control (MPI 3.1 §14.2.4): smartmap has no profiling of its
+ * own to switch, so any level is accepted and nothing changes; a profiling
+ * library intercepting MPI_Pcontrol sees the call. */
+int PMPI_Pcontrol(const int level, ...)
+{
+    (void)level;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+
 int PMPI_Get_version(int *version, int *subversion)
 {
     if (!version || !subversion) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Get_version", "NULL argument");

@@ -52,7 +52,7 @@ static int check_tag(struct smpi_comm *c, int tag, bool any, const char *R)
 static inline bool bad_req(MPI_Request r)
 {
     return r && !(smpi_object(r, sizeof *r) &&
-                  (r->kind == SMPI_REQ_SEND || r->kind == SMPI_REQ_RECV || r->kind == SMPI_REQ_COLL));
+                  r->kind >= SMPI_REQ_SEND && r->kind <= SMPI_REQ_GREQ);
 }
 static __attribute__((noinline, cold)) int bad_req_error(MPI_Request r, const char *R)
 {
@@ -87,6 +87,10 @@ static sm_status_t req_start(struct smpi_request *q)
  * (made before the request and perhaps its freed communicator go). */
 static void describe(const struct smpi_request *q, char *buf, size_t len)
 {
+    if (q->kind == SMPI_REQ_GREQ) {
+        snprintf(buf, len, "generalized request %p: its query_fn or free_fn returned an error", (void *)q);
+        return;
+    }
     const struct p2p_status *ps = &q->p.st;
     if (q->kind == SMPI_REQ_COLL)
         snprintf(buf, len, "%s", q->p.why ? q->p.why : sm_status_name(ps->err));
@@ -103,8 +107,12 @@ static void describe(const struct smpi_request *q, char *buf, size_t len)
 }
 
 /* A completed request's status; its error class. */
-static int status_of(const struct smpi_request *q, MPI_Status *st)
+static int status_of(struct smpi_request *q, MPI_Status *st)
 {
+    if (SM_UNLIKELY(q->kind == SMPI_REQ_GREQ)) {
+        MPI_Status own;
+        return smpi_greq_status((struct smpi_request *)q, IGNORED(st) ? &own : st);
+    }
     int err = SM_LIKELY(!q->p.st.err) ? MPI_SUCCESS : smpi_class_of(q->p.st.err);
     if (IGNORED(st)) return err;
     if (q->kind == SMPI_REQ_RECV) {
@@ -125,6 +133,11 @@ static int req_finish(MPI_Request *h, MPI_Status *st)
 {
     struct smpi_request *q = *h;
     int err = status_of(q, st);
+    if (SM_UNLIKELY(q->kind == SMPI_REQ_GREQ)) {    /* free_fn's error when query_fn had none */
+        int ferr = smpi_greq_end(q);
+        *h = MPI_REQUEST_NULL;
+        return err ? err : ferr;
+    }
     if (SM_UNLIKELY(q->bsend)) bsend_unlink(q);
     if (q->persistent) q->started = false;
     else {
@@ -139,10 +152,14 @@ static int req_finish(MPI_Request *h, MPI_Status *st)
 static int finish1(MPI_Request *h, MPI_Status *st, const char *R)
 {
     struct smpi_request *q = *h;
-    if (SM_LIKELY(!q->p.st.err)) return req_finish(h, st);
+    if (SM_LIKELY(!q->p.st.err && q->kind != SMPI_REQ_GREQ)) return req_finish(h, st);
     struct smpi_comm *c = q->comm;
     char what[256];
     describe(q, what, sizeof what);
+    if (q->kind == SMPI_REQ_GREQ) {
+        int err = req_finish(h, st);
+        return err ? smpi_error(NULL, err, R, "%s", what) : MPI_SUCCESS;
+    }
     smpi_comm_ref(c);
     int err = smpi_error(c, req_finish(h, st), R, "%s", what);
     smpi_comm_unref(c);
@@ -426,15 +443,14 @@ struct failure { int index, cls; struct smpi_comm *c; char what[256]; };
 static void finish_one(MPI_Request *h, MPI_Status *st, int i, struct failure *f)
 {
     struct smpi_request *q = *h;
-    if (SM_LIKELY(!q->p.st.err)) { req_finish(h, st); return; }
+    if (SM_LIKELY(!q->p.st.err && q->kind != SMPI_REQ_GREQ)) { req_finish(h, st); return; }
     bool first = f->index < 0;
-    if (first) {
-        f->index = i, f->c = q->comm;
-        smpi_comm_ref(f->c);
-        describe(q, f->what, sizeof f->what);
-    }
+    struct smpi_comm *c = q->comm;
+    smpi_comm_ref(c);
+    if (first) describe(q, f->what, sizeof f->what);
     int cls = req_finish(h, st);
-    if (first) f->cls = cls;
+    if (first && cls) f->index = i, f->c = c, f->cls = cls;   /* (a generalized request may succeed) */
+    else smpi_comm_unref(c);
 }
 static int many_error(struct failure *f, MPI_Status sts[], const char *R)
 {
@@ -577,6 +593,11 @@ int PMPI_Request_free(MPI_Request *request)
     if (SM_UNLIKELY(bad_req(*request))) return bad_req_error(*request, R);
     struct smpi_request *q = *request;
     if (q->kind == SMPI_REQ_COLL) return coll_request_error(q, R);
+    if (q->kind == SMPI_REQ_GREQ) {
+        *request = MPI_REQUEST_NULL;
+        int rc = smpi_greq_free(q);
+        return rc ? smpi_error(NULL, rc, R, "the generalized request's free_fn returned error class %d", rc) : rc;
+    }
     if (q->persistent && !q->started) atomic_store(&q->p.done, 1);
     if (q->bsend) bsend_unlink(q);
     smpi_request_release(q);            /* an active one completes, then goes */
@@ -594,8 +615,12 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (inactive(request)) { *flag = 1; status_empty(status, MPI_ANY_SOURCE); return MPI_SUCCESS; }
     sm_status_t st = smpi_req_test(request);
     *flag = p2p_done(&request->p);
-    if (*flag) status_of(request, status);
-    else smpi_idle();
+    if (*flag) {
+        int err = status_of(request, status);     /* a generalized request's query_fn may fail */
+        if (err && request->kind == SMPI_REQ_GREQ)
+            return smpi_error(NULL, err, R, "generalized request %p: its query_fn returned error class %d",
+                              (void *)request, err);
+    } else smpi_idle();
     return *flag || st == SM_INPROGRESS ? MPI_SUCCESS : progress_error(request->comm, st, R);
 }
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
@@ -610,6 +635,11 @@ int PMPI_Cancel(MPI_Request *request)
     /* Operations that have not matched are cancelled (a buffered send's
      * message too); the others complete normally, as MPI allows. */
     struct smpi_request *q = *request;
+    if (q->kind == SMPI_REQ_GREQ) {
+        int rc = smpi_greq_cancel(q);
+        return rc ? smpi_error(NULL, rc, "MPI_Cancel", "the generalized request's cancel_fn returned error class %d",
+                               rc) : rc;
+    }
     if (q->bsend) return bsend_cancel(q);
     if (inactive(q) || q->proc_null) return MPI_SUCCESS;
     (void)p2p_cancel(&q->p);

@@ -121,3 +121,97 @@ sm_status_t smpi_request_test_polled(struct smpi_request *q)
     if (smpi_req_done(q)) return q->p.st.err;
     return st ? st : SM_INPROGRESS;
 }
+
+/* --- Generalized requests (MPI 3.1 §12.2) -----------------------------------------------
+ * The program completes the request (MPI_Grequest_complete); the calls that
+ * complete requests then ask query_fn for its status and free_fn to release
+ * the program's state. The request's communicator is MPI_COMM_WORLD (whose
+ * error handler MPI 3.1 §8.3 gives errors tied to no communicator). */
+struct smpi_greq {
+    MPI_Grequest_query_function *query;
+    MPI_Grequest_free_function *free;
+    MPI_Grequest_cancel_function *cancel;
+    void *extra;
+    /* GREQ_COMPLETE and GREQ_FREED, set once each by MPI_Grequest_complete and
+     * MPI_Request_free (which may be two threads): the second one ends the
+     * request. Once p.done is set, a waiting thread may end it at any time. */
+    _Atomic int state;
+};
+enum { GREQ_COMPLETE = 1, GREQ_FREED = 2 };
+
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
+{
+    static const char R[] = "MPI_Grequest_start";
+    SMPI_CHECK_INIT(R);
+    if (!request) return smpi_error(NULL, MPI_ERR_ARG, R, "request is NULL");
+    struct smpi_greq *g = malloc(sizeof *g);
+    struct smpi_request *q = g ? smpi_request_new(&smpi_comm_world, SMPI_REQ_GREQ, NULL, 0, NULL, MPI_PROC_NULL,
+                                                  0, P2P_STANDARD) : NULL;
+    if (!q) {
+        free(g);
+        return smpi_error(NULL, MPI_ERR_NO_MEM, R, "out of memory for a generalized request");
+    }
+    *g = (struct smpi_greq){ query_fn, free_fn, cancel_fn, extra_state, 0 };
+    q->coll = g, q->started = true;
+    *request = q;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+
+static struct smpi_greq *greq_of(MPI_Request r)
+{
+    return r && smpi_object(r, sizeof *r) && r->kind == SMPI_REQ_GREQ ? r->coll : NULL;
+}
+
+static int greq_release(struct smpi_request *q)
+{
+    struct smpi_greq *g = q->coll;
+    int rc = g->free ? g->free(g->extra) : MPI_SUCCESS;
+    free(g);
+    q->coll = NULL;
+    smpi_request_release(q);
+    return rc;
+}
+
+int PMPI_Grequest_complete(MPI_Request request)
+{
+    static const char R[] = "MPI_Grequest_complete";
+    SMPI_CHECK_INIT(R);
+    struct smpi_greq *g = greq_of(request);
+    if (!g) return smpi_error(NULL, MPI_ERR_REQUEST, R, "request %p is not a generalized request",
+                              (void *)request);
+    int old = atomic_fetch_or(&g->state, GREQ_COMPLETE);
+    if (old & GREQ_COMPLETE)
+        return smpi_error(NULL, MPI_ERR_REQUEST, R, "generalized request %p is complete already", (void *)request);
+    if (!(old & GREQ_FREED)) {
+        atomic_store_explicit(&request->p.done, 1, memory_order_release);   /* (the waiter's from here) */
+        return MPI_SUCCESS;
+    }
+    int rc = greq_release(request);
+    return rc ? smpi_error(NULL, rc, R, "the request's free_fn returned error class %d", rc) : MPI_SUCCESS;
+}
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+
+int smpi_greq_status(struct smpi_request *q, MPI_Status *st)
+{
+    struct smpi_greq *g = q->coll;
+    *st = (MPI_Status){ .MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG, .MPI_ERROR = MPI_SUCCESS };
+    int rc = g->query ? g->query(g->extra, st) : MPI_SUCCESS;
+    st->MPI_ERROR = rc;
+    return rc;
+}
+
+int smpi_greq_end(struct smpi_request *q) { return greq_release(q); }
+
+int smpi_greq_free(struct smpi_request *q)
+{
+    int old = atomic_fetch_or(&((struct smpi_greq *)q->coll)->state, GREQ_FREED);
+    return old & GREQ_COMPLETE ? greq_release(q) : MPI_SUCCESS;
+}
+
+int smpi_greq_cancel(struct smpi_request *q)
+{
+    struct smpi_greq *g = q->coll;
+    return g->cancel ? g->cancel(g->extra, atomic_load(&g->state) & GREQ_COMPLETE) : MPI_SUCCESS;
+}

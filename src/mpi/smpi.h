@@ -172,7 +172,7 @@ struct smpi_type {
     struct smpi_type **cd;
 };
 
-enum smpi_req_kind { SMPI_REQ_SEND = 1, SMPI_REQ_RECV, SMPI_REQ_COLL };
+enum smpi_req_kind { SMPI_REQ_SEND = 1, SMPI_REQ_RECV, SMPI_REQ_COLL, SMPI_REQ_GREQ };
 struct smpi_request {
     struct p2p_req p;           /* first: the engine's part */
     int       kind;
@@ -394,6 +394,14 @@ static inline void smpi_request_add(struct smpi_request *q, struct p2p_req *part
 
 /* (request.c) Complete q at once, with an empty status. */
 void smpi_request_complete(struct smpi_request *q);
+/* Generalized requests (request.c; the request's coll holds the callbacks).
+ * A complete one's status from its query_fn (st never NULL) and that
+ * function's error; its end (free_fn, then the request released) and
+ * free_fn's error; MPI_Request_free and MPI_Cancel on one. */
+int  smpi_greq_status(struct smpi_request *q, MPI_Status *st);
+int  smpi_greq_end(struct smpi_request *q);
+int  smpi_greq_free(struct smpi_request *q);
+int  smpi_greq_cancel(struct smpi_request *q);
 /* A request for a nonblocking collective on c (active until the engine
  * calls smpi_request_coll_done), or NULL when out of memory. */
 struct smpi_request *smpi_request_coll(struct smpi_comm *c);
