@@ -149,6 +149,7 @@ const char *smpi_op_accumulate(MPI_Op op, int id, enum coll_dtype *t, enum coll_
         return why;
     }
     int k = category(id, t);
+    if (k == K_BYTE) k = K_INT;   /* unsigned 8-bit integers here, as MPICH and Open MPI (and mpi4py's suite) take them */
     if (o > OPNUM(MPI_MAXLOC)) {
         *rop = o == OPNUM(MPI_REPLACE) ? COLL_REDOP_COUNT : COLL_REDOP_COUNT + 1;
         return NULL;

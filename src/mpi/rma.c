@@ -186,9 +186,10 @@ static __attribute__((noinline)) int accumulate(const void *oaddr, int ocount, M
     if (fetch) *p++ = (struct side){ raddr, rcount, rtype, NULL, "result" };
     *p++ = (struct side){ NULL, tcount, ttype, NULL, "target" };
     int n = (int)(p - s), rc = check_op(w, s, n, rank, &skip, R), id;
-    if (rc || (rc = acc_elem(w, s, n, R, &id))) return rc;
+    if (rc || skip) return rc;    /* MPI_PROC_NULL: nothing to do, whatever the types and op (MPI 3.1 §11.3) */
+    if ((rc = acc_elem(w, s, n, R, &id))) return rc;
     const struct rma_acc_op *a = acc_op(w, op, id, R, &rc);
-    if (!a || skip) return rc;
+    if (!a) return rc;
     struct rma_target t = { rank, disp, (size_t)tcount, s[n - 1].t->dt };
     struct rma_buf o = noop ? (struct rma_buf){ 0 } : buf_of(&s[0]), r = fetch ? buf_of(&s[n - 2]) : (struct rma_buf){ 0 };
     sm_status_t st = rma_win_accumulate(&w->rw, &t, noop ? NULL : &o, fetch ? &r : NULL, a, smpi_types[id].dt);

@@ -74,6 +74,11 @@ static void returns(void)
     EXPECT(MPI_Put(&v, 1, MPI_INT64_T, n, 0, 1, MPI_INT64_T, win), MPI_ERR_RANK);
     EXPECT(MPI_Put(&v, 1, MPI_INT64_T, -3, 0, 1, MPI_INT64_T, win), MPI_ERR_RANK);
     OK(MPI_Put(&v, 1, MPI_INT64_T, MPI_PROC_NULL, 0, 1, MPI_INT64_T, win));   /* a no-op */
+    /* so are accumulates, whatever the types and op (mpi4py gives MPI_BYTE for the result) */
+    OK(MPI_Get_accumulate(&v, 0, MPI_INT, NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, 0, MPI_INT, MPI_SUM, win));
+    double dd = 1, dr;
+    OK(MPI_Get_accumulate(&dd, 1, MPI_DOUBLE, &dr, 1, MPI_DOUBLE, MPI_PROC_NULL, 0, 1, MPI_DOUBLE, MPI_BAND, win));
+    OK(MPI_Accumulate(&dd, 1, MPI_DOUBLE, MPI_PROC_NULL, 0, 2, MPI_FLOAT, MPI_SUM, win));
     EXPECT(MPI_Put(&v, -1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win), MPI_ERR_COUNT);
     EXPECT(MPI_Put(&v, 1, MPI_DATATYPE_NULL, t, 0, 1, MPI_INT64_T, win), MPI_ERR_TYPE);
     EXPECT(MPI_Put(&v, 2, MPI_INT, t, 0, 1, MPI_INT, win), MPI_ERR_TYPE);   /* sizes differ */

@@ -5,7 +5,8 @@
  * accumulate_ops, accumulate_ordering), MPI_Win_allocate_shared with and
  * without alloc_shared_noncontig, MPI_Win_sync in the unified model's
  * load/store pattern, fence assertions used as MPI allows them, lock with
- * MPI_MODE_NOCHECK, and flush_local to one rank and flush_all. */
+ * MPI_MODE_NOCHECK, flush_local to one rank and flush_all, and every
+ * accumulate operation on MPI_BYTE. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -232,6 +233,51 @@ static void asserts_and_flushes(void)
     OK(MPI_Win_free(&win));
 }
 
+/* Every predefined accumulate operation on MPI_BYTE, taken as unsigned
+ * 8-bit integers (as MPICH and Open MPI take it, and mpi4py's suite uses
+ * it), through MPI_Get_accumulate and MPI_Accumulate. */
+static void byte_ops(void)
+{
+    static const MPI_Op ops[] = { MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_LAND, MPI_LOR, MPI_LXOR,
+                                  MPI_BAND, MPI_BOR, MPI_BXOR, MPI_REPLACE, MPI_NO_OP };
+    enum { NB = 8 };
+    uint8_t *mem, o[NB], r[NB], g[NB], five[NB];
+    MPI_Win win;
+    OK(MPI_Win_allocate(NB, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    memset(five, 200, NB);
+    for (int i = 0; i < NB; i++) o[i] = (uint8_t)(i * 37 + me);
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+        OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, dst, 0, win));   /* each rank its own target */
+        OK(MPI_Put(five, NB, MPI_BYTE, dst, 0, NB, MPI_BYTE, win));
+        OK(MPI_Win_flush(dst, win));
+        memset(r, 0, NB);
+        OK(MPI_Get_accumulate(o, NB, MPI_BYTE, r, NB, MPI_BYTE, dst, 0, NB, MPI_BYTE, ops[k], win));
+        OK(MPI_Win_flush(dst, win));
+        OK(MPI_Get(g, NB, MPI_BYTE, dst, 0, NB, MPI_BYTE, win));
+        OK(MPI_Win_unlock(dst, win));
+        for (int i = 0; i < NB; i++) {
+            unsigned a = 200, b = o[i], want;
+            MPI_Op op = ops[k];
+            want = op == MPI_SUM ? a + b : op == MPI_PROD ? a * b : op == MPI_MAX ? (a > b ? a : b)
+                 : op == MPI_MIN ? (a < b ? a : b) : op == MPI_LAND ? (a && b) : op == MPI_LOR ? (a || b)
+                 : op == MPI_LXOR ? (!a != !b) : op == MPI_BAND ? (a & b) : op == MPI_BOR ? (a | b)
+                 : op == MPI_BXOR ? (a ^ b) : op == MPI_REPLACE ? b : a;
+            CHECK(r[i] == 200 && g[i] == (uint8_t)want, "op %zu byte %d: result %u, target %u, not %u", k, i, r[i],
+                  g[i], (uint8_t)want);
+        }
+    }
+    OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, dst, 0, win));
+    OK(MPI_Put(five, NB, MPI_BYTE, dst, 0, NB, MPI_BYTE, win));
+    OK(MPI_Win_flush(dst, win));
+    OK(MPI_Accumulate(o, NB, MPI_BYTE, dst, 0, NB, MPI_BYTE, MPI_SUM, win));
+    OK(MPI_Win_flush(dst, win));
+    OK(MPI_Get(g, NB, MPI_BYTE, dst, 0, NB, MPI_BYTE, win));
+    OK(MPI_Win_unlock(dst, win));
+    for (int i = 0; i < NB; i++) CHECK(g[i] == (uint8_t)(200 + o[i]), "MPI_Accumulate byte %d: %u", i, g[i]);
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    OK(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
     OK(MPI_Init(&argc, &argv));
@@ -244,6 +290,7 @@ int main(int argc, char **argv)
     shared(false);
     shared(true);
     asserts_and_flushes();
+    byte_ops();
     OK(MPI_Finalize());
     if (me == 0) printf("test_rma_misc: ok on %d ranks\n", n);
     return 0;
