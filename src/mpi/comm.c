@@ -348,10 +348,12 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     SMPI_CHECK_INFO(c, info, R);         /* no hints are read */
-    if (c->inter) return smpi_error(c, MPI_ERR_COMM, R, "%s is an intercommunicator", c->name);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return smpi_error(c, MPI_ERR_ARG, R, "invalid split_type %d", split_type);
-    /* Every rank of a smartmap job shares one node's memory. */
+    /* Every rank of a smartmap job shares one node's memory. On an
+     * intercommunicator, as MPICH does: each group splits by node, and the
+     * result joins the local part to the remote one (split() hands it to
+     * inter.c): here the same intercommunicator's groups, or MPI_COMM_NULL. */
     return split(c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm, R);
 }
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type

@@ -241,6 +241,19 @@ static void check_derived(MPI_Comm ic)
     }
     OK(MPI_Comm_split(ic, MPI_UNDEFINED, 0, &s));
     CHECK(s == MPI_COMM_NULL, "split with MPI_UNDEFINED");
+    /* split_type: one node, so both whole groups again (as MPICH does), in the same order */
+    OK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &s));
+    int ls4, rs4, r4;
+    OK(MPI_Comm_test_inter(s, &flag));
+    OK(MPI_Comm_size(s, &ls4));
+    OK(MPI_Comm_remote_size(s, &rs4));
+    OK(MPI_Comm_rank(s, &r4));
+    CHECK(flag && ls4 == lsize && rs4 == rsize && r4 == lrank, "split_type: %d %d %d %d", flag, ls4,
+          rs4, r4);
+    check_all(s);
+    OK(MPI_Comm_free(&s));
+    OK(MPI_Comm_split_type(ic, MPI_UNDEFINED, 0, MPI_INFO_NULL, &s));
+    CHECK(s == MPI_COMM_NULL, "split_type with MPI_UNDEFINED");
     /* create over the local group without its last member (where it has more than one) */
     MPI_Group lg, sub;
     OK(MPI_Comm_group(ic, &lg));
@@ -279,7 +292,7 @@ static void check_errors(MPI_Comm ic)
     CHECK(MPI_Exscan(&x, &y, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_COMM, "exscan on an intercommunicator");
     CHECK(MPI_Bcast(&x, 1, MPI_INT, rsize, ic) == MPI_ERR_ROOT, "bcast root %d", rsize);
     CHECK(MPI_Allreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_BUFFER, "in place");
-    CHECK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &m) == MPI_ERR_COMM, "split_type");
+    CHECK(MPI_Comm_split_type(ic, 12345, 0, MPI_INFO_NULL, &m) == MPI_ERR_ARG, "split_type 12345");
     int dims = lsize, periods = 0;
     CHECK(MPI_Cart_create(ic, 1, &dims, &periods, 0, &m) == MPI_ERR_COMM, "cart_create");
     MPI_Win w;
