@@ -109,7 +109,7 @@ static int go(struct smpi_comm *c, struct call *k, MPI_Request *req, const char 
 /* --- Argument checks ---------------------------------------------------------- */
 
 /* On an intercommunicator (ic_ in call), a blocking collective is inter.c's;
- * what reaches BEGIN there (the nonblocking forms, Alltoallw, Scan, Exscan)
+ * what reaches BEGIN there (the nonblocking forms, Scan, Exscan)
  * is refused. */
 #define INTER(R, call) do { struct smpi_comm *ic_ = smpi_comm(comm); \
     if (ic_ && ic_->inter) { SMPI_CHECK_INIT(R); return call; } } while (0)
@@ -714,6 +714,9 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                    MPI_Comm comm)
 {
+    INTER("MPI_Alltoallw",
+          ic_->inter->ops->alltoallw(ic_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+          recvtypes, true, "MPI_Alltoallw"));
     return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, NULL,
                      false, "MPI_Alltoallw");
 }

@@ -362,6 +362,19 @@ static void bad(void)
         OK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
         expect(MPI_Ibarrier(ic, &r), MPI_ERR_COMM, "ibarrier on an intercommunicator");
         expect(MPI_Iallreduce(&one, &s, 1, MPI_LONG, MPI_SUM, ic, &r), MPI_ERR_COMM, "iallreduce on an intercommunicator");
+        /* the blocking MPI_Alltoallw is the intercommunicator's own */
+        int rn, sv[8], rv[8], cnt[8], dsp[8];
+        MPI_Datatype ty[8];
+        OK(MPI_Comm_remote_size(ic, &rn));
+        for (int i = 0; i < rn && i < 8; i++)
+            sv[i] = me * 100 + i, rv[i] = -1, cnt[i] = 1, dsp[i] = i * (int)sizeof(int), ty[i] = MPI_INT;
+        if (rn <= 8) {
+            OK(MPI_Alltoallw(sv, cnt, dsp, ty, rv, cnt, dsp, ty, ic));
+            int lr;
+            OK(MPI_Comm_rank(ic, &lr));
+            for (int i = 0; i < rn; i++)   /* remote rank i is world rank 2i + (1 - me % 2) */
+                CHECK(rv[i] == (2 * i + 1 - me % 2) * 100 + lr, "alltoallw on an intercommunicator: %d from %d", rv[i], i);
+        }
         OK(MPI_Barrier(ic));
         OK(MPI_Comm_free(&ic));
         OK(MPI_Comm_free(&half));
