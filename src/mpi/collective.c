@@ -21,6 +21,7 @@ struct call {
     struct smpi_type **wheld;          /* alltoallw: 2n of them */
     const struct dt_type **wtypes;     /* alltoallw: the engine's send types, then receive types */
     int nw;
+    int *arrays;                       /* nonblocking: its own copy of the count and displacement arrays */
 };
 
 /* held: the datatypes were referenced for a nonblocking call. */
@@ -30,6 +31,24 @@ static void call_free(struct call *k, bool held)
     for (int i = 0; i < k->nw && held; i++) smpi_type_unref(k->wheld[i]);
     free(k->wheld);
     free(k->wtypes);
+    free(k->arrays);
+}
+
+/* A nonblocking call reads the count and displacement arrays while it runs;
+ * they become its own (as other MPIs do), since programs and bindings free
+ * or reuse theirs once the call returns (mpi4py converts MPI_Count arrays
+ * into temporaries). */
+static bool own_arrays(struct call *k, int n)
+{
+    const int **a[] = { &k->a.src.counts, &k->a.src.displs, &k->a.dst.counts, &k->a.dst.displs };
+    int m = 0;
+    for (size_t i = 0; i < sizeof a / sizeof *a; i++) m += *a[i] != NULL;
+    if (!m || n <= 0) return true;
+    if (!(k->arrays = malloc(sizeof(int) * (size_t)n * (size_t)m))) return false;
+    int *p = k->arrays;
+    for (size_t i = 0; i < sizeof a / sizeof *a; i++)
+        if (*a[i]) memcpy(p, *a[i], sizeof(int) * (size_t)n), *a[i] = p, p += n;
+    return true;
 }
 
 /* An engine's status as an MPI error (naming the routine and the reason). */
@@ -60,12 +79,16 @@ static int go(struct smpi_comm *c, struct call *k, MPI_Request *req, const char 
     }
     struct call *h = malloc(sizeof *h);
     struct smpi_request *q = h ? smpi_request_coll(c) : NULL;
+    if (q) {
+        *h = *k;
+        h->arrays = NULL;
+        if (!own_arrays(h, c->pt.size)) smpi_request_release(q), q = NULL;
+    }
     if (!q) {
         free(h);
         call_free(k, false);
         return smpi_error(c, MPI_ERR_NO_MEM, R, "no memory for a request");
     }
-    *h = *k;
     if (h->a.red.fn.ctx == &k->red.uop) h->a.red.fn.ctx = &h->red.uop;   /* the user op's context moved */
     h->routine = R;
     for (int i = 0; i < 2; i++) if (h->held[i]) smpi_type_ref(h->held[i]);
@@ -86,7 +109,7 @@ static int go(struct smpi_comm *c, struct call *k, MPI_Request *req, const char 
 /* --- Argument checks ---------------------------------------------------------- */
 
 /* On an intercommunicator (ic_ in call), a blocking collective is inter.c's;
- * what reaches BEGIN there (the nonblocking forms, Alltoallw, Scan, Exscan)
+ * what reaches BEGIN there (the nonblocking forms, Scan, Exscan)
  * is refused. */
 #define INTER(R, call) do { struct smpi_comm *ic_ = smpi_comm(comm); \
     if (ic_ && ic_->inter) { SMPI_CHECK_INIT(R); return call; } } while (0)
@@ -691,6 +714,9 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                    MPI_Comm comm)
 {
+    INTER("MPI_Alltoallw",
+          ic_->inter->ops->alltoallw(ic_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+          recvtypes, true, "MPI_Alltoallw"));
     return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, NULL,
                      false, "MPI_Alltoallw");
 }

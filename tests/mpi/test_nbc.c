@@ -14,11 +14,14 @@
  *  idup: MPI_Comm_idup of overlapping communicators outstanding together (in
  *    different orders on different ranks) with other collectives; the new
  *    communicators work and are distinct.
+ *  arrays: the count and displacement arrays of the v collectives freed and
+ *    overwritten as soon as the call returns (as mpi4py does with the
+ *    temporaries it converts MPI_Count arrays into): the call kept its own.
  *  bad: an invalid root, an operation not defined on the type, sizes or
  *    operations or roots that differ between ranks: an error (at the call,
  *    or at the wait for the nonblocking form), never a hang, and the
  *    communicator works after.
- * Usage: test_nbc overlap|order|idup|bad */
+ * Usage: test_nbc overlap|order|idup|arrays|bad */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -359,6 +362,19 @@ static void bad(void)
         OK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
         expect(MPI_Ibarrier(ic, &r), MPI_ERR_COMM, "ibarrier on an intercommunicator");
         expect(MPI_Iallreduce(&one, &s, 1, MPI_LONG, MPI_SUM, ic, &r), MPI_ERR_COMM, "iallreduce on an intercommunicator");
+        /* the blocking MPI_Alltoallw is the intercommunicator's own */
+        int rn, sv[8], rv[8], cnt[8], dsp[8];
+        MPI_Datatype ty[8];
+        OK(MPI_Comm_remote_size(ic, &rn));
+        for (int i = 0; i < rn && i < 8; i++)
+            sv[i] = me * 100 + i, rv[i] = -1, cnt[i] = 1, dsp[i] = i * (int)sizeof(int), ty[i] = MPI_INT;
+        if (rn <= 8) {
+            OK(MPI_Alltoallw(sv, cnt, dsp, ty, rv, cnt, dsp, ty, ic));
+            int lr;
+            OK(MPI_Comm_rank(ic, &lr));
+            for (int i = 0; i < rn; i++)   /* remote rank i is world rank 2i + (1 - me % 2) */
+                CHECK(rv[i] == (2 * i + 1 - me % 2) * 100 + lr, "alltoallw on an intercommunicator: %d from %d", rv[i], i);
+        }
         OK(MPI_Barrier(ic));
         OK(MPI_Comm_free(&ic));
         OK(MPI_Comm_free(&half));
@@ -389,6 +405,53 @@ static void fatal(const char *what)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Arrays a caller throws away once the call returns: garbage from then on. */
+static int *scratch_ints(int v)
+{
+    int *a = malloc(sizeof(int) * (size_t)n);
+    CHECK(a, "malloc");
+    for (int i = 0; i < n; i++) a[i] = v < 0 ? i * v * -1 : v;
+    return a;
+}
+static void trash(int *a)
+{
+    memset(a, 0x7f, sizeof(int) * (size_t)n);
+    free(a);
+}
+
+static void arrays(void)
+{
+    int cnt = 3, *sbuf = malloc(sizeof(int) * (size_t)(cnt * n)), *rbuf = malloc(sizeof(int) * (size_t)(cnt * n));
+    CHECK(sbuf && rbuf, "malloc");
+    for (int root = 0; root < n; root++) {
+        MPI_Request q[3];
+        for (int i = 0; i < cnt * n; i++) sbuf[i] = me * 1000 + i, rbuf[i] = -1;
+        int *c1 = scratch_ints(cnt), *d1 = scratch_ints(-cnt);
+        OK(MPI_Iallgatherv(sbuf, cnt, MPI_INT, rbuf, c1, d1, MPI_INT, MPI_COMM_WORLD, &q[0]));
+        trash(c1), trash(d1);
+        OK(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+        for (int r = 0; r < n; r++)
+            for (int j = 0; j < cnt; j++)
+                CHECK(rbuf[r * cnt + j] == r * 1000 + j, "Iallgatherv: block %d element %d is %d", r, j, rbuf[r * cnt + j]);
+        int g[64], *c2 = scratch_ints(1), *d2 = scratch_ints(-1);
+        for (int i = 0; i < n && i < 64; i++) g[i] = -1;
+        OK(MPI_Igatherv(&me, 1, MPI_INT, g, c2, d2, MPI_INT, root, MPI_COMM_WORLD, &q[1]));
+        trash(c2), trash(d2);
+        int *sc = scratch_ints(cnt), *sd = scratch_ints(-cnt), *rc = scratch_ints(cnt), *rd = scratch_ints(-cnt);
+        for (int i = 0; i < cnt * n; i++) rbuf[i] = -1;
+        OK(MPI_Ialltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc, rd, MPI_INT, MPI_COMM_WORLD, &q[2]));
+        trash(sc), trash(sd), trash(rc), trash(rd);
+        OK(MPI_Waitall(2, &q[1], MPI_STATUSES_IGNORE));
+        if (me == root)
+            for (int r = 0; r < n && r < 64; r++) CHECK(g[r] == r, "Igatherv root %d: element %d is %d", root, r, g[r]);
+        for (int r = 0; r < n; r++)
+            for (int j = 0; j < cnt; j++)
+                CHECK(rbuf[r * cnt + j] == r * 1000 + me * cnt + j, "Ialltoallv: from %d element %d is %d", r, j,
+                      rbuf[r * cnt + j]);
+    }
+    free(sbuf), free(rbuf);
+}
+
 int main(int argc, char **argv)
 {
     const char *part = argc > 1 ? argv[1] : "";
@@ -398,9 +461,10 @@ int main(int argc, char **argv)
     if (!strcmp(part, "overlap")) overlap();
     else if (!strcmp(part, "order")) order();
     else if (!strcmp(part, "idup")) idup();
+    else if (!strcmp(part, "arrays")) arrays();
     else if (!strcmp(part, "bad")) bad();
     else if (!strncmp(part, "fatal_", 6)) fatal(part);
-    else CHECK(0, "usage: test_nbc overlap|order|idup|bad");
+    else CHECK(0, "usage: test_nbc overlap|order|idup|arrays|bad");
     OK(MPI_Barrier(MPI_COMM_WORLD));
     if (me == 0) printf("test_nbc %s: %d ranks ok\n", part, n);
     OK(MPI_Finalize());
