@@ -31,21 +31,30 @@ int main(void)
     p2p_req_free(r);
     sm_barrier();                                /* every receive is cancelled before anything is sent */
 
-    /* Nobody receives before the next barrier: every message waits in its ring. */
+    /* One rank at a time sends and cancels while the others wait in the
+     * barrier: a receiver that makes progress (any call of its own) moves
+     * what its ring holds to its unexpected queue, and from there a send
+     * can no longer be cancelled (which MPI allows). So every cancelled
+     * message is still in the ring. */
     char *big = malloc(BIG), *in = malloc(BIG);
     CHECK(big && in, "no memory");
     fill(big, BIG, (unsigned)me);
-    cancel_send(isend(&v, sizeof v, to, 4, NULL), "an eager send");
-    struct p2p_req *s = req_new();
-    CHECK(p2p_isend(s, &v, sizeof v, to, 4, &W, P2P_SYNC, NULL) == SM_OK, "p2p_isend: %s", sm_fail_reason());
-    cancel_send(s, "a synchronous send");
-    cancel_send(isend(big, BIG, to, 4, NULL), "a large send");
-    CHECK(p2p_cancel(r = irecv(&a, sizeof a, from, 5, NULL)) == SM_OK, "cancelling a receive");
-    p2p_req_free(r);
     int w = me + 100;
-    s = isend(&w, sizeof w, to, 4, NULL);        /* the one that counts */
-    struct p2p_req *l = isend(big, BIG, to, 6, NULL);
-    sm_barrier();
+    struct p2p_req *s = NULL, *l = NULL;
+    for (int turn = 0; turn < np; turn++) {
+        if (turn == me) {
+            cancel_send(isend(&v, sizeof v, to, 4, NULL), "an eager send");
+            s = req_new();
+            CHECK(p2p_isend(s, &v, sizeof v, to, 4, &W, P2P_SYNC, NULL) == SM_OK, "p2p_isend: %s", sm_fail_reason());
+            cancel_send(s, "a synchronous send");
+            cancel_send(isend(big, BIG, to, 4, NULL), "a large send");
+            CHECK(p2p_cancel(r = irecv(&a, sizeof a, from, 5, NULL)) == SM_OK, "cancelling a receive");
+            p2p_req_free(r);
+            s = isend(&w, sizeof w, to, 4, NULL);        /* the one that counts */
+            l = isend(big, BIG, to, 6, NULL);
+        }
+        sm_barrier();
+    }
 
     r = irecv(&b, sizeof b, from, 4, NULL);
     CHECK(p2p_wait(r) == SM_OK && b == from + 100 && !r->st.cancelled,
