@@ -161,7 +161,7 @@ struct coll_op {
     /* What the engine made for this collective and frees at the end:
      * staged copies of buffers peers cannot reach, copies of types and
      * arrays, scratch. */
-    void *owned[4];
+    void *owned[8];            /* scratch: stages of both sides, their arrays and types (memory peers cannot reach) */
     int nowned;
     struct coll_lay src, dst;           /* this member's buffers as published */
     struct coll_lay staged;             /* a destination peers write into a stage ... */

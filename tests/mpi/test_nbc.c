@@ -309,7 +309,7 @@ static void bad(void)
     MPI_Comm c;
     OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
     OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
-    int buf[64] = { 0 }, out[64];
+    int buf[2048] = { 0 }, out[64];   /* the ibcast of differing sizes below sends 2000 */
     MPI_Request r;
     /* arguments each rank can check */
     expect(MPI_Bcast(buf, 1, MPI_INT, n, c), MPI_ERR_ROOT, "bcast root n");
@@ -334,7 +334,8 @@ static void bad(void)
         /* roots disagree otherwise: rank 1 thinks it is the root, the others 0 */
         rc = MPI_Bcast(buf, 4, MPI_INT, me == 1 ? 1 : 0, c);
         CHECK(me > 1 || rc != MPI_SUCCESS, "bcast roots 0 and 1: rank %d got success", me);
-        expect(MPI_Allreduce(&one, &s, me == 0 ? 2 : 1, MPI_LONG, MPI_SUM, c), MPI_ERR_TRUNCATE, "allreduce counts");
+        long ones[2] = { 1, 1 }, sums[2];
+        expect(MPI_Allreduce(ones, sums, me == 0 ? 2 : 1, MPI_LONG, MPI_SUM, c), MPI_ERR_TRUNCATE, "allreduce counts");
         expect(MPI_Allreduce(&one, &s, 1, MPI_LONG, me == n - 1 ? MPI_MAX : MPI_SUM, c), MPI_ERR_OTHER, "allreduce ops");
         rc = MPI_Iallreduce(&one, &s, 1, me == n - 1 ? MPI_INT : MPI_LONG, MPI_SUM, c, &r);
         OK(rc);
