@@ -63,6 +63,7 @@ struct sm_rank_ctrl {
     uint64_t stack_lo, stack_len;                /* live in its own address space */
     alignas(SM_CACHELINE) _Atomic uint32_t doorbell;   /* sm_wait / sm_wake */
     _Atomic uint32_t sleepers;
+    _Atomic uint32_t rung;       /* the doorbell rang since a sleeper last armed it: later wakers skip the futex */
     /* sleepers in sm_wait_word on words in this slot, by the word's line modulo the buckets */
     alignas(SM_CACHELINE) _Atomic uint32_t word_sleepers[SM_WORD_BUCKETS];
     struct sm_barrier_cell bar;                   /* the job barrier's (sm_barrier) */

@@ -137,6 +137,7 @@ void sm_wait(bool (*cond)(void *), void *arg)
     struct sm_rank_ctrl *me = sm_ctrl_of(sm_core.rank);
     long ns = SLEEP_MIN_NS;
     for (;;) {
+        atomic_store(&me->rung, 0);      /* before the check below: a waker after it rings again */
         uint32_t seq = atomic_load(&me->doorbell);
         atomic_fetch_add(&me->sleepers, 1);
         bool sure = sleeper_fence();
@@ -153,7 +154,10 @@ void sm_wake(int rank)
     if ((unsigned)rank >= (unsigned)sm_core.size) return;
     struct sm_rank_ctrl *c = sm_ctrl_of(rank);
     waker_fence();
-    if (atomic_load_explicit(&c->sleepers, memory_order_relaxed)) {
+    /* One futex wake per sleep: a stream of puts to a rank asleep in a
+     * collective would otherwise make a system call each (the sleeper
+     * re-checks everything when it wakes). */
+    if (atomic_load_explicit(&c->sleepers, memory_order_relaxed) && !atomic_exchange(&c->rung, 1)) {
         atomic_fetch_add(&c->doorbell, 1);
         futex_wake((volatile uint32_t *)&c->doorbell);
     }
