@@ -156,8 +156,10 @@ void sm_wake(int rank)
     waker_fence();
     /* One futex wake per sleep: a stream of puts to a rank asleep in a
      * collective would otherwise make a system call each (the sleeper
-     * re-checks everything when it wakes). */
-    if (atomic_load_explicit(&c->sleepers, memory_order_relaxed) && !atomic_exchange(&c->rung, 1)) {
+     * re-checks everything when it wakes); a plain read first, so that
+     * those wakers share the line instead of taking it in turn. */
+    if (atomic_load_explicit(&c->sleepers, memory_order_relaxed) && !atomic_load(&c->rung) &&
+        !atomic_exchange(&c->rung, 1)) {
         atomic_fetch_add(&c->doorbell, 1);
         futex_wake((volatile uint32_t *)&c->doorbell);
     }
