@@ -312,7 +312,13 @@ void smpi_comm_unref(struct smpi_comm *c);
  * from it), as MPI lets a program free a type its operations still use. */
 void smpi_type_ref(struct smpi_type *t);
 void smpi_type_unref(struct smpi_type *t);
-int  smpi_type_check(struct smpi_comm *c, MPI_Datatype t, const char *routine, struct smpi_type **out);
+/* The type behind handle h, committed, in *out; else MPI_ERR_TYPE raised. */
+int  smpi_type_bad(struct smpi_comm *c, MPI_Datatype h, const char *routine) __attribute__((cold, noinline));
+static inline int smpi_type_check(struct smpi_comm *c, MPI_Datatype h, const char *routine, struct smpi_type **out)
+{
+    struct smpi_type *t = *out = smpi_type(h);
+    return SM_LIKELY(t && t->committed) ? MPI_SUCCESS : smpi_type_bad(c, h, routine);
+}
 /* MPI_Get_elements: the basic elements in the first bytes of a message of
  * t elements, or MPI_UNDEFINED when bytes ends inside one. */
 MPI_Count smpi_type_elements(const struct smpi_type *t, MPI_Count bytes);
