@@ -98,7 +98,8 @@ static void bcast_reduce(int N)
     for (int root = 0; root < n; root++) {
         for (int k = 0; k < N; k++) b[k] = me == root ? val(root, 1, k) : -1;
         OK(MPI_Bcast(MPI_BOTTOM, 1, tb, root, MPI_COMM_WORLD));
-        for (int k = 0; k < N; k++) CHECK(b[k] == val(root, 1, k), "bcast of %d ints from %d: [%d] = %d", N, root, k, b[k]);
+        for (int k = 0; k < N; k++)
+            CHECK(b[k] == val(root, 1, k), "bcast of %d ints from %d: [%d] = %d", N, root, k, b[k]);
         /* the root in place (its result at MPI_BOTTOM too), the others from s */
         for (int k = 0; k < N; k++) s[k] = me + k, r[k] = me == root ? me + k : -1;
         if (me == root) OK(MPI_Reduce(MPI_IN_PLACE, MPI_BOTTOM, 1, tr, MPI_SUM, root, MPI_COMM_WORLD));
