@@ -53,8 +53,9 @@ static size_t bytes_of(const struct coll_buf *b, int nblocks)
     return t;
 }
 
-/* Blocks [0, nblocks) of b packed at c, followed (with counts) by the
- * blocks' byte counts and offsets; the layout readers see them by. */
+/* Blocks [0, nblocks) of b packed at c (total bytes, or with counts their
+ * room before the blocks' byte counts and offsets, which follow); the
+ * layout readers see them by. */
 static struct coll_lay pack_src(char *c, const struct coll_buf *b, int nblocks, size_t total)
 {
     pack_blocks(c, b, nblocks);
@@ -82,10 +83,10 @@ static sm_status_t publish_src(struct coll_op *o, const struct coll_buf *b, int 
 {
     size_t total = bytes_of(b, nblocks);
     bool fixed = !b->counts || nblocks == 1;
-    size_t span = fixed ? total : (total + sizeof(int) - 1) / sizeof(int) * sizeof(int) + 2 * sizeof(int) * (size_t)nblocks;
-    char *c = coll_carrier(o, span);
+    size_t data = fixed ? total : (total + sizeof(int) - 1) / sizeof(int) * sizeof(int);   /* the arrays aligned */
+    char *c = coll_carrier(o, fixed ? total : data + 2 * sizeof(int) * (size_t)nblocks);
     if (c) {
-        o->src = pack_src(c, b, nblocks, fixed ? total : span - 2 * sizeof(int) * (size_t)nblocks);
+        o->src = pack_src(c, b, nblocks, data);
         if (fixed) o->flags |= REC_CARRIED;
         o->readers = COLL_NONE;
         return SM_OK;
