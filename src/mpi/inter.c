@@ -18,7 +18,9 @@
 #define TAG_COLL 1              /* every internal message on the peer context */
 
 /* The next intercommunicator context id this process would take (two ids
- * each: point-to-point and the internal messages). */
+ * each: point-to-point and the internal messages); an idup's until it is
+ * agreed: none. */
+#define SMPI_CTX_NONE 0xfffffff0u
 static uint32_t next_ctx = SMPI_CTX_INTER0;
 
 /* An internal call failed: raise its class on the intercommunicator. */
@@ -83,12 +85,18 @@ static int agree(MPI_Comm local, int lleader, MPI_Comm pcomm, int rleader, int t
 static const struct smpi_inter_ops ops;
 static void drain(struct smpi_comm *c);
 
-/* The intercommunicator over local (taken) and the remote group's job ranks;
- * into: the object to make it in (MPI_Comm_idup's, made at the call), or NULL. */
-static struct smpi_comm *build(struct smpi_comm *into, MPI_Comm local, const int *remote, int rsize, uint32_t ctx,
-                               MPI_Errhandler errh)
+/* c's context ids: point-to-point ctx, the leaders' messages ctx + 1. */
+static void set_ctx(struct smpi_comm *c, uint32_t ctx)
 {
-    struct smpi_comm *l = smpi_comm(local), *c = into ? into : calloc(1, sizeof *c), *p = calloc(1, sizeof *p);
+    struct smpi_comm *p = c->inter->peer;
+    c->pt.ctx = ctx, c->co.ctx = ctx + 1;
+    p->pt.ctx = ctx + 1, p->co.ctx = ctx + 2;
+}
+
+/* The intercommunicator over local (taken) and the remote group's job ranks. */
+static struct smpi_comm *build(MPI_Comm local, const int *remote, int rsize, uint32_t ctx, MPI_Errhandler errh)
+{
+    struct smpi_comm *l = smpi_comm(local), *c = calloc(1, sizeof *c), *p = calloc(1, sizeof *p);
     struct smpi_inter *in = calloc(1, sizeof *in);
     struct smpi_group *r = smpi_group_new(rsize);
     if (!c || !p || !in || !r) sm_fatal("MPI: out of memory for an intercommunicator");
@@ -99,14 +107,14 @@ static struct smpi_comm *build(struct smpi_comm *into, MPI_Comm local, const int
     smpi_comm_setup(c, l->group, ctx, "");
     c->pt.size = rsize, c->pt.world = r->world;
     c->co = c->pt;
-    c->co.ctx = ctx + 1;
     c->cg.num = -1;
-    smpi_comm_setup(p, l->group, ctx + 1, "");
-    p->pt = c->co;
+    smpi_comm_setup(p, l->group, ctx, "");
     p->cg.num = -1;
     p->errh = MPI_ERRORS_RETURN;
     *in = (struct smpi_inter){ r, l, p, &ops, NULL, NULL };
     c->inter = in;
+    set_ctx(c, ctx);
+    p->pt = c->co;
     c->errh = errh;
     smpi_errh_ref(errh);
     return c;
@@ -159,7 +167,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                 return smpi_error(l, rc, R, "job rank %d is in both groups", theirs[i]);
             }
     TRY(PMPI_Comm_split(local_comm, 0, l->pt.rank, &local));
-    *newintercomm = build(NULL, local, theirs + 1, nt - 1, ctx, l->errh);
+    *newintercomm = build(local, theirs + 1, nt - 1, ctx, l->errh);
 out:
     free(mine), free(theirs);
     return failed(l, rc, R);
@@ -226,7 +234,7 @@ static void finish(struct smpi_comm *c, MPI_Comm local, const int *remote, int r
         PMPI_Comm_free(&local);
         return;
     }
-    *out = build(NULL, local, remote, rsize, ctx, c->errh);
+    *out = build(local, remote, rsize, ctx, c->errh);
 }
 
 static int inter_dup_blocking(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
@@ -423,7 +431,7 @@ static void ico_free(struct smpi_ico *o)
     free(o->b1), free(o->b2), free(o->counts), free(o->dsp), free(o->many);
     if (o->made) {                  /* an idup that failed: no communicator */
         *o->newcomm = MPI_COMM_NULL;
-        free(o->made);
+        smpi_comm_unref(o->made);
         if (o->local != MPI_COMM_NULL) PMPI_Comm_free(&o->local);
     }
     free(o);
@@ -825,8 +833,9 @@ static int inter_alltoall(struct smpi_comm *c, const void *sbuf, const int scoun
 /* MPI_Comm_dup and MPI_Comm_idup: a context agreed as agree() does (each
  * group's greatest proposal, swapped by the leaders; a proposal is taken
  * at once, so that creations begun meanwhile propose past it) and the
- * local group's intracommunicator duplicated, both nonblocking; the new
- * intercommunicator is made in the object the call returned. */
+ * local group's intracommunicator duplicated, both nonblocking. The new
+ * intercommunicator exists from the call (bindings ask what it is at once),
+ * over the old one's local part and with no context until then. */
 static bool run_idup(struct smpi_ico *o)
 {
     struct smpi_comm *c = o->c;
@@ -841,7 +850,11 @@ static bool run_idup(struct smpi_ico *o)
     ICO_STEP(o, PMPI_Ibcast(&o->total, 1, MPI_UNSIGNED, 0, L(c), rq(o)));
     uint32_t ctx = (uint32_t)o->ival[1] > (uint32_t)o->total ? (uint32_t)o->ival[1] : (uint32_t)o->total;
     if (ctx + 2 > next_ctx) next_ctx = ctx + 2;
-    build(o->made, o->local, c->inter->remote->world, c->inter->remote->size, ctx, c->errh);
+    struct smpi_comm *n = o->made, *was = n->inter->local;
+    PMPI_Comm_set_errhandler(o->local, MPI_ERRORS_RETURN);
+    n->inter->local = smpi_comm(o->local);
+    set_ctx(n, ctx);
+    smpi_comm_unref(was);
     o->made = NULL;
     ICO_END(o);
 }
@@ -853,8 +866,11 @@ static int inter_dup(struct smpi_comm *c, MPI_Comm *newcomm, MPI_Request *req, c
         return inter_dup_blocking(c, newcomm, R);
     }
     struct smpi_ico *o = ico_new(c, run_idup, R);
-    if (o && !(o->made = calloc(1, sizeof *o->made))) free(o), o = NULL;
-    if (o) *newcomm = o->made, o->newcomm = newcomm, o->local = MPI_COMM_NULL;
+    if (o) {
+        smpi_comm_ref(c->inter->local);
+        o->made = build(c->inter->local, c->inter->remote->world, c->inter->remote->size, SMPI_CTX_NONE, c->errh);
+        *newcomm = o->made, o->newcomm = newcomm, o->local = MPI_COMM_NULL;
+    }
     return ico_go(c, o, req, R);
 }
 

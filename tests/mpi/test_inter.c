@@ -220,6 +220,9 @@ static void check_outstanding(MPI_Comm ic)
     /* A's local rank 0 broadcasts to B */
     OK(MPI_Ibcast(&x, 1, MPI_INT, inA ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, ic, &q[1]));
     OK(MPI_Comm_idup(ic, &dup, &q[2]));
+    int inter = 0;                                   /* what it is, bindings ask at once (mpi4py) */
+    OK(MPI_Comm_test_inter(dup, &inter));
+    CHECK(inter, "the idup of an intercommunicator is one before it completes");
     OK(MPI_Ibarrier(ic, &q[3]));
     q[4] = MPI_REQUEST_NULL;                         /* remote rank lrank sends to me, if there is one */
     if (lrank < rsize) OK(MPI_Irecv(&got, 1, MPI_INT, lrank, 11, ic, &q[4]));
