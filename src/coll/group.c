@@ -282,9 +282,11 @@ sm_status_t coll_group_create_p2p(struct coll_group *g, const struct sm_group *m
         bool held = reserve(num);
         uint32_t v[2] = { !held, progress_at(sm_core.rank, num) }, r[2];
         st = coll_p2p_allreduce(v, r, 2, &max, over);
+        if (!st && !r[0]) st = set_group(g, m, num, r[1] + 1);
+        /* Only now (marked): released first, another thread's creation
+         * here could take the number too, and two groups share a context. */
         if (held) unreserve(num);
-        if (st) return st;
-        if (!r[0]) return set_group(g, m, num, r[1] + 1);
+        if (st || !r[0]) return st;
     }
 }
 
