@@ -218,6 +218,9 @@ SMPI_DECL(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *function, 
 SMPI_DECL(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
 SMPI_DECL(int, Error_string, (int errorcode, char *string, int *resultlen))
 SMPI_DECL(int, Error_class, (int errorcode, int *errorclass))
+SMPI_DECL(int, Add_error_class, (int *errorclass))
+SMPI_DECL(int, Add_error_code, (int errorclass, int *errorcode))
+SMPI_DECL(int, Add_error_string, (int errorcode, const char *string))
 
 /* Point-to-point */
 SMPI_DECL(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))

@@ -518,7 +518,6 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 static int get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, const char *R)
 {
     static int tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1, appnum = 0;
-    static int last_code = MPI_ERR_LASTCODE;     /* no user codes (MPI_Add_error_code) yet */
     static int universe;
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
@@ -541,7 +540,7 @@ static int get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, c
         case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;   /* one node, one monotonic clock */
         case MPI_APPNUM: v = &appnum; break;
         case MPI_UNIVERSE_SIZE: v = &universe; break;
-        case MPI_LASTUSEDCODE: v = &last_code; break;
+        case MPI_LASTUSEDCODE: v = &smpi_last_code; break;
         default: return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
         }
     } else if (keyval == MPI_TAG_UB) v = &tag_ub;

@@ -1,5 +1,7 @@
-/* MPI errors: error classes and their texts, error handlers
+/* MPI errors: error classes and their texts, the program's own classes
+ * and codes (MPI_Add_error_class/code/string), error handlers
  * (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, the user's), and the one-line report. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,11 +71,88 @@ static const char *const class_text[MPI_ERR_LASTCODE] = {
     [MPI_ERR_IO] = "MPI_ERR_IO: I/O error",
 };
 
+/* The program's classes and codes, numbered from MPI_ERR_LASTCODE + 1
+ * (a class is a code of its own class); smpi_last_code is the last one
+ * given (MPI_LASTUSEDCODE). */
+#define USER_CODES 1024
+static struct user_code { int cls; char *text; } user[USER_CODES];
+int smpi_last_code = MPI_ERR_LASTCODE;
+static pthread_mutex_t user_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct user_code *user_of(int code)
+{
+    int last = __atomic_load_n(&smpi_last_code, __ATOMIC_ACQUIRE);
+    return code > MPI_ERR_LASTCODE && code <= last ? &user[code - MPI_ERR_LASTCODE - 1] : NULL;
+}
+
 static const char *text_of(int code)
 {
+    struct user_code *u = user_of(code);
+    if (u) return u->text ? u->text : "";
     if (code < 0 || code >= MPI_ERR_LASTCODE) return NULL;
     return class_text[code] ? class_text[code] : "MPI error";
 }
+
+/* A new code of class cls (-1: a new class, its own), or -1 when all are taken. */
+static int new_code(int cls)
+{
+    if (smpi_mt) pthread_mutex_lock(&user_lock);
+    int code = smpi_last_code + 1;
+    if (code - MPI_ERR_LASTCODE <= USER_CODES) {
+        user[code - MPI_ERR_LASTCODE - 1] = (struct user_code){ cls < 0 ? code : cls, NULL };
+        __atomic_store_n(&smpi_last_code, code, __ATOMIC_RELEASE);
+    } else code = -1;
+    if (smpi_mt) pthread_mutex_unlock(&user_lock);
+    return code;
+}
+
+int PMPI_Add_error_class(int *errorclass)
+{
+    static const char R[] = "MPI_Add_error_class";
+    SMPI_CHECK_INIT(R);
+    if (!errorclass) return smpi_error(NULL, MPI_ERR_ARG, R, "errorclass is NULL");
+    int c = new_code(-1);
+    if (c < 0) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no room for another error class (%d codes at most)", USER_CODES);
+    *errorclass = c;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Add_error_class = PMPI_Add_error_class
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    static const char R[] = "MPI_Add_error_code";
+    SMPI_CHECK_INIT(R);
+    if (!errorcode) return smpi_error(NULL, MPI_ERR_ARG, R, "errorcode is NULL");
+    struct user_code *u = user_of(errorclass);
+    if (!(errorclass >= 0 && errorclass < MPI_ERR_LASTCODE) && !(u && u->cls == errorclass))
+        return smpi_error(NULL, MPI_ERR_ARG, R, "%d is not an error class", errorclass);
+    int c = new_code(errorclass);
+    if (c < 0) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no room for another error code (%d at most)", USER_CODES);
+    *errorcode = c;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Add_error_code = PMPI_Add_error_code
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    static const char R[] = "MPI_Add_error_string";
+    SMPI_CHECK_INIT(R);
+    struct user_code *u = user_of(errorcode);
+    if (!u) return smpi_error(NULL, MPI_ERR_ARG, R, "%d is not a class or code MPI_Add_error_class/code made", errorcode);
+    if (!string) return smpi_error(NULL, MPI_ERR_ARG, R, "string is NULL");
+    if (strlen(string) >= MPI_MAX_ERROR_STRING)
+        return smpi_error(NULL, MPI_ERR_ARG, R, "string of %zu characters (MPI_MAX_ERROR_STRING is %d)", strlen(string),
+                          MPI_MAX_ERROR_STRING);
+    char *t = strdup(string);
+    if (!t) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no memory for the string");
+    if (smpi_mt) pthread_mutex_lock(&user_lock);
+    char *old = u->text;
+    u->text = t;                    /* (a thread reading the old one at this moment: the standard leaves it) */
+    if (smpi_mt) pthread_mutex_unlock(&user_lock);
+    free(old);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Add_error_string = PMPI_Add_error_string
 
 int smpi_class_of(sm_status_t st)
 {
@@ -92,7 +171,7 @@ int smpi_class_of(sm_status_t st)
 /* MPI_ERRORS_ARE_FATAL: one line naming routine, class and value, then the job ends. */
 static _Noreturn void fatal(int cls, const char *routine, const char *fmt, va_list ap)
 {
-    const char *text = text_of(cls) ? text_of(cls) : "MPI error";
+    const char *text = text_of(cls) && *text_of(cls) ? text_of(cls) : "MPI error";
     char what[256];
     vsnprintf(what, sizeof what, fmt, ap);
     sm_say("%s: %s: %s", routine, text, what);
@@ -227,7 +306,8 @@ int PMPI_Error_class(int errorcode, int *errorclass)
     if (!errorclass) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "errorclass is NULL");
     if (!text_of(errorcode))
         return smpi_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d", errorcode);
-    *errorclass = errorcode;
+    struct user_code *u = user_of(errorcode);
+    *errorclass = u ? u->cls : errorcode;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Error_class = PMPI_Error_class

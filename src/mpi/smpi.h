@@ -262,6 +262,9 @@ int smpi_error(struct smpi_comm *comm, int cls, const char *routine, const char 
     __attribute__((format(printf, 4, 5)));
 /* The error class for an engine's status (SM_ERR_NOMEM: MPI_ERR_NO_MEM...). */
 int smpi_class_of(sm_status_t st);
+/* The last error code given (MPI_LASTUSEDCODE): MPI_ERR_LASTCODE until
+ * MPI_Add_error_class/code. */
+extern int smpi_last_code;
 const char *smpi_comm_name(const struct smpi_comm *c);
 
 /* A handle for a message: its null name, or its address. */
