@@ -159,7 +159,8 @@ enum { MPI_TAG_UB = 1000, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_APPNUM, MPI
 enum { MPI_COMBINER_NAMED, MPI_COMBINER_DUP, MPI_COMBINER_CONTIGUOUS, MPI_COMBINER_VECTOR,
        MPI_COMBINER_HVECTOR, MPI_COMBINER_INDEXED, MPI_COMBINER_HINDEXED,
        MPI_COMBINER_INDEXED_BLOCK, MPI_COMBINER_HINDEXED_BLOCK, MPI_COMBINER_STRUCT,
-       MPI_COMBINER_SUBARRAY, MPI_COMBINER_DARRAY, MPI_COMBINER_RESIZED };
+       MPI_COMBINER_SUBARRAY, MPI_COMBINER_DARRAY, MPI_COMBINER_RESIZED, MPI_COMBINER_F90_REAL,
+       MPI_COMBINER_F90_COMPLEX, MPI_COMBINER_F90_INTEGER };
 
 /* Error classes (MPI 3.1 §8.4); codes are classes. */
 enum {
@@ -404,6 +405,10 @@ typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval
 #define MPI_TYPE_NULL_COPY_FN   ((MPI_Type_copy_attr_function *)0)
 #define MPI_TYPE_DUP_FN         ((MPI_Type_copy_attr_function *)smpi_comm_dup_fn)
 #define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+/* Fortran 90 parameterised types (MPI 3.1 §17.1.9): predefined, never freed */
+SMPI_DECL(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype))
+SMPI_DECL(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype))
+SMPI_DECL(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype))
 SMPI_DECL(int, Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn,
                                     MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
                                     void *extra_state))

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -321,6 +322,88 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 }
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
 
+/* --- Fortran 90 parameterised types (MPI 3.1 §17.1.9) ---------------------------------
+ * The smallest kind with the precision p and decimal exponent range r asked
+ * for (MPI_UNDEFINED: any), as a type whose combiner and contents say how it
+ * was asked for. They count as predefined: one handle per (combiner, p, r),
+ * made on first use, never freed. */
+#define F90_MAX 64
+static struct { int combiner, p, r; struct smpi_type *t; } f90_made[F90_MAX];
+static int f90_n;
+static pthread_mutex_t f90_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int f90(int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *newtype, const char *R)
+{
+    SMPI_CHECK_INIT(R);
+    CHECK_OUT(newtype, R);
+    if (base == MPI_DATATYPE_NULL) {
+        if (combiner == MPI_COMBINER_F90_INTEGER)
+            return smpi_error(NULL, MPI_ERR_ARG, R, "no integer kind has a decimal range of %d", r);
+        return smpi_error(NULL, MPI_ERR_ARG, R, "no %s kind has precision %d and exponent range %d",
+                          combiner == MPI_COMBINER_F90_REAL ? "real" : "complex", p, r);
+    }
+    if (smpi_mt) pthread_mutex_lock(&f90_lock);
+    int rc = MPI_SUCCESS, i;
+    for (i = 0; i < f90_n; i++)
+        if (f90_made[i].combiner == combiner && f90_made[i].p == p && f90_made[i].r == r) break;
+    if (i == f90_n && f90_n == F90_MAX)
+        rc = smpi_error(NULL, MPI_ERR_NO_MEM, R, "more than %d Fortran 90 types", F90_MAX);
+    else if (i == f90_n) {
+        int pr[2] = { p, r };
+        bool integer = combiner == MPI_COMBINER_F90_INTEGER;
+        MPI_Datatype t;
+        rc = made(SM_OK, dt_ref(smpi_type(base)->dt), combiner,
+                  &(struct contents){ .i = { { integer ? pr + 1 : pr, integer ? 1 : 2 } } }, &t, R);
+        if (!rc) {
+            t->committed = true;
+            f90_made[f90_n++] = (typeof(f90_made[0])){ combiner, p, r, t };
+        }
+    }
+    if (!rc) *newtype = f90_made[i].t;
+    if (smpi_mt) pthread_mutex_unlock(&f90_lock);
+    return rc;
+}
+
+static bool is_f90(const struct smpi_type *t)
+{
+    return t->combiner == MPI_COMBINER_F90_INTEGER || t->combiner == MPI_COMBINER_F90_REAL ||
+           t->combiner == MPI_COMBINER_F90_COMPLEX;
+}
+
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    MPI_Datatype b = r < 0 ? MPI_DATATYPE_NULL : r <= 2 ? MPI_INT8_T : r <= 4 ? MPI_INT16_T : r <= 9 ? MPI_INT32_T
+                   : r <= 18 ? MPI_INT64_T : MPI_DATATYPE_NULL;
+    return f90(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, b, newtype, "MPI_Type_create_f90_integer");
+}
+#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
+
+/* The real kind (0 float, 1 double, 2 long double) for (p, r), or -1. */
+static int real_kind(int p, int r)
+{
+    if (p == MPI_UNDEFINED && r == MPI_UNDEFINED) return -1;      /* one must be given */
+    int pp = p == MPI_UNDEFINED ? 0 : p, rr = r == MPI_UNDEFINED ? 0 : r;
+    if (pp < 0 || rr < 0) return -1;
+    return pp <= 6 && rr <= 37 ? 0 : pp <= 15 && rr <= 307 ? 1 : pp <= 18 && rr <= 4931 ? 2 : -1;
+}
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    static const MPI_Datatype kind[3] = { MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE };
+    int k = real_kind(p, r);
+    return f90(MPI_COMBINER_F90_REAL, p, r, k < 0 ? MPI_DATATYPE_NULL : kind[k], newtype, "MPI_Type_create_f90_real");
+}
+#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
+
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    static const MPI_Datatype kind[3] = { MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX };
+    int k = real_kind(p, r);
+    return f90(MPI_COMBINER_F90_COMPLEX, p, r, k < 0 ? MPI_DATATYPE_NULL : kind[k], newtype,
+               "MPI_Type_create_f90_complex");
+}
+#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
+
 /* --- Attributes (MPI 3.1 §6.7.4) ------------------------------------------------
  * Keyvals numbered apart from communicators' and windows' (from TYPE_KEY0),
  * so that one given to the wrong kind of object is caught. */
@@ -475,6 +558,9 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (!datatype) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_free", "datatype is NULL");
     CHECK_OLD(t, *datatype, "MPI_Type_free");
     if (t->id) return smpi_error(NULL, MPI_ERR_TYPE, "MPI_Type_free", "cannot free predefined %s", t->name);
+    if (is_f90(t))
+        return smpi_error(NULL, MPI_ERR_TYPE, "MPI_Type_free", "cannot free a Fortran 90 parameterised type (%p)",
+                          (void *)t);
     smpi_attrs_lock();
     while (t->attrs) {
         int rc = attr_delete(t, t->attrs->key, "MPI_Type_free");
