@@ -93,9 +93,23 @@ static sm_status_t set_group(struct coll_group *g, const struct sm_group *m, int
     return SM_OK;
 }
 
+/* Groups live in their members' areas: every member must share the node. */
+static sm_status_t on_one_node(const struct sm_group *m)
+{
+    if (SM_LIKELY(!sm_spans_nodes()) || !m) return SM_OK;
+    for (int i = 0; i < m->size; i++)
+        if (!sm_rank_local(sm_group_rank(m, i))) return sm_one_node("collectives on a group spanning nodes");
+    return SM_OK;
+}
+
 /* --- Over the whole job (start-up: nothing else in flight) ------------------------ */
 static sm_status_t create_job(struct coll_group *g, const struct sm_group *m)
 {
+    sm_status_t one = on_one_node(m);
+    if (one) {
+        set_group(g, m, -1, 0);
+        return one;
+    }
     uint64_t all[USED_WORDS] = { 0 };
     /* Every rank's set is current (it has finished its earlier creations) ... */
     sm_barrier();
@@ -266,6 +280,11 @@ sm_status_t coll_group_icreate(struct coll_group *g, const struct sm_group *m, s
 /* --- Over point-to-point (the new members only) ------------------------------------ */
 sm_status_t coll_group_create_p2p(struct coll_group *g, const struct sm_group *m, const struct p2p_comm *over)
 {
+    sm_status_t one = on_one_node(m);
+    if (one) {
+        set_group(g, m, -1, 0);
+        return one;
+    }
     uint64_t mine[USED_WORDS], all[USED_WORDS];
     struct coll_fn bor, max;
     coll_fn_predefined(&bor, COLL_UINT64, COLL_BOR);

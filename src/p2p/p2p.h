@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "sm_status.h"
+#include "net.h"
 
 struct dt_type;
 
@@ -75,6 +76,10 @@ struct p2p_req {
     _Atomic uint64_t coop_next; /* next chunk to claim */
     _Atomic uint64_t coop_left; /* bytes not yet copied */
     uint64_t coop_len;          /* bytes to copy */
+    /* a peer on another node (src/net) */
+    uint8_t  remote;            /* the operation is on the off-node path */
+    uint8_t  probing;           /* receive: posted, matched by probing the network (see p2p.c) */
+    struct net_op net;
 };
 
 /* Initialise the engine (after the core): req_size is the bindings' request
@@ -155,6 +160,7 @@ struct p2p_stats {
     uint64_t ring_bytes;        /* capacity of a ring */
     uint64_t coop_chunks_sent;  /* chunks of shared copies this rank copied as the sender */
     uint64_t coop_chunks_recv;  /* ... and as the receiver */
+    uint64_t net_sent, net_received;    /* bytes to and from other nodes */
 };
 void p2p_stats(struct p2p_stats *s);
 
