@@ -24,10 +24,6 @@ static int init(int required, int *provided, const char *routine)
     sm_core_ensure();
     sm_status_t st = p2p_init(sizeof(struct smpi_request));
     if (st) return smpi_error(NULL, st == SM_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER, routine, "%s", sm_fail_reason());
-    /* Point-to-point reaches other nodes; the collective engine (which
-     * MPI_COMM_WORLD needs) does not yet. */
-    if ((st = sm_one_node("collectives (MPI_COMM_WORLD)")))
-        return smpi_error(NULL, MPI_ERR_OTHER, routine, "%s", sm_fail_reason());
     if (smpi_comm_init_predef()) return smpi_error(NULL, MPI_ERR_NO_MEM, routine, "no memory for MPI_COMM_WORLD");
     coll_poll_p2p(true);                 /* a rank blocked in a collective still posts its sends */
     /* MULTIPLE: the engine's structures and the shared objects' counts take

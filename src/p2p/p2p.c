@@ -118,6 +118,7 @@ static struct {
     int      nlocal;            /* locals[0..nlocal): the node's ranks, ascending */
     int     *locals;
     int      nprobing;          /* posted receives matched by probing the network */
+    int      any_all;           /* fairness across nodes: next job rank to look at for ANY_SOURCE */
     bool     mt;                /* threads: take the locks below */
     alignas(SM_CACHELINE) _Atomic int lk_recv;  /* receive side: heads, posted and unexpected queues, stuck */
     alignas(SM_CACHELINE) _Atomic int lk_send;  /* send side: tails, pending and detached sends */
@@ -717,6 +718,9 @@ static COLD sm_status_t blocked_error(const struct p2p_req *r)
  * matches first wins and the other never sees it. While such a receive
  * waits, later receives from other nodes wait the same way, so that a
  * later receive cannot overtake it in UCX's own matching. */
+static struct p2p_msg *unexp_find(int w, int src, int tag, const struct p2p_comm *c, bool take);
+static void deliver_msg(struct p2p_req *r, struct p2p_msg *m);
+
 #define NET_TAG_BITS 24
 #define NET_TAG_MASK ((1ull << NET_TAG_BITS) - 1)
 #define NET_SRC_SHIFT NET_TAG_BITS
@@ -805,11 +809,46 @@ static sm_status_t net_start_recv(struct p2p_req *r, void *msg)
     return net_recv(&r->net, into, r->len, t, mask);
 }
 
-/* A receive that may match a message from another node: SM_INPROGRESS when
- * it is still for the rings too (MPI_ANY_SOURCE). */
+/* MPI_ANY_SOURCE when some ranks are on other nodes: the senders in turn,
+ * whichever their path, so that none starves; else r waits on the posted
+ * queue for a ring message or a probe (progress_net). */
+static COLD sm_status_t recv_any(struct p2p_req *r)
+{
+    const struct p2p_comm *c = r->comm;
+    int n = sm_core.size;
+    net_progress();
+    LOCK(lk_recv);
+    for (int k = 0, w = P.any_all; k < n; k++, w = next_rank(w, n)) {
+        struct p2p_msg *m = NULL;
+        void *msg = NULL;
+        bool found = false;
+        if (!P.remote[w]) found = (m = unexp_find(w, r->src, r->tag, c, true)) || drain_ring(w, false, r);
+        else if (!P.nprobing) {      /* (behind a probing receive, UCX's order would pass it) */
+            uint64_t t, mask, stag;
+            size_t len;
+            net_match(r->src, r->tag, c, &t, &mask);
+            t |= (uint64_t)(uint8_t)w << NET_SRC_SHIFT, mask |= 0xffull << NET_SRC_SHIFT;
+            net_probe(t, mask, true, &found, &stag, &len, &msg);
+        }
+        if (!found) continue;
+        P.any_all = next_rank(w, n);
+        if (m) deliver_msg(r, m);
+        UNLOCK(lk_recv);
+        if (!msg) return SM_OK;
+        sm_status_t st = net_start_recv(r, msg);
+        if (st) r->active = 0;
+        return st;
+    }
+    r->probing = 1, P.nprobing++;
+    q_push(&P.posted, r);
+    UNLOCK(lk_recv);
+    return SM_OK;
+}
+
+/* A receive that may match a message from another node. */
 static COLD sm_status_t recv_remote(struct p2p_req *r)
 {
-    if (r->src == P2P_ANY_SOURCE) return SM_INPROGRESS;
+    if (r->src == P2P_ANY_SOURCE) return recv_any(r);
     if (PEEK(P.nprobing)) {     /* behind a receive that probes: in posting order */
         LOCK(lk_recv);
         if (P.nprobing) {
@@ -1092,10 +1131,7 @@ sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag
     recv_start(r, buf, len, type);
     r->ctx = c->ctx, r->src = src, r->tag = tag, r->comm = c;
     int any = src == P2P_ANY_SOURCE;
-    if (SM_UNLIKELY(P.nremote) && (any || P.remote[c->world[src]])) {
-        sm_status_t st = recv_remote(r);
-        if (st != SM_INPROGRESS) return st;
-    }
+    if (SM_UNLIKELY(P.nremote) && (any || P.remote[c->world[src]])) return recv_remote(r);
     /* A sender's older messages are in its unexpected list, its newer ones
      * still in its ring, where r takes its message with no copy to the side.
      * MPI_ANY_SOURCE asks the senders in turn, so that none starves. */
@@ -1112,7 +1148,6 @@ sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag
             return SM_OK;
         }
     }
-    if (SM_UNLIKELY(any && P.nremote)) r->probing = 1, P.nprobing++;     /* and from other nodes */
     q_push(&P.posted, r);
     UNLOCK(lk_recv);
     return SM_OK;
