@@ -119,8 +119,9 @@ int main(void)
         p2p_req_free(r);
         /* what a cancelled receive would have taken goes to the next one */
         r = irecv(&x, sizeof x, far, 79, NULL);
-        CHECK(p2p_cancel(r) == SM_OK, "cancel");
+        CHECK(p2p_cancel(r) == SM_OK, "cancel: %s", sm_fail_reason());
         p2p_req_free(r);
+        sm_barrier();                           /* cancelled before anything is sent */
         int v = 100 + me;
         struct p2p_req *s = isend(&v, sizeof v, far, 79, NULL);
         finish(irecv(&x, sizeof x, far, 79, NULL), "receive after a cancel");
