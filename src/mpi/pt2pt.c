@@ -43,7 +43,8 @@ static int check_peer(struct smpi_comm *c, int peer, bool any, const char *what,
 
 static int check_tag(struct smpi_comm *c, int tag, bool any, const char *R)
 {
-    if (tag >= 0 || (any && tag == MPI_ANY_TAG)) return MPI_SUCCESS;
+    if ((tag >= 0 && tag <= smpi_tag_ub) || (any && tag == MPI_ANY_TAG)) return MPI_SUCCESS;
+    if (tag > smpi_tag_ub) return smpi_error(c, MPI_ERR_TAG, R, "tag %d is above MPI_TAG_UB (%d)", tag, smpi_tag_ub);
     return smpi_error(c, MPI_ERR_TAG, R, "tag %d is negative", tag);
 }
 

@@ -1340,15 +1340,17 @@ static bool progress_until(void *a)
 }
 
 /* sm_wait, but messages from other nodes ring no doorbell: while there are
- * such peers, poll (yielding the CPU to ranks sharing it). */
+ * such peers, poll; yield the CPU after a while (soon when the node's ranks
+ * outnumber its cores), so that ranks sharing it run. */
 static void wait_cond(bool (*cond)(void *), void *arg)
 {
     if (SM_LIKELY(!P.nremote)) {
         sm_wait(cond, arg);
         return;
     }
+    int spin = sm_core.oversubscribed ? 100 : 20000;
     for (int i = 0; !cond(arg); i++)
-        if (i > 100) sched_yield();
+        if (i > spin) sched_yield();
         else sm_cpu_relax();
 }
 
