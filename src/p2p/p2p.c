@@ -1069,8 +1069,8 @@ sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, i
 
 bool p2p_send_eager(const void *buf, size_t len, int dst, int tag, const struct p2p_comm *c)
 {
-    if (SM_UNLIKELY(len > P.eager_max)) return false;
     int peer = c->world[dst];
+    if (SM_UNLIKELY(len > P.eager_max || P.remote[peer])) return false;     /* (another node: a request) */
     uint64_t size = rec_size(D_EAGER, len), t;
     LOCK(lk_send);
     bool now = !P.pending[peer].head && ring_room(peer, size);
