@@ -1039,6 +1039,7 @@ sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, i
 {
     if (SM_UNLIKELY(r->type || r->tmp || r->why)) drop(r);
     r->kind = P2P_SEND;
+    r->remote = 0;
     r->peer = c->world[dst];
     r->ctx = c->ctx, r->tag = tag, r->src = c->rank, r->comm = c;
     r->buf = (void *)buf, r->len = len;
@@ -1155,6 +1156,7 @@ static void recv_start(struct p2p_req *r, void *buf, size_t len, const struct dt
 {
     if (SM_UNLIKELY(r->type || r->tmp || r->why)) drop(r);
     r->kind = P2P_RECV;
+    r->remote = 0;              /* (a persistent request restarts: its path is chosen again) */
     r->type = dt_ref(type);
     r->buf = buf, r->len = len;
     memset(&r->st, 0, sizeof r->st);
