@@ -499,6 +499,8 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 }
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 
+int smpi_tag_ub = INT_MAX;
+
 static int get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, const char *R)
 {
     static int host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1, appnum = 0;

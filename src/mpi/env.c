@@ -13,7 +13,6 @@
 
 static int thread_level;
 static pthread_t main_thread;
-int smpi_tag_ub = INT_MAX;
 
 static int init(int required, int *provided, const char *routine)
 {
