@@ -124,11 +124,11 @@ static sm_status_t create_over(struct coll_group *g, const struct sm_group *m, c
     struct coll_fn bor, max;
     coll_fn_predefined(&bor, COLL_UINT64, COLL_BOR);
     coll_fn_predefined(&max, COLL_UINT32, COLL_MAX);
-    for (;;) {
+    for (int round = 0;; round++) {
         my_set(mine);
         sm_status_t st = coll_p2p_allreduce(mine, all, USED_WORDS, &bor, over);
         if (st) return st;
-        int num = lowest_free(all);
+        int num = round_free(all, (uint64_t)over->ctx << 32 | (uint32_t)over->coll_tag, round);
         if (num < 0) {
             set_group(g, m, -1, 0);
             return sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX);
@@ -136,10 +136,15 @@ static sm_status_t create_over(struct coll_group *g, const struct sm_group *m, c
         bool held = reserve(num);
         uint32_t v[2] = { !held, progress_at(sm_core.rank, num) }, r[2];
         st = coll_p2p_allreduce(v, r, 2, &max, over);
+        if (!st && !r[0]) st = set_group(g, m, num, r[1] + 1);
+        /* Only now (marked): released first, another thread's creation
+         * here could take the number too, and two groups share a context. */
         if (held) unreserve(num);
-        if (st) return st;
-        if (r[0]) continue;
-        if ((st = set_group(g, m, num, r[1] + 1)) || g->num < 0 || !coll_spans(m)) return st;
+        if (st || r[0]) {
+            if (st) return st;
+            continue;
+        }
+        if (g->num < 0 || !coll_spans(m)) return SM_OK;
         if ((st = coll_span_attach(g))) coll_group_destroy(g);
         return st;
     }
@@ -325,32 +330,7 @@ sm_status_t coll_group_icreate(struct coll_group *g, const struct sm_group *m, s
 /* --- Over point-to-point (the new members only) ------------------------------------ */
 sm_status_t coll_group_create_p2p(struct coll_group *g, const struct sm_group *m, const struct p2p_comm *over)
 {
-<<<<<<< HEAD
     return create_over(g, m, over);
-=======
-    uint64_t mine[USED_WORDS], all[USED_WORDS];
-    struct coll_fn bor, max;
-    coll_fn_predefined(&bor, COLL_UINT64, COLL_BOR);
-    coll_fn_predefined(&max, COLL_UINT32, COLL_MAX);
-    for (int round = 0;; round++) {
-        my_set(mine);
-        sm_status_t st = coll_p2p_allreduce(mine, all, USED_WORDS, &bor, over);
-        if (st) return st;
-        int num = round_free(all, (uint64_t)over->ctx << 32 | (uint32_t)over->coll_tag, round);
-        if (num < 0) {
-            set_group(g, m, -1, 0);
-            return sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX);
-        }
-        bool held = reserve(num);
-        uint32_t v[2] = { !held, progress_at(sm_core.rank, num) }, r[2];
-        st = coll_p2p_allreduce(v, r, 2, &max, over);
-        if (!st && !r[0]) st = set_group(g, m, num, r[1] + 1);
-        /* Only now (marked): released first, another thread's creation
-         * here could take the number too, and two groups share a context. */
-        if (held) unreserve(num);
-        if (st || !r[0]) return st;
-    }
->>>>>>> main
 }
 
 /* --- Destruction ----------------------------------------------------------------------
