@@ -81,40 +81,46 @@ struct smpi_comm {
  * collective.c call through it when c->inter is set, with their own
  * arguments (checked there as far as they concern the communicator), so
  * that inter.c, which builds on their PMPI_ entry points over
- * intracommunicators, is above them. */
+ * intracommunicators, is above them. The collectives (and dup) take req
+ * NULL for the blocking form, else the I- form's request. */
 struct smpi_inter_ops {
-    int (*dup)(struct smpi_comm *c, MPI_Comm *newcomm, const char *R);
+    int (*dup)(struct smpi_comm *c, MPI_Comm *newcomm, MPI_Request *req, const char *R);
     int (*split)(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, const char *R);
     int (*create)(struct smpi_comm *c, MPI_Group group, MPI_Comm *newcomm, const char *R);
     int (*compare)(struct smpi_comm *a, struct smpi_comm *b);
-    int (*barrier)(struct smpi_comm *c, const char *R);
-    int (*bcast)(struct smpi_comm *c, void *buf, int count, MPI_Datatype type, int root, const char *R);
+    int (*barrier)(struct smpi_comm *c, MPI_Request *req, const char *R);
+    int (*bcast)(struct smpi_comm *c, void *buf, int count, MPI_Datatype type, int root, MPI_Request *req,
+                 const char *R);
     int (*reduce)(struct smpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                  int root, const char *R);
+                  int root, MPI_Request *req, const char *R);
     int (*allreduce)(struct smpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                     const char *R);
+                     MPI_Request *req, const char *R);
     int (*reduce_scatter)(struct smpi_comm *c, const void *sbuf, void *rbuf, const int rcounts[], int rcount,
-                          MPI_Datatype type, MPI_Op op, const char *R);
+                          MPI_Datatype type, MPI_Op op, MPI_Request *req, const char *R);
     int (*gather)(struct smpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                  const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, int root, const char *R);
+                  const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, int root, MPI_Request *req,
+                  const char *R);
     int (*scatter)(struct smpi_comm *c, const void *sbuf, const int scounts[], const int displs[], int scount,
-                   MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root, const char *R);
+                   MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Request *req,
+                   const char *R);
     int (*allgather)(struct smpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                     const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, const char *R);
+                     const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, MPI_Request *req,
+                     const char *R);
     /* displacements in bytes (bytes) or in extents of each block's type */
     int (*alltoallw)(struct smpi_comm *c, const void *sbuf, const int scounts[], const int sdispls[],
                      const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const int rdispls[],
-                     const MPI_Datatype rtypes[], bool bytes, const char *R);
+                     const MPI_Datatype rtypes[], bool bytes, MPI_Request *req, const char *R);
     /* counts NULL: scount / rcount each, the blocks one after another */
     int (*alltoall)(struct smpi_comm *c, const void *sbuf, const int scounts[], const int sdispls[], int scount,
                     MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[], int rcount,
-                    MPI_Datatype rtype, const char *R);
+                    MPI_Datatype rtype, MPI_Request *req, const char *R);
 };
 struct smpi_inter {
     struct smpi_group *remote;
     struct smpi_comm  *local;
     struct smpi_comm  *peer;
     const struct smpi_inter_ops *ops;
+    struct smpi_ico   *head, *tail;     /* its collectives in progress, in the order they began (inter.c) */
 };
 struct smpi_attr { struct smpi_attr *next; int key; void *val; };
 
@@ -166,6 +172,7 @@ struct smpi_type {
     struct dt_type *dt;         /* the layout (a reference; dt->basic: a predefined index) */
     const char *name;           /* a predefined type's name */
     char     *uname;            /* MPI_Type_set_name's (owned), or NULL */
+    struct smpi_attr *attrs;    /* MPI_Type_set_attr's */
     /* The constructor's arguments, for MPI_Type_get_envelope/contents
      * (owned; the types are counted references). */
     int       ni, na, nd;
@@ -346,6 +353,20 @@ struct smpi_red {
 };
 int  smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t,
                      const char *routine, struct smpi_red *out);
+
+/* Keyval tables (comm.c for communicators, win.c for windows): entries of
+ * esize bytes in chunks that never move, so that lookups take no lock while
+ * a thread adds one (MPI_THREAD_MULTIPLE). Entry i, or NULL; add returns
+ * the new entry's index, or -1 when out of memory or room. */
+#define SMPI_KEY_CHUNK  256
+#define SMPI_KEY_CHUNKS 256
+struct smpi_keytab { void *chunk[SMPI_KEY_CHUNKS]; int n; size_t esize; };
+void *smpi_keytab_get(struct smpi_keytab *t, int i);
+int  smpi_keytab_add(struct smpi_keytab *t, const void *entry);
+/* Attribute lists (any object's) with threads: one recursive lock, as
+ * callbacks may call the attribute routines; unlock returns rc. */
+void smpi_attrs_lock(void);
+int  smpi_attrs_unlock(int rc);
 
 /* Info objects (info.c): the object, or NULL for MPI_INFO_NULL and bad handles. */
 struct smpi_info *smpi_info(MPI_Info h);
