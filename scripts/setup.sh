@@ -8,8 +8,10 @@ need=
 # smbench's plots need matplotlib; its baselines are Debian's Open MPI and MPICH;
 # the tests of debugging a rank run gdb and valgrind.
 # gfortran: the Fortran bindings (src/fortran) and smfort. libpmix-dev: starting under mpirun (optional).
+# libucx-dev, ucx-utils: traffic between nodes over UCX (optional; ucx_info lists transports).
 for pkg in cmake ninja-build gcc g++ gfortran libc6-dev libmimalloc-dev python3 util-linux pkg-config \
-           python3-matplotlib openmpi-bin libopenmpi-dev mpich libmpich-dev gdb valgrind libpmix-dev; do
+           python3-matplotlib openmpi-bin libopenmpi-dev mpich libmpich-dev gdb valgrind libpmix-dev \
+           libucx-dev ucx-utils; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need="$need $pkg"
 done
 if [ -n "$need" ]; then

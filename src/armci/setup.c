@@ -96,6 +96,7 @@ static int init(int level, MPI_Comm comm, const char *routine)
         return 0;
     }
     sm_core_ensure();
+    if (sm_one_node("ARMCI")) armci_fail("%s: %s", routine, sm_fail_reason());
     if (level < MPI_THREAD_SINGLE || level > MPI_THREAD_MULTIPLE)
         armci_fail("%s: thread level %d is not one of MPI_THREAD_SINGLE .. MPI_THREAD_MULTIPLE", routine, level);
     if (comm != MPI_COMM_WORLD) {

@@ -122,6 +122,8 @@ struct coll_group {
     uint32_t *seen;             /* per member: the least its progress word said */
     void     *bounce;           /* copies of this member's medium contributions, one per record */
     int       aset;             /* active sets: where the barrier lives (first member's area) */
+    struct p2p_comm *net;       /* the group spans nodes: its collectives go over point-to-point
+                                 * on this communicator (span.c); NULL on one node */
 };
 
 /* Create g over members m (m->me < 0, or m NULL: the caller is not a member

@@ -134,6 +134,15 @@ struct coll_kind_ops {
     bool (*body)(struct coll_op *o);
 };
 extern const struct coll_kind_ops *const coll_kinds[COLL_KINDS];
+
+/* span.c: groups spanning nodes, their collectives over point-to-point. */
+bool coll_spans(const struct sm_group *m);                 /* a member is on another node */
+const struct p2p_comm *coll_span_job(void);                /* the whole job, for creating groups over it */
+sm_status_t coll_span_attach(struct coll_group *g);        /* g (numbered) spans nodes: its communicator */
+sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a);
+sm_status_t coll_span_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx);
+void coll_span_progress(void);
+bool coll_span_busy(void);
 extern const struct coll_kind_ops coll_barrier_ops, coll_bcast_ops, coll_gather_ops, coll_scatter_ops,
     coll_allgather_ops, coll_alltoall_ops, coll_reduce_ops, coll_create_ops;
 

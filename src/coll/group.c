@@ -112,9 +112,48 @@ static sm_status_t set_group(struct coll_group *g, const struct sm_group *m, int
     return SM_OK;
 }
 
+/* --- Over point-to-point ----------------------------------------------------------------
+ * Every rank of over takes part: the union of their sets gives the lowest
+ * free number, and a second round says whether each could reserve it. For
+ * MPI_Comm_create_group (over: the new members), and for every group whose
+ * creators span nodes (over: the job, or the parent's own communicator), which
+ * then runs its collectives over point-to-point (span.c). */
+static sm_status_t create_over(struct coll_group *g, const struct sm_group *m, const struct p2p_comm *over)
+{
+    uint64_t mine[USED_WORDS], all[USED_WORDS];
+    struct coll_fn bor, max;
+    coll_fn_predefined(&bor, COLL_UINT64, COLL_BOR);
+    coll_fn_predefined(&max, COLL_UINT32, COLL_MAX);
+    for (int round = 0;; round++) {
+        my_set(mine);
+        sm_status_t st = coll_p2p_allreduce(mine, all, USED_WORDS, &bor, over);
+        if (st) return st;
+        int num = round_free(all, (uint64_t)over->ctx << 32 | (uint32_t)over->coll_tag, round);
+        if (num < 0) {
+            set_group(g, m, -1, 0);
+            return sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX);
+        }
+        bool held = reserve(num);
+        uint32_t v[2] = { !held, progress_at(sm_core.rank, num) }, r[2];
+        st = coll_p2p_allreduce(v, r, 2, &max, over);
+        if (!st && !r[0]) st = set_group(g, m, num, r[1] + 1);
+        /* Only now (marked): released first, another thread's creation
+         * here could take the number too, and two groups share a context. */
+        if (held) unreserve(num);
+        if (st || r[0]) {
+            if (st) return st;
+            continue;
+        }
+        if (g->num < 0 || !coll_spans(m)) return SM_OK;
+        if ((st = coll_span_attach(g))) coll_group_destroy(g);
+        return st;
+    }
+}
+
 /* --- Over the whole job (start-up: nothing else in flight) ------------------------ */
 static sm_status_t create_job(struct coll_group *g, const struct sm_group *m)
 {
+    if (SM_UNLIKELY(coll_spans(m))) return create_over(g, m, coll_span_job());
     uint64_t all[USED_WORDS] = { 0 };
     /* Every rank's set is current (it has finished its earlier creations) ... */
     sm_barrier();
@@ -240,6 +279,7 @@ static struct create *create_new(struct coll_group *g, const struct sm_group *m,
 sm_status_t coll_group_create(struct coll_group *g, const struct sm_group *m, const struct coll_group *parent)
 {
     if (!parent) return create_job(g, m);
+    if (SM_UNLIKELY(parent->net != NULL)) return create_over(g, m, parent->net);
     sm_status_t st;
     struct create *c = create_new(g, m, (struct coll_group *)parent, &st);
     if (!c) return st;
@@ -267,6 +307,11 @@ sm_status_t coll_group_icreate(struct coll_group *g, const struct sm_group *m, s
                                coll_done_fn done, void *ctx)
 {
     sm_status_t st;
+    if (SM_UNLIKELY(parent->net != NULL)) {    /* across nodes: made before it returns */
+        st = create_over(g, m, parent->net);
+        done(ctx, st, st ? sm_fail_reason() : "");
+        return SM_OK;
+    }
     struct create *c = create_new(g, m, parent, &st);
     if (!c) return st;
     struct create *big = realloc(c, sizeof *c + sizeof(struct icreate));
@@ -285,28 +330,7 @@ sm_status_t coll_group_icreate(struct coll_group *g, const struct sm_group *m, s
 /* --- Over point-to-point (the new members only) ------------------------------------ */
 sm_status_t coll_group_create_p2p(struct coll_group *g, const struct sm_group *m, const struct p2p_comm *over)
 {
-    uint64_t mine[USED_WORDS], all[USED_WORDS];
-    struct coll_fn bor, max;
-    coll_fn_predefined(&bor, COLL_UINT64, COLL_BOR);
-    coll_fn_predefined(&max, COLL_UINT32, COLL_MAX);
-    for (int round = 0;; round++) {
-        my_set(mine);
-        sm_status_t st = coll_p2p_allreduce(mine, all, USED_WORDS, &bor, over);
-        if (st) return st;
-        int num = round_free(all, (uint64_t)over->ctx << 32 | (uint32_t)over->coll_tag, round);
-        if (num < 0) {
-            set_group(g, m, -1, 0);
-            return sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX);
-        }
-        bool held = reserve(num);
-        uint32_t v[2] = { !held, progress_at(sm_core.rank, num) }, r[2];
-        st = coll_p2p_allreduce(v, r, 2, &max, over);
-        if (!st && !r[0]) st = set_group(g, m, num, r[1] + 1);
-        /* Only now (marked): released first, another thread's creation
-         * here could take the number too, and two groups share a context. */
-        if (held) unreserve(num);
-        if (st || !r[0]) return st;
-    }
+    return create_over(g, m, over);
 }
 
 /* --- Destruction ----------------------------------------------------------------------
@@ -324,6 +348,12 @@ static bool peers_done(void *arg)
 void coll_group_destroy(struct coll_group *g)
 {
     if (g->num < 0) return;
+    if (SM_UNLIKELY(g->net != NULL)) {     /* nothing of it in the areas: nobody to wait for */
+        free(g->net), free(g->seen);
+        mark(g->num, false);
+        g->net = NULL, g->seen = NULL, g->num = -1;
+        return;
+    }
     if (!peers_done(g)) coll_wait(peers_done, g);
     free(g->seen);
     free(g->bounce);

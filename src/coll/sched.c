@@ -374,7 +374,7 @@ static void list_del(struct coll_op *o)
     if (o->next) o->next->prev = o->prev; else L.tail = o->prev;
     o->listed = false;
     o->g->active--;
-    if (!L.head) p2p_progress_hook = NULL;
+    if (!L.head && !coll_span_busy()) p2p_progress_hook = NULL;
 }
 
 /* This member's progress: every collective of g up to the first one still
@@ -520,6 +520,10 @@ static sm_status_t end(struct coll_op *o)
 
 void coll_progress(void)
 {
+    if (SM_UNLIKELY(coll_span_busy())) {
+        coll_span_progress();
+        if (!L.head && !coll_span_busy()) p2p_progress_hook = NULL;
+    }
     if (L.busy) return;
     L.busy = true;
     for (struct coll_op *o = L.head, *next; o; o = next) {
@@ -591,6 +595,7 @@ void coll_wait(bool (*cond)(void *), void *arg)
 
 sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)
 {
+    if (SM_UNLIKELY(g->net != NULL)) return coll_span_run(g, a);
     struct coll_op o;
     sm_status_t st = coll_op_init(&o, g, a);
     return st ? st : coll_launch(&o, true);
@@ -598,6 +603,7 @@ sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)
 
 sm_status_t coll_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx)
 {
+    if (SM_UNLIKELY(g->net != NULL)) return coll_span_start(g, a, done, ctx);
     struct coll_op *o = malloc(sizeof *o + sizeof *a);   /* the arguments live after the op */
     if (!o) return sm_fail(SM_ERR_NOMEM, "no memory for a nonblocking collective");
     struct coll_args *copy = (struct coll_args *)(o + 1);

@@ -17,7 +17,23 @@
 
 int sm_rank(void) { sm_core_ensure(); return sm_core.rank; }
 int sm_size(void) { sm_core_ensure(); return sm_core.size; }
-void sm_barrier(void) { sm_core_ensure(); sm_job_barrier(); }
+sm_status_t sm_one_node(const char *what)
+{
+    if (SM_LIKELY(!sm_spans_nodes())) return SM_OK;
+    return sm_fail(SM_ERR_UNSUPPORTED, "%s: not supported across nodes yet (the job's %d ranks are on more than "
+                   "one node, %d on this one)", what, sm_core.size, sm_core.nlocal);
+}
+
+void sm_barrier(void)
+{
+    sm_core_ensure();
+    /* Across nodes the job barrier covers the node only: PMIx's fence covers the job. */
+    if (SM_UNLIKELY(sm_core.nlocal != sm_core.size)) {
+        if (sm_pmix_fence() != SM_OK) sm_fatal("sm_barrier: %s", sm_fail_reason());
+        return;
+    }
+    sm_job_barrier();
+}
 
 void sm_mem_info(struct sm_mem_info *info)
 {
@@ -39,7 +55,7 @@ void *sm_global(const void *p)
 void *sm_remote(int rank, const void *p)
 {
     sm_core_ensure();
-    if ((unsigned)rank >= (unsigned)sm_core.size) return NULL;
+    if ((unsigned)rank >= (unsigned)sm_core.size || !sm_rank_local(rank)) return NULL;
     uint64_t off = sm_local_offset((uintptr_t)p);
     return off == UINT64_MAX ? NULL : (void *)(sm_slot_base(rank) + off);
 }

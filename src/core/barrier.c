@@ -81,14 +81,28 @@ void sm_barrier_run(const struct sm_group *g, uint64_t off, bool flat)
 }
 
 /* The job barrier: every rank, cells in the control blocks. */
+/* The job's ranks on this node: all of them, unless the job spans nodes. */
+static struct sm_group node_group(void)
+{
+    static int ranks[SM_NMAX];
+    if (sm_core.nlocal == sm_core.size) return (struct sm_group){ sm_core.size, sm_core.rank, 0, 1, NULL };
+    int n = 0, me = 0;
+    for (int r = 0; r < sm_core.size; r++)
+        if (sm_rank_local(r)) {
+            if (r == sm_core.rank) me = n;
+            ranks[n++] = r;
+        }
+    return (struct sm_group){ n, me, 0, 0, ranks };
+}
+
 void sm_job_barrier(void)
 {
-    struct sm_group job = { sm_core.size, sm_core.rank, 0, 1, NULL };
+    struct sm_group job = node_group();
     barrier(&job, offsetof(struct sm_rank_ctrl, bar), false, true);
 }
 
 void sm_job_barrier_leave(void)
 {
-    struct sm_group job = { sm_core.size, sm_core.rank, 0, 1, NULL };
+    struct sm_group job = node_group();
     barrier(&job, offsetof(struct sm_rank_ctrl, bar), false, false);
 }

@@ -326,11 +326,9 @@ static __attribute__((noinline, cold)) sm_status_t bad_args(int rank, bool write
     return sm_fail(SM_ERR_ARG, "%s is NULL (length %zu)", dst_null ? "dst" : "src", len);
 }
 
-static inline sm_status_t copy(int rank, bool write, void *remote, void *local, size_t len)
+#define COLD_COPY __attribute__((noinline, cold))
+static inline sm_status_t copy_body(int rank, bool write, void *remote, void *local, size_t len)
 {
-    if (SM_UNLIKELY((unsigned)rank >= (unsigned)sm_core.size || len > PTRDIFF_MAX ||
-                    (len && (!remote || !local))))
-        return bad_args(rank, write, remote, len);
     uintptr_t s = (uintptr_t)remote - (uintptr_t)SM_BASE;
     if (SM_LIKELY(s < ((uintptr_t)sm_core.size << SM_SLOT_SHIFT))) {   /* a global address */
         if ((s & (SM_SLOT - 1)) + len > sm_core.slot_bytes)
@@ -341,6 +339,28 @@ static inline sm_status_t copy(int rank, bool write, void *remote, void *local, 
         return SM_OK;
     }
     return len ? copy_slow(rank, write, (uintptr_t)remote, local, len) : SM_OK;
+}
+
+/* Bad arguments, or a job spanning nodes: the slots of ranks on other nodes
+ * are not mapped here. */
+static COLD_COPY sm_status_t copy_checked(int rank, bool write, void *remote, void *local, size_t len)
+{
+    if ((unsigned)rank >= (unsigned)sm_core.size || len > PTRDIFF_MAX || (len && (!remote || !local)))
+        return bad_args(rank, write, remote, len);
+    uintptr_t s = (uintptr_t)remote - (uintptr_t)SM_BASE;
+    int owner = s < ((uintptr_t)sm_core.size << SM_SLOT_SHIFT) ? (int)(s >> SM_SLOT_SHIFT) : rank;
+    if (!sm_rank_local(rank) || !sm_rank_local(owner))
+        return sm_fail(SM_ERR_UNSUPPORTED, "rank %d is on another node: direct access is not supported across nodes yet",
+                       sm_rank_local(rank) ? owner : rank);
+    return copy_body(rank, write, remote, local, len);
+}
+
+static inline sm_status_t copy(int rank, bool write, void *remote, void *local, size_t len)
+{
+    if (SM_UNLIKELY((unsigned)rank >= (unsigned)sm_core.size || len > PTRDIFF_MAX ||
+                    (len && (!remote || !local)) || sm_core.nlocal != sm_core.size))
+        return copy_checked(rank, write, remote, local, len);
+    return copy_body(rank, write, remote, local, len);
 }
 
 sm_status_t sm_copy(int rank, bool write, void *remote, void *local, size_t len)

@@ -497,10 +497,8 @@ static sm_status_t join_node(void)
     size_t beyond = (size_t)(SM_NMAX - sm_core.size) << SM_SLOT_SHIFT;
     if (beyond) munmap((void *)sm_slot_base(sm_core.size), beyond);
     sm_core.oversubscribed = sm_core.nlocal > sysconf(_SC_NPROCESSORS_ONLN);
-    if (sm_core.nlocal < sm_core.size)
-        return sm_fail(SM_ERR_UNSUPPORTED, "the job's %d ranks are on more than one node (%d on this one); "
-                       "smartmap does not carry traffic between nodes yet: run every rank on one node",
-                       sm_core.size, sm_core.nlocal);
+    /* A job spanning nodes: the engines reach off-node ranks their own way
+     * or refuse (sm_one_node); the core's direct paths refuse them. */
     return SM_OK;
 }
 

@@ -90,6 +90,16 @@ sm_status_t sm_pmix_join(int fd[SM_NMAX])
 }
 sm_status_t sm_pmix_fence(void) { return SM_ERR_UNSUPPORTED; }
 void sm_pmix_finalize(void) {}
+sm_status_t sm_pmix_put(const char *key, const void *data, size_t len)
+{
+    (void)data, (void)len;
+    return sm_fail(SM_ERR_UNSUPPORTED, "PMIx_Put(%s): this smartmap was built without PMIx", key);
+}
+sm_status_t sm_pmix_get(int rank, const char *key, void **data, size_t *len)
+{
+    (void)rank, (void)data, (void)len;
+    return sm_fail(SM_ERR_UNSUPPORTED, "PMIx_Get(%s): this smartmap was built without PMIx", key);
+}
 
 #else
 #include <pmix.h>
@@ -390,6 +400,37 @@ sm_status_t sm_pmix_fence(void)
     int rc = PMIx_Fence(&all, 1, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
     return rc == PMIX_SUCCESS ? SM_OK : pmix_fail("PMIx_Fence", rc);
+}
+
+sm_status_t sm_pmix_put(const char *key, const void *data, size_t len)
+{
+    pmix_value_t v;
+    pmix_byte_object_t bo = { .bytes = (char *)data, .size = len };
+    PMIX_VALUE_LOAD(&v, &bo, PMIX_BYTE_OBJECT);   /* a copy */
+    int rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+    PMIX_VALUE_DESTRUCT(&v);
+    if (rc == PMIX_SUCCESS) rc = PMIx_Commit();
+    return rc == PMIX_SUCCESS ? SM_OK : sm_fail(SM_ERR_STATE, "PMIx_Put/Commit(%s): %s", key, PMIx_Error_string(rc));
+}
+
+sm_status_t sm_pmix_get(int rank, const char *key, void **data, size_t *len)
+{
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, me.nspace, (pmix_rank_t)rank);
+    pmix_value_t *v = NULL;
+    int rc = PMIx_Get(&p, key, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS) return sm_fail(SM_ERR_PEER, "PMIx_Get(%s) of rank %d: %s", key, rank, PMIx_Error_string(rc));
+    sm_status_t st = SM_OK;
+    if (v->type != PMIX_BYTE_OBJECT)
+        st = sm_fail(SM_ERR_STATE, "PMIx_Get(%s) of rank %d: unexpected type %d", key, rank, (int)v->type);
+    else if (!(*data = malloc(v->data.bo.size ? v->data.bo.size : 1)))
+        st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes of rank %d's %s", v->data.bo.size, rank, key);
+    else {
+        memcpy(*data, v->data.bo.bytes, v->data.bo.size);
+        *len = v->data.bo.size;
+    }
+    PMIX_VALUE_RELEASE(v);
+    return st;
 }
 
 void sm_pmix_finalize(void)

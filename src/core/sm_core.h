@@ -124,6 +124,11 @@ static inline bool sm_rank_local(int r)
 {
     return sm_core.local[(unsigned)r / 64] >> ((unsigned)r % 64) & 1;
 }
+/* The job spans nodes (launched by PMIx, some ranks elsewhere). */
+static inline bool sm_spans_nodes(void) { return sm_core.nlocal != sm_core.size; }
+/* SM_OK on one node; else SM_ERR_UNSUPPORTED, the reason saying that what
+ * (a routine, or a feature) is not supported across nodes yet. */
+sm_status_t sm_one_node(const char *what);
 /* An engine's area in rank's control region. */
 static inline void *sm_area(int rank, enum sm_area a)
 {
@@ -263,6 +268,11 @@ sm_status_t sm_pmix_join(int fd[SM_NMAX]);
 /* A PMIx fence over the whole job, data collected. */
 sm_status_t sm_pmix_fence(void);
 void sm_pmix_finalize(void);
+/* Publish len bytes under key for every rank (visible after the next
+ * sm_pmix_fence) / fetch rank's, into a malloc'd *data. SM_ERR_UNSUPPORTED
+ * without PMIx. */
+sm_status_t sm_pmix_put(const char *key, const void *data, size_t len);
+sm_status_t sm_pmix_get(int rank, const char *key, void **data, size_t *len);
 
 /* log.c. Print one line "smartmap: [rank R: ]<message>" on stderr, without
  * malloc. sm_fatal then ends the process: only for start-up failures that

@@ -515,9 +515,11 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 }
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 
+int smpi_tag_ub = INT_MAX;
+
 static int get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, const char *R)
 {
-    static int tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1, appnum = 0;
+    static int host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1, appnum = 0;
     static int universe;
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
@@ -534,7 +536,7 @@ static int get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, c
     universe = sm_core.size;
     if (c == &smpi_comm_world) {
         switch (keyval) {
-        case MPI_TAG_UB: v = &tag_ub; break;
+        case MPI_TAG_UB: v = &smpi_tag_ub; break;
         case MPI_HOST: v = &host; break;
         case MPI_IO: v = &io; break;
         case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;   /* one node, one monotonic clock */
@@ -543,7 +545,7 @@ static int get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, c
         case MPI_LASTUSEDCODE: v = &smpi_last_code; break;
         default: return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
         }
-    } else if (keyval == MPI_TAG_UB) v = &tag_ub;
+    } else if (keyval == MPI_TAG_UB) v = &smpi_tag_ub;
     else if (keyval < MPI_TAG_UB || keyval > MPI_LASTUSEDCODE)
         return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
     *flag = v != NULL;

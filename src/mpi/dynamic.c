@@ -31,6 +31,9 @@ struct dyn_area {
 };
 _Static_assert(sizeof(struct dyn_area) <= SM_AREA_SIZE, "the dynamic-process area fits");
 static struct dyn_area *area_of(int rank) { return sm_area(rank, SM_AREA_MPI); }
+/* The name table and the ports live in the ranks' areas: on one node only. */
+#define ONE_NODE(c, R) do { if (sm_spans_nodes()) return smpi_error(c, MPI_ERR_UNSUPPORTED_OPERATION, R, \
+    "the job spans nodes: names and ports are not supported across nodes yet"); } while (0)
 
 /* "smartmap-port:<job rank>:<index>": the owner and index, or false. */
 static bool port_parse(const char *name, int *rank, int *idx)
@@ -111,6 +114,7 @@ static int meet(const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcom
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     SMPI_CHECK_INFO(NULL, info, "MPI_Comm_accept");
+    ONE_NODE(NULL, "MPI_Comm_accept");
     return meet(port_name, root, comm, newcomm, true, "MPI_Comm_accept");
 }
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
@@ -118,6 +122,7 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     SMPI_CHECK_INFO(NULL, info, "MPI_Comm_connect");
+    ONE_NODE(NULL, "MPI_Comm_connect");
     return meet(port_name, root, comm, newcomm, false, "MPI_Comm_connect");
 }
 #pragma weak MPI_Comm_connect = PMPI_Comm_connect
@@ -144,6 +149,7 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
 {
     static const char R[] = "MPI_Publish_name";
     SMPI_CHECK_INIT(R);
+    ONE_NODE(NULL, R);
     SMPI_CHECK_INFO(NULL, info, R);
     if (!service_name || !*service_name || strlen(service_name) >= MPI_MAX_INFO_VAL)
         return smpi_error(NULL, MPI_ERR_SERVICE, R, "service_name is NULL, empty or too long");
@@ -171,6 +177,7 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 {
     static const char R[] = "MPI_Unpublish_name";
     SMPI_CHECK_INIT(R);
+    ONE_NODE(NULL, R);
     SMPI_CHECK_INFO(NULL, info, R);
     if (!service_name || !port_name) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
     struct dyn_area *a = names_lock();
@@ -188,6 +195,7 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     static const char R[] = "MPI_Lookup_name";
     SMPI_CHECK_INIT(R);
+    ONE_NODE(NULL, R);
     SMPI_CHECK_INFO(NULL, info, R);
     if (!service_name || !port_name) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
     struct dyn_area *a = names_lock();

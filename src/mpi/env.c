@@ -24,6 +24,8 @@ static int init(int required, int *provided, const char *routine)
     sm_core_ensure();
     sm_status_t st = p2p_init(sizeof(struct smpi_request));
     if (st) return smpi_error(NULL, st == SM_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER, routine, "%s", sm_fail_reason());
+    /* Between nodes the tag travels in 24 bits of UCX's (src/p2p). */
+    if (sm_spans_nodes()) smpi_tag_ub = (1 << 23) - 1;
     if (smpi_comm_init_predef()) return smpi_error(NULL, MPI_ERR_NO_MEM, routine, "no memory for MPI_COMM_WORLD");
     coll_poll_p2p(true);                 /* a rank blocked in a collective still posts its sends */
     /* MULTIPLE: the engine's structures and the shared objects' counts take

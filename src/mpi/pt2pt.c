@@ -50,11 +50,13 @@ static inline int check_peer(struct smpi_comm *c, int peer, bool any, const char
 
 static __attribute__((noinline, cold)) int bad_tag(struct smpi_comm *c, int tag, const char *R)
 {
+    if (tag > smpi_tag_ub) return smpi_error(c, MPI_ERR_TAG, R, "tag %d is above MPI_TAG_UB (%d)", tag, smpi_tag_ub);
     return smpi_error(c, MPI_ERR_TAG, R, "tag %d is negative", tag);
 }
 static inline int check_tag(struct smpi_comm *c, int tag, bool any, const char *R)
 {
-    if (SM_LIKELY(tag >= 0) || (any && tag == MPI_ANY_TAG)) return MPI_SUCCESS;
+    /* one compare: negative tags and those above MPI_TAG_UB (INT_MAX, or less across nodes) */
+    if (SM_LIKELY((unsigned)tag <= (unsigned)smpi_tag_ub) || (any && tag == MPI_ANY_TAG)) return MPI_SUCCESS;
     return bad_tag(c, tag, R);
 }
 

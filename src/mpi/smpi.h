@@ -142,6 +142,8 @@ struct smpi_topo {
 /* The neighbourhood collectives' tags on the collective context: this one,
  * and below it one per Cartesian direction (neighbor.c). */
 #define SMPI_TAG_NEIGHBOR (-(1 << 20))
+/* MPI_TAG_UB: INT_MAX, or 2^23 - 1 in a job spanning nodes (set by MPI_Init). */
+extern int smpi_tag_ub;
 static inline struct smpi_topo *smpi_topo_ref(struct smpi_topo *t)
 {
     if (t) t->refs++;

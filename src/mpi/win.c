@@ -105,6 +105,9 @@ static int win_new(enum rma_win_kind kind, void *base, MPI_Aint size, int disp_u
         cls = MPI_ERR_BASE, snprintf(why, sizeof why, "base is NULL with size %ld", (long)size);
     else if (kind != RMA_WIN_CREATE && kind != RMA_WIN_DYNAMIC && !baseptr)
         cls = MPI_ERR_ARG, snprintf(why, sizeof why, "baseptr is NULL");
+    if (c->cg.net)     /* every member sees it: all return */
+        return smpi_error(c, MPI_ERR_UNSUPPORTED_OPERATION, R, "%s spans nodes: windows are not supported across "
+                          "nodes yet", smpi_comm_name(c));
     struct smpi_win *w = calloc(1, sizeof *w);
     if (!w) sm_fatal("MPI: out of memory for a window");
     struct sm_group m = smpi_group_members(c->group);

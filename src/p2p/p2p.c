@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "sm_core.h"
 #include "dt.h"
 #include "p2p.h"
@@ -71,6 +72,7 @@ struct p2p_msg {                /* an unexpected message */
     struct p2p_msg *next;
     uint32_t taken;             /* MSG_TAKEN while it is the user's (MPI_Message) */
     int    world;               /* job rank of the sender */
+    void  *net_msg;             /* from another node: UCX's message (a matched probe's) */
     struct desc d;
     char   data[];              /* eager payload (private copy) */
 };
@@ -108,6 +110,15 @@ static struct {
     int      nstuck;            /* senders stuck */
     char    *bounce;            /* BOUNCE_BYTES, allocated on first use */
     struct p2p_stats stats;
+    /* The transport per peer, decided once (p2p_init): rings to the ranks
+     * on this node, src/net to the others. The loops over senders visit
+     * the node's ranks only. */
+    uint8_t  remote[SM_NMAX];   /* job rank r is on another node */
+    int      nremote;           /* ranks on other nodes (0: the job is on one node) */
+    int      nlocal;            /* locals[0..nlocal): the node's ranks, ascending */
+    int     *locals;
+    int      nprobing;          /* posted receives matched by probing the network */
+    int      any_all;           /* fairness across nodes: next job rank to look at for ANY_SOURCE */
     bool     mt;                /* threads: take the locks below */
     alignas(SM_CACHELINE) _Atomic int lk_recv;  /* receive side: heads, posted and unexpected queues, stuck */
     alignas(SM_CACHELINE) _Atomic int lk_send;  /* send side: tails, pending and detached sends */
@@ -249,6 +260,18 @@ sm_status_t p2p_init(size_t req_size)
     }
     P.stats.ring_bytes = P.cap;
     P.drain_from = P.any_from = 0;
+    if (!(P.locals = calloc((size_t)n, sizeof *P.locals)))
+        return sm_fail(SM_ERR_NOMEM, "no memory for the point-to-point queues of %d ranks", n);
+    P.nlocal = P.nremote = 0;
+    for (int r = 0; r < n; r++) {
+        P.remote[r] = !sm_rank_local(r);
+        if (P.remote[r]) P.nremote++;
+        else P.locals[P.nlocal++] = r;
+    }
+    if (P.nremote) {
+        sm_status_t st = net_init();
+        if (st) return st;
+    }
     P.up = true;
     return SM_OK;
 }
@@ -259,6 +282,7 @@ sm_status_t p2p_finalize(void)
 {
     /* Sends the user forgot about must still reach their rings. */
     sm_status_t st = p2p_wait_until(no_pending, NULL);
+    if (!st && P.nremote) st = net_finalize();
     if (!st) P.up = false;
     return st;
 }
@@ -267,6 +291,7 @@ void p2p_stats(struct p2p_stats *s)
 {
     *s = P.stats;
     for (struct req_cache *c = P.caches; c; c = c->next) s->requests += (uint64_t)PEEK(c->requests);
+    if (P.nremote) net_bytes(&s->net_sent, &s->net_received);
 }
 
 /* --- Requests ------------------------------------------------------------- */
@@ -567,6 +592,7 @@ static enum arrival arrive(const struct desc *d, int world, struct p2p_req *cand
         if (!matches_req(d, world, r)) continue;
         if (prev) prev->next = r->next; else P.posted.head = r->next;
         if (P.posted.tail == r) P.posted.tail = prev;
+        if (SM_UNLIKELY(r->probing)) r->probing = 0, P.nprobing--;
         deliver(r, d, desc_data(d), world);
         return DELIVERED;
     }
@@ -578,7 +604,7 @@ static enum arrival arrive(const struct desc *d, int world, struct p2p_req *cand
     struct p2p_msg *m = malloc(sizeof *m + eager);
     if (!m) return NOT_KEPT;
     memcpy(m->data, desc_data(d), eager);
-    m->next = NULL, m->taken = 0, m->world = world, m->d = *d;
+    m->next = NULL, m->taken = 0, m->world = world, m->d = *d, m->net_msg = NULL;
     struct msgq *q = &P.unexp[world];
     if (q->tail) q->tail->next = m; else q->head = m;
     q->tail = m;
@@ -649,11 +675,12 @@ static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
  * ring until that receive takes it from there, with no copy to the side. */
 static void drain(bool all)
 {
-    int n = sm_core.size;
-    for (int k = 0, s = P.drain_from; k < n; k++, s = next_rank(s, n)) {
+    int n = P.nlocal;
+    for (int k = 0, i = P.drain_from; k < n; k++, i = next_rank(i, n)) {
+        int s = P.locals[i];
         uint64_t h0 = P.head[s];
         drain_ring(s, all, NULL);
-        if (P.head[s] != h0) P.drain_from = next_rank(s, n);
+        if (P.head[s] != h0) P.drain_from = next_rank(i, n);
     }
 }
 
@@ -677,6 +704,246 @@ static inline bool blocked(const struct p2p_req *r)
 static COLD sm_status_t blocked_error(const struct p2p_req *r)
 {
     return stuck_error(r->src == P2P_ANY_SOURCE ? -1 : r->comm->world[r->src]);
+}
+
+/* --- Peers on other nodes (src/net) -------------------------------------------
+ * One path per sender, so a pair's messages stay in order. MPI's matching
+ * is in UCX's 64-bit tag: the context (32 bits), the sender's job rank (8)
+ * and the tag (24, signed: internal negative tags travel too, and
+ * P2P_ANY_TAG requires the sign bit clear). A receive from a rank on
+ * another node is posted to UCX, which matches it. A receive that could
+ * match on either path (MPI_ANY_SOURCE) waits on the posted queue, where a
+ * ring message may take it, and each progress pass probes UCX for it,
+ * taking a message only for the receive that wants it: whichever path
+ * matches first wins and the other never sees it. While such a receive
+ * waits, later receives from other nodes wait the same way, so that a
+ * later receive cannot overtake it in UCX's own matching. */
+static struct p2p_msg *unexp_find(int w, int src, int tag, const struct p2p_comm *c, bool take);
+static void deliver_msg(struct p2p_req *r, struct p2p_msg *m);
+
+#define NET_TAG_BITS 24
+#define NET_TAG_MASK ((1ull << NET_TAG_BITS) - 1)
+#define NET_SRC_SHIFT NET_TAG_BITS
+#define NET_CTX_SHIFT 32
+
+static inline uint64_t net_tag(uint32_t ctx, int world, int tag)
+{
+    return (uint64_t)ctx << NET_CTX_SHIFT | (uint64_t)(uint8_t)world << NET_SRC_SHIFT | ((uint32_t)tag & NET_TAG_MASK);
+}
+
+/* What a receive of (src, tag) on c matches. */
+static void net_match(int src, int tag, const struct p2p_comm *c, uint64_t *t, uint64_t *mask)
+{
+    *t = (uint64_t)c->ctx << NET_CTX_SHIFT;
+    *mask = 0xffffffffull << NET_CTX_SHIFT;
+    if (src != P2P_ANY_SOURCE) *t |= (uint64_t)(uint8_t)c->world[src] << NET_SRC_SHIFT, *mask |= 0xffull << NET_SRC_SHIFT;
+    if (tag != P2P_ANY_TAG) *t |= (uint32_t)tag & NET_TAG_MASK, *mask |= NET_TAG_MASK;
+    else *mask |= 1ull << (NET_TAG_BITS - 1);
+}
+
+/* The receiver's view of a matched message's tag: source (comm rank) and tag. */
+static void net_envelope(uint64_t t, const struct p2p_comm *c, int *source, int *tag)
+{
+    int w = (int)(t >> NET_SRC_SHIFT & 0xff), s = -1;
+    for (int i = 0; i < c->size && s < 0; i++)
+        if (c->world[i] == w) s = i;
+    *source = s;
+    *tag = (int)((int32_t)((uint32_t)(t & NET_TAG_MASK) << (32 - NET_TAG_BITS)) >> (32 - NET_TAG_BITS));
+}
+
+#define REQ_OF(op) ((struct p2p_req *)((char *)(op) - offsetof(struct p2p_req, net)))
+
+static void net_sent(struct net_op *op)
+{
+    struct p2p_req *r = REQ_OF(op);
+    if (op->err) r->st.err = op->err, r->why = strdup(sm_fail_reason());
+    r->active = 0;
+    atomic_store_explicit(&r->done, 1, memory_order_release);
+}
+
+static void net_received(struct net_op *op)
+{
+    struct p2p_req *r = REQ_OF(op);
+    if (op->cancelled) r->st.cancelled = true;
+    else {
+        if (r->comm) net_envelope(op->tag, r->comm, &r->st.source, &r->st.tag);  /* else a probe's, set */
+        r->st.len = op->len;
+        r->st.err = op->err;
+        if (r->tmp && op->len) copy_stream(r->buf, r->type, r->tmp, NULL, 0, op->len);
+    }
+    complete_recv(r);
+}
+
+static COLD sm_status_t send_remote(struct p2p_req *r, const struct dt_type *type, enum p2p_mode mode)
+{
+    if (SM_UNLIKELY(r->tag < -(1 << (NET_TAG_BITS - 1)) || r->tag >= 1 << (NET_TAG_BITS - 1)))
+        return sm_fail(SM_ERR_ARG, "tag %d: between nodes, tags are at most %d", r->tag, (1 << (NET_TAG_BITS - 1)) - 1);
+    const void *from = r->buf;
+    if (type) {
+        if (!(r->tmp = malloc(r->len ? r->len : 1)))
+            return sm_fail(SM_ERR_NOMEM, "no memory to pack a %zu-byte message for rank %d", r->len, r->peer);
+        copy_stream(r->tmp, NULL, r->buf, type, 0, r->len);
+        from = r->tmp;
+    }
+    r->remote = 1, r->active = 1, r->posted = 1;
+    r->net.done = net_sent;
+    sm_status_t st = net_send(&r->net, r->peer, from, r->len, net_tag(r->ctx, sm_core.rank, r->tag), mode == P2P_SYNC);
+    if (st) r->active = 0;
+    return st;
+}
+
+/* Start r's receive of message msg (a probe's), or from UCX's matching. */
+static sm_status_t net_start_recv(struct p2p_req *r, void *msg)
+{
+    void *into = r->buf;
+    if (r->type) {
+        if (!r->tmp && !(r->tmp = malloc(r->len ? r->len : 1)))
+            return sm_fail(SM_ERR_NOMEM, "no memory to unpack a %zu-byte message", r->len);
+        into = r->tmp;
+    }
+    r->remote = 1;
+    r->net.done = net_received;
+    if (msg) return net_mrecv(&r->net, into, r->len, msg);
+    uint64_t t, mask;
+    net_match(r->src, r->tag, r->comm, &t, &mask);
+    return net_recv(&r->net, into, r->len, t, mask);
+}
+
+/* MPI_ANY_SOURCE when some ranks are on other nodes: the senders in turn,
+ * whichever their path, so that none starves; else r waits on the posted
+ * queue for a ring message or a probe (progress_net). */
+static COLD sm_status_t recv_any(struct p2p_req *r)
+{
+    const struct p2p_comm *c = r->comm;
+    int n = sm_core.size;
+    net_progress();
+    LOCK(lk_recv);
+    for (int k = 0, w = P.any_all; k < n; k++, w = next_rank(w, n)) {
+        struct p2p_msg *m = NULL;
+        void *msg = NULL;
+        bool found = false;
+        if (!P.remote[w]) found = (m = unexp_find(w, r->src, r->tag, c, true)) || drain_ring(w, false, r);
+        else if (!P.nprobing) {      /* (behind a probing receive, UCX's order would pass it) */
+            uint64_t t, mask, stag;
+            size_t len;
+            net_match(r->src, r->tag, c, &t, &mask);
+            t |= (uint64_t)(uint8_t)w << NET_SRC_SHIFT, mask |= 0xffull << NET_SRC_SHIFT;
+            net_probe(t, mask, true, &found, &stag, &len, &msg);
+        }
+        if (!found) continue;
+        P.any_all = next_rank(w, n);
+        if (m) deliver_msg(r, m);
+        UNLOCK(lk_recv);
+        if (!msg) return SM_OK;
+        sm_status_t st = net_start_recv(r, msg);
+        if (st) r->active = 0;
+        return st;
+    }
+    r->probing = 1, P.nprobing++;
+    q_push(&P.posted, r);
+    UNLOCK(lk_recv);
+    return SM_OK;
+}
+
+/* A receive that may match a message from another node. */
+static COLD sm_status_t recv_remote(struct p2p_req *r)
+{
+    if (r->src == P2P_ANY_SOURCE) return recv_any(r);
+    if (PEEK(P.nprobing)) {     /* behind a receive that probes: in posting order */
+        LOCK(lk_recv);
+        if (P.nprobing) {
+            r->probing = 1, P.nprobing++;
+            q_push(&P.posted, r);
+            UNLOCK(lk_recv);
+            return SM_OK;
+        }
+        UNLOCK(lk_recv);
+    }
+    sm_status_t st = net_start_recv(r, NULL);
+    if (st) r->active = 0;
+    return st;
+}
+
+static COLD sm_status_t mrecv_remote(struct p2p_req *r, struct p2p_msg *m)
+{
+    void *msg = m->net_msg;
+    r->comm = NULL;
+    r->st.source = m->d.src, r->st.tag = m->d.tag;
+    free(m);
+    sm_status_t st = net_start_recv(r, msg);
+    if (st) r->active = 0;
+    return st;
+}
+
+/* A message from another node matching (src, tag) on c, as a status (and
+ * with take, as a p2p_msg for p2p_mrecv). */
+static COLD sm_status_t probe_remote(int src, int tag, const struct p2p_comm *c, bool take, struct p2p_msg **out,
+                                     struct p2p_status *st)
+{
+    uint64_t t, mask, stag;
+    size_t len;
+    void *msg = NULL;
+    bool found;
+    net_progress();
+    net_match(src, tag, c, &t, &mask);
+    net_probe(t, mask, take, &found, &stag, &len, &msg);
+    *out = NULL;
+    if (!found) return SM_OK;
+    *st = (struct p2p_status){ .len = len };
+    net_envelope(stag, c, &st->source, &st->tag);
+    if (!take) {
+        static struct p2p_msg seen;     /* a non-NULL marker: only take returns the message */
+        *out = &seen;
+        return SM_OK;
+    }
+    struct p2p_msg *m = calloc(1, sizeof *m);
+    if (!m) return sm_fail(SM_ERR_NOMEM, "no memory for a probed message");   /* (UCX's stays taken) */
+    m->net_msg = msg;
+    m->world = -1;
+    m->d.len = len, m->d.src = st->source, m->d.tag = st->tag, m->d.ctx = c->ctx;
+    *out = m;
+    return SM_OK;
+}
+
+static COLD sm_status_t cancel_remote(struct p2p_req *r)
+{
+    net_cancel(&r->net);
+    if (p2p_done(r) && r->st.cancelled) return SM_OK;
+    return sm_fail(SM_ERR_STATE, "the receive has matched a message already");
+}
+
+/* UCX's progress, then the receives that probe, in posting order. */
+static COLD void progress_net(void)
+{
+    net_progress();
+    if (!PEEK(P.nprobing)) return;
+    LOCK(lk_recv);
+    struct p2p_req *prev = NULL, *r = P.posted.head;
+    while (r && P.nprobing) {
+        struct p2p_req *next = r->next;
+        uint64_t t, mask, stag;
+        size_t len;
+        void *msg = NULL;
+        bool found = false;
+        if (r->probing) {
+            net_match(r->src, r->tag, r->comm, &t, &mask);
+            net_probe(t, mask, true, &found, &stag, &len, &msg);
+        }
+        if (!found) {
+            prev = r, r = next;
+            continue;
+        }
+        if (prev) prev->next = next; else P.posted.head = next;
+        if (P.posted.tail == r) P.posted.tail = prev;
+        r->probing = 0, P.nprobing--;
+        sm_status_t st = net_start_recv(r, msg);
+        if (st) {
+            r->st.err = st, r->why = strdup(sm_fail_reason());
+            complete_recv(r);
+        }
+        r = next;
+    }
+    UNLOCK(lk_recv);
 }
 
 /* --- Sending -------------------------------------------------------------- */
@@ -772,6 +1039,7 @@ sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, i
 {
     if (SM_UNLIKELY(r->type || r->tmp || r->why)) drop(r);
     r->kind = P2P_SEND;
+    r->remote = 0;
     r->peer = c->world[dst];
     r->ctx = c->ctx, r->tag = tag, r->src = c->rank, r->comm = c;
     r->buf = (void *)buf, r->len = len;
@@ -779,6 +1047,7 @@ sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, i
     r->st.err = SM_OK, r->st.cancelled = false;
     atomic_store_explicit(&r->done, 0, memory_order_relaxed);
     atomic_store_explicit(&r->coop_dst, 0, memory_order_relaxed);
+    if (SM_UNLIKELY(P.remote[r->peer])) return send_remote(r, type, mode);
     if (SM_UNLIKELY(type || (!(r->flags & D_EAGER) && p2p_transport == P2P_COPY))) {
         sm_status_t st = send_typed(r, type);
         if (st) return st;
@@ -801,8 +1070,8 @@ sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, i
 
 bool p2p_send_eager(const void *buf, size_t len, int dst, int tag, const struct p2p_comm *c)
 {
-    if (SM_UNLIKELY(len > P.eager_max)) return false;
     int peer = c->world[dst];
+    if (SM_UNLIKELY(len > P.eager_max || P.remote[peer])) return false;     /* (another node: a request) */
     uint64_t size = rec_size(D_EAGER, len), t;
     LOCK(lk_send);
     bool now = !P.pending[peer].head && ring_room(peer, size);
@@ -865,11 +1134,11 @@ static struct p2p_msg *unexp_find(int w, int src, int tag, const struct p2p_comm
  * scanning senders round-robin for MPI_ANY_SOURCE so that no sender starves. */
 static struct p2p_msg *find_unexpected(int src, int tag, const struct p2p_comm *c, bool take)
 {
-    int n = sm_core.size;
-    if (src != P2P_ANY_SOURCE) return unexp_find(c->world[src], src, tag, c, take);
-    for (int k = 0, w = P.any_from; k < n; k++, w = next_rank(w, n)) {
-        struct p2p_msg *m = unexp_find(w, src, tag, c, take);
-        if (m && take) P.any_from = next_rank(w, n);
+    int n = P.nlocal;
+    if (src != P2P_ANY_SOURCE) return P.remote[c->world[src]] ? NULL : unexp_find(c->world[src], src, tag, c, take);
+    for (int k = 0, i = P.any_from; k < n; k++, i = next_rank(i, n)) {
+        struct p2p_msg *m = unexp_find(P.locals[i], src, tag, c, take);
+        if (m && take) P.any_from = next_rank(i, n);
         if (m) return m;
     }
     return NULL;
@@ -887,6 +1156,7 @@ static void recv_start(struct p2p_req *r, void *buf, size_t len, const struct dt
 {
     if (SM_UNLIKELY(r->type || r->tmp || r->why)) drop(r);
     r->kind = P2P_RECV;
+    r->remote = 0;              /* (a persistent request restarts: its path is chosen again) */
     r->type = dt_ref(type);
     r->buf = buf, r->len = len;
     memset(&r->st, 0, sizeof r->st);
@@ -899,16 +1169,19 @@ sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag
 {
     recv_start(r, buf, len, type);
     r->ctx = c->ctx, r->src = src, r->tag = tag, r->comm = c;
+    int any = src == P2P_ANY_SOURCE;
+    if (SM_UNLIKELY(P.nremote) && (any || P.remote[c->world[src]])) return recv_remote(r);
     /* A sender's older messages are in its unexpected list, its newer ones
      * still in its ring, where r takes its message with no copy to the side.
      * MPI_ANY_SOURCE asks the senders in turn, so that none starves. */
-    int n = sm_core.size, any = src == P2P_ANY_SOURCE;
-    int w = any ? P.any_from : c->world[src];
+    int n = P.nlocal;
+    int i = any ? P.any_from : 0;
     LOCK(lk_recv);
-    for (int k = 0; k < (any ? n : 1); k++, w = next_rank(w, n)) {
+    for (int k = 0; k < (any ? n : 1); k++, i = next_rank(i, n)) {
+        int w = any ? P.locals[i] : c->world[src];
         struct p2p_msg *m = unexp_find(w, src, tag, c, true);
         if (m || drain_ring(w, false, r)) {
-            if (any) P.any_from = next_rank(w, n);
+            if (any) P.any_from = next_rank(i, n);
             if (m) deliver_msg(r, m);
             UNLOCK(lk_recv);
             return SM_OK;
@@ -929,6 +1202,7 @@ sm_status_t p2p_mrecv(struct p2p_req *r, void *buf, size_t len, struct p2p_msg *
 {
     m->taken = 0;                           /* a copy of the handle is refused from now on */
     recv_start(r, buf, len, type);
+    if (SM_UNLIKELY(m->net_msg)) return mrecv_remote(r, m);
     LOCK(lk_recv);
     deliver_msg(r, m);
     UNLOCK(lk_recv);
@@ -943,9 +1217,15 @@ sm_status_t p2p_iprobe(int src, int tag, const struct p2p_comm *c, bool take, bo
     LOCK(lk_recv);
     drain(true);
     struct p2p_msg *m = find_unexpected(src, tag, c, take);
-    *found = m != NULL;
-    if (m) *st = (struct p2p_status){ .source = m->d.src, .tag = m->d.tag, .len = m->d.len };
     UNLOCK(lk_recv);
+    if (SM_UNLIKELY(P.nremote) && !m && (src == P2P_ANY_SOURCE || P.remote[c->world[src]])) {
+        sm_status_t e = probe_remote(src, tag, c, take, &m, st);
+        if (e || !m) {
+            *found = m != NULL;
+            return e;
+        }
+    } else if (m) *st = (struct p2p_status){ .source = m->d.src, .tag = m->d.tag, .len = m->d.len };
+    *found = m != NULL;
     if (!m) {
         int w = src == P2P_ANY_SOURCE ? -1 : c->world[src];
         return PEEK(P.nstuck) && (w < 0 || PEEK(P.stuck[w])) ? stuck_error(w) : SM_OK;
@@ -1009,13 +1289,16 @@ static COLD sm_status_t cancel_send(struct p2p_req *r)
 
 sm_status_t p2p_cancel(struct p2p_req *r)
 {
-    if (r->kind == P2P_SEND) return cancel_send(r);
+    if (r->kind == P2P_SEND) return r->remote ? sm_fail(SM_ERR_STATE, "a send to another node is not cancelled")
+                                              : cancel_send(r);
+    if (SM_UNLIKELY(r->remote)) return cancel_remote(r);
     LOCK(lk_recv);
     struct p2p_req *prev = NULL;
     for (struct p2p_req *q = P.posted.head; q && !p2p_done(r); prev = q, q = q->next) {
         if (q != r) continue;
         if (prev) prev->next = q->next; else P.posted.head = q->next;
         if (P.posted.tail == q) P.posted.tail = prev;
+        if (r->probing) r->probing = 0, P.nprobing--;
         r->st.cancelled = true;
         complete_recv(r);
         UNLOCK(lk_recv);
@@ -1065,6 +1348,7 @@ void (*p2p_progress_hook)(void);
 static void progress(void)
 {
     if (SM_UNLIKELY(p2p_progress_hook != NULL)) p2p_progress_hook();
+    if (SM_UNLIKELY(P.nremote)) progress_net();
     if (SM_UNLIKELY(P.mt)) drain_mt();
     else drain(false);
     progress_send();
@@ -1102,11 +1386,26 @@ static bool progress_until(void *a)
     return u->met || PEEK(P.nstuck);
 }
 
+/* block_on, but messages from other nodes ring no doorbell: while there
+ * are such peers, poll; yield the CPU after a while (soon when the node's
+ * ranks outnumber its cores), so that ranks sharing it run. */
+static void wait_cond(bool (*cond)(void *), void *arg)
+{
+    if (SM_LIKELY(!P.nremote)) {
+        block_on(cond, arg);
+        return;
+    }
+    int spin = sm_core.oversubscribed ? 100 : 20000;
+    for (int i = 0; !cond(arg); i++)
+        if (i > spin) sched_yield();
+        else sm_cpu_relax();
+}
+
 sm_status_t p2p_wait_until(bool (*cond)(void *), void *arg)
 {
     if (cond(arg)) return SM_OK;
     struct until u = { cond, arg, false };
-    block_on(progress_until, &u);
+    wait_cond(progress_until, &u);
     return u.met ? SM_OK : stuck_error(-1);
 }
 
@@ -1123,6 +1422,6 @@ sm_status_t p2p_wait(struct p2p_req *r)
 {
     sm_status_t st = p2p_test(r);
     if (st != SM_INPROGRESS) return st;
-    block_on(ready, r);
+    wait_cond(ready, r);
     return p2p_done(r) ? r->st.err : blocked_error(r);
 }

@@ -13,8 +13,14 @@
 #include <stdint.h>
 
 #include "sm_status.h"
+#include "net.h"
 
 struct dt_type;
+
+/* Contexts of the collective engine's own traffic (groups spanning nodes):
+ * P2P_CTX_COLL | the group's number, or | P2P_CTX_COLL_JOB over the job. */
+#define P2P_CTX_COLL     0xc0000000u
+#define P2P_CTX_COLL_JOB 0xffffu
 
 #define P2P_ANY_SOURCE (-1)
 #define P2P_ANY_TAG    (-1)
@@ -75,6 +81,10 @@ struct p2p_req {
     _Atomic uint64_t coop_next; /* next chunk to claim */
     _Atomic uint64_t coop_left; /* bytes not yet copied */
     uint64_t coop_len;          /* bytes to copy */
+    /* a peer on another node (src/net) */
+    uint8_t  remote;            /* the operation is on the off-node path */
+    uint8_t  probing;           /* receive: posted, matched by probing the network (see p2p.c) */
+    struct net_op net;
 };
 
 /* Initialise the engine (after the core): req_size is the bindings' request
@@ -166,6 +176,7 @@ struct p2p_stats {
     uint64_t ring_bytes;        /* capacity of a ring */
     uint64_t coop_chunks_sent;  /* chunks of shared copies this rank copied as the sender */
     uint64_t coop_chunks_recv;  /* ... and as the receiver */
+    uint64_t net_sent, net_received;    /* bytes to and from other nodes */
 };
 void p2p_stats(struct p2p_stats *s);
 

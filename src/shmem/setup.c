@@ -90,6 +90,11 @@ void shmem_init(void)
 {
     if (shmem_state == SHMEM_ON) return;
     sm_core_ensure();
+    sm_status_t one = sm_one_node("OpenSHMEM");
+    if (one) {
+        shmem_state = SHMEM_ON;   /* the reason, not "before shmem_init" */
+        shmem_fail_status("shmem_init", one);
+    }
     size_t bytes = symmetric_size();
     sm_finalize_required("shmem_finalize");
     shmem_teams_init();

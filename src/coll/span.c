@@ -1,0 +1,472 @@
+/* span.c: collectives on a group spanning nodes, where peers' memory is
+ * not mapped: over point-to-point (the off-node ranks through src/net),
+ * on the group's own context (P2P_CTX_COLL | its number). Correct first:
+ * every collective is one round of messages posted at once (each member
+ * sends what each other needs, as packed streams where datatypes differ),
+ * then a local step (copies, the reduction in member order). So nonblocking
+ * ones need no schedule: start posts the round, progress tests it. Linear
+ * in the members (n^2 messages for the all-to-all kinds): the hierarchical
+ * algorithms (the node's SMARTMAP engine, leaders between nodes) are to come. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_internal.h"
+
+/* The job's ranks, for the groups made over the whole job (start-up). */
+static int job_ranks[SM_NMAX];
+static struct p2p_comm job_comm;
+
+const struct p2p_comm *coll_span_job(void)
+{
+    if (!job_comm.size) {
+        for (int r = 0; r < sm_core.size; r++) job_ranks[r] = r;
+        job_comm = (struct p2p_comm){ P2P_CTX_COLL | P2P_CTX_COLL_JOB, sm_core.rank, sm_core.size, job_ranks, 0 };
+    }
+    return &job_comm;
+}
+
+bool coll_spans(const struct sm_group *m)
+{
+    if (SM_LIKELY(!sm_spans_nodes()) || !m) return false;
+    for (int i = 0; i < m->size; i++)
+        if (!sm_rank_local(sm_group_rank(m, i))) return true;
+    return false;
+}
+
+sm_status_t coll_span_attach(struct coll_group *g)
+{
+    struct p2p_comm *c = malloc(sizeof *c + sizeof(int) * (size_t)g->m.size);
+    if (!c) return sm_fail(SM_ERR_NOMEM, "no memory for a group of %d", g->m.size);
+    int *w = (int *)(c + 1);
+    for (int i = 0; i < g->m.size; i++) w[i] = sm_group_rank(&g->m, i);
+    *c = (struct p2p_comm){ P2P_CTX_COLL | (uint32_t)g->num, g->m.me, g->m.size, w, 0 };
+    g->net = c;
+    return SM_OK;
+}
+
+/* --- One collective ------------------------------------------------------------ */
+
+struct span_op {
+    struct span_op *next;
+    struct coll_group *g;
+    struct coll_args a;
+    coll_done_fn done;
+    void *ctx;
+    int tag;
+    int nreq;
+    struct p2p_req **req;
+    char *mine;                 /* reductions: this member's source as a stream */
+    char **in;                  /* reductions: member j's stream (for this member's part) */
+    char *alloc[8];             /* what to free at the end */
+    int nalloc;
+    size_t bytes;               /* reductions: bytes of a stream (this member's part) */
+    size_t es;                  /* ... and of an element in it */
+    sm_status_t st;
+    char why[256];
+};
+
+static void *op_alloc(struct span_op *o, size_t n)
+{
+    char *p = malloc(n ? n : 1);
+    if (p) o->alloc[o->nalloc++] = p;
+    return p;
+}
+
+static size_t type_size(const struct dt_type *t) { return t ? t->size : 1; }
+
+/* Block i of b (a buffer with a block per member): its address, type and stream bytes. */
+static void *block(const struct coll_buf *b, int i, const struct dt_type **t, size_t *bytes)
+{
+    const struct dt_type *ty = b->types ? b->types[i] : b->type;
+    size_t cnt = b->counts ? (size_t)(b->counts[i] > 0 ? b->counts[i] : 0) : b->count;
+    ptrdiff_t ext = ty ? dt_extent(ty) : 1;
+    char *base = b->base;
+    *t = ty, *bytes = cnt * type_size(ty);
+    if (b->types) return base + b->displs[i];
+    if (b->counts) return base + (ptrdiff_t)b->displs[i] * ext;
+    return base + (ptrdiff_t)i * (ptrdiff_t)cnt * ext;
+}
+/* The whole of b (one block). */
+static void *whole(const struct coll_buf *b, const struct dt_type **t, size_t *bytes)
+{
+    *t = b->type, *bytes = b->count * type_size(b->type);
+    return b->base;
+}
+
+static sm_status_t post(struct span_op *o, bool send, void *buf, size_t bytes, const struct dt_type *t, int peer)
+{
+    struct p2p_req *r = p2p_req_alloc();
+    if (!r) return SM_ERR_NOMEM;
+    const struct p2p_comm *c = o->g->net;
+    sm_status_t st = send ? p2p_isend(r, buf, bytes, peer, o->tag, c, P2P_STANDARD, t)
+                          : p2p_irecv(r, buf, bytes, peer, o->tag, c, t);
+    if (st) {
+        p2p_req_free(r);
+        return st;
+    }
+    o->req[o->nreq++] = r;
+    return SM_OK;
+}
+
+/* A local copy of bytes stream bytes, typemap to typemap. */
+static void local_copy(void *dst, const struct dt_type *dt, const void *src, const struct dt_type *stype, size_t bytes)
+{
+    if (bytes && dst != src) dt_copy(dst, dt, src, stype, 0, bytes);
+}
+
+/* --- Reductions --------------------------------------------------------------------
+ * Every member's source travels as a stream (packed elements); the member
+ * that needs a result converts each into the layout the operation works on
+ * (C arrays of t for the predefined ones, the datatype's own for user
+ * functions) and combines them in member order. */
+
+static struct coll_buf red_src(const struct span_op *o)
+{
+    if (o->a.src.base != COLL_IN_PLACE) return o->a.src;
+    struct coll_buf b = o->a.dst;
+    if (o->a.kind == COLL_REDUCE_SCATTER) {
+        size_t total = 0;
+        for (int i = 0; i < o->g->m.size; i++) total += b.counts ? (size_t)(b.counts[i] > 0 ? b.counts[i] : 0) : b.count;
+        b.count = total, b.counts = NULL, b.displs = NULL;
+    }
+    return b;
+}
+
+/* The work layout's type (NULL: C arrays) and the bytes a stream element takes. */
+static const struct dt_type *work_type(const struct span_op *o, const struct dt_type *t)
+{
+    if (o->a.red.op == COLL_USER) return t;
+    return t ? o->a.red.elem : NULL;
+}
+static size_t stream_elem(const struct span_op *o, const struct dt_type *t)
+{
+    if (o->a.red.op == COLL_USER) return t ? t->size : 1;
+    return t && t->nbasic ? t->size / t->nbasic : coll_dtype_size(o->a.red.t);
+}
+
+/* Streams from..to combined, in order, written into dst (typemap dt). */
+static sm_status_t fold(struct span_op *o, int from, int to, void *dst, const struct dt_type *dt)
+{
+    const struct dt_type *t = red_src(o).type, *wt = work_type(o, t);
+    bool user = o->a.red.op == COLL_USER;
+    size_t n = o->es ? o->bytes / o->es : 0;     /* elements: basic ones of t, or the datatype's (user) */
+    if (!n) return SM_OK;
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)(n * coll_dtype_size(o->a.red.t));
+    if (user) dt_span(wt, n, &lo, &hi);
+    char *m1 = malloc((size_t)(hi - lo)), *m2 = malloc((size_t)(hi - lo));
+    if (!m1 || !m2) {
+        free(m1), free(m2);
+        return sm_fail(SM_ERR_NOMEM, "no memory to combine %zu bytes", o->bytes);
+    }
+    char *acc = m1 - lo, *x = m2 - lo;
+    dt_copy(acc, wt, o->in[from], NULL, 0, o->bytes);
+    for (int j = from + 1; j <= to; j++) {
+        dt_copy(x, wt, o->in[j], NULL, 0, o->bytes);
+        if (user) {             /* inout = in op inout: the result lands in x */
+            o->a.red.fn.fn(acc, x, n, o->a.red.fn.ctx);
+            char *s = acc; acc = x, x = s;
+        } else {
+            coll_kernel(o->a.red.t, o->a.red.op)(acc, acc, x, n);
+        }
+    }
+    dt_copy(dst, dt, acc, wt, 0, o->bytes);
+    free(m1), free(m2);
+    return SM_OK;
+}
+
+/* Which members' streams this member needs, and for which range (reduce-scatter: its block). */
+static sm_status_t red_start(struct span_op *o)
+{
+    int n = o->g->m.size, me = o->g->m.me, root = o->a.root;
+    enum coll_kind k = o->a.kind;
+    if (o->a.red.op == COLL_USER && !red_src(o).type) return sm_fail(SM_ERR_ARG, "a user operation needs the buffers' datatype");
+    struct coll_buf sb = red_src(o);
+    const struct dt_type *st;
+    size_t total;
+    void *sbase = whole(&sb, &st, &total);
+    o->es = stream_elem(o, st);
+    if (!(o->mine = op_alloc(o, total)) || !(o->in = op_alloc(o, sizeof *o->in * (size_t)n)))
+        return sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", total);
+    local_copy(o->mine, NULL, sbase, st, total);
+    /* block starts (reduce-scatter), in stream bytes */
+    size_t *bs = NULL;
+    if (k == COLL_REDUCE_SCATTER) {
+        if (!(bs = op_alloc(o, sizeof *bs * (size_t)(n + 1)))) return sm_fail(SM_ERR_NOMEM, "no memory");
+        bs[0] = 0;
+        for (int i = 0; i < n; i++) {
+            const struct dt_type *bt = o->a.dst.type;
+            size_t c = o->a.dst.counts ? (size_t)(o->a.dst.counts[i] > 0 ? o->a.dst.counts[i] : 0) : o->a.dst.count;
+            bs[i + 1] = bs[i] + c * type_size(bt);
+        }
+        if (bs[n] != total)
+            return sm_fail(SM_ERR_ARG, "the blocks add up to %zu bytes, the source has %zu", bs[n], total);
+        o->bytes = bs[me + 1] - bs[me];
+    } else {
+        o->bytes = total;
+    }
+    bool need = k == COLL_REDUCE ? me == root : k == COLL_EXSCAN ? me > 0 : true;
+    int last = k == COLL_SCAN ? me : k == COLL_EXSCAN ? me - 1 : n - 1;
+    if (need) {
+        size_t off = bs ? bs[me] : 0;
+        char *space = op_alloc(o, o->bytes * (size_t)(last + 1));
+        if (!space) return sm_fail(SM_ERR_NOMEM, "no memory for %d streams of %zu bytes", last + 1, o->bytes);
+        for (int j = 0; j <= last; j++) {
+            o->in[j] = j == me ? o->mine + off : space + (size_t)j * o->bytes;
+            sm_status_t s = j == me ? SM_OK : post(o, false, o->in[j], o->bytes, NULL, j);
+            if (s) return s;
+        }
+    }
+    for (int j = 0; j < n; j++) {
+        if (j == me) continue;
+        bool wants = k == COLL_REDUCE ? j == root : k == COLL_SCAN ? j > me : k == COLL_EXSCAN ? j > me : true;
+        if (!wants) continue;
+        size_t off = bs ? bs[j] : 0, len = bs ? bs[j + 1] - bs[j] : total;
+        sm_status_t s = post(o, true, o->mine + off, len, NULL, j);
+        if (s) return s;
+    }
+    return SM_OK;
+}
+
+static sm_status_t red_finish(struct span_op *o)
+{
+    int me = o->g->m.me;
+    enum coll_kind k = o->a.kind;
+    const struct dt_type *dt;
+    size_t bytes;
+    void *dst = whole(&o->a.dst, &dt, &bytes);
+    switch (k) {
+    case COLL_REDUCE: return me == o->a.root ? fold(o, 0, o->g->m.size - 1, dst, dt) : SM_OK;
+    case COLL_EXSCAN: return me > 0 ? fold(o, 0, me - 1, dst, dt) : SM_OK;
+    case COLL_SCAN: return fold(o, 0, me, dst, dt);
+    default: return fold(o, 0, o->g->m.size - 1, dst, dt);
+    }
+}
+
+/* --- The round of each kind --------------------------------------------------------- */
+
+static sm_status_t start(struct span_op *o)
+{
+    int n = o->g->m.size, me = o->g->m.me, root = o->a.root;
+    struct coll_args *a = &o->a;
+    const struct dt_type *st, *dt;
+    size_t sb, db;
+    void *s, *d;
+    sm_status_t e = SM_OK;
+    int cap = 2 * n + 2;
+    if (!(o->req = op_alloc(o, sizeof *o->req * (size_t)cap))) return sm_fail(SM_ERR_NOMEM, "no memory for a collective");
+    switch (a->kind) {
+    case COLL_BARRIER:
+        for (int j = 0; j < n && !e; j++)
+            if (j != me) e = post(o, false, NULL, 0, NULL, j);
+        for (int j = 0; j < n && !e; j++)
+            if (j != me) e = post(o, true, NULL, 0, NULL, j);
+        return e;
+    case COLL_BCAST:
+        d = whole(&a->dst, &dt, &db);
+        if (me != root) return post(o, false, d, db, dt, root);
+        if (a->src.base && a->src.base != COLL_IN_PLACE) {      /* the shorthand's separate source */
+            s = whole(&a->src, &st, &sb);
+            if (d) local_copy(d, dt, s, st, sb);
+        } else {
+            s = d, st = dt, sb = db;
+        }
+        for (int j = 0; j < n && !e; j++)
+            if (j != me) e = post(o, true, s, sb, st, j);
+        return e;
+    case COLL_GATHER:
+        if (me != root) {
+            s = whole(&a->src, &st, &sb);
+            return post(o, true, s, sb, st, root);
+        }
+        for (int j = 0; j < n && !e; j++) {
+            d = block(&a->dst, j, &dt, &db);
+            if (j != me) e = post(o, false, d, db, dt, j);
+            else if (a->src.base != COLL_IN_PLACE) {
+                s = whole(&a->src, &st, &sb);
+                local_copy(d, dt, s, st, sb < db ? sb : db);
+            }
+        }
+        return e;
+    case COLL_SCATTER:
+        if (me != root) {
+            d = whole(&a->dst, &dt, &db);
+            return post(o, false, d, db, dt, root);
+        }
+        for (int j = 0; j < n && !e; j++) {
+            s = block(&a->src, j, &st, &sb);
+            if (j != me) e = post(o, true, s, sb, st, j);
+            else if (a->dst.base != COLL_IN_PLACE) {
+                d = whole(&a->dst, &dt, &db);
+                local_copy(d, dt, s, st, sb < db ? sb : db);
+            }
+        }
+        return e;
+    case COLL_ALLGATHER:
+    case COLL_COLLECT:
+        if (a->kind == COLL_COLLECT) return sm_fail(SM_ERR_UNSUPPORTED, "collect: not supported across nodes yet");
+        if (a->src.base == COLL_IN_PLACE) s = block(&a->dst, me, &st, &sb);
+        else s = whole(&a->src, &st, &sb);
+        for (int j = 0; j < n && !e; j++) {
+            d = block(&a->dst, j, &dt, &db);
+            if (j != me) e = post(o, false, d, db, dt, j);
+            else if (a->src.base != COLL_IN_PLACE) local_copy(d, dt, s, st, sb < db ? sb : db);
+        }
+        for (int j = 0; j < n && !e; j++)
+            if (j != me) e = post(o, true, s, sb, st, j);
+        return e;
+    case COLL_ALLTOALL: {
+        /* in place, the blocks to send are packed first: the receives overwrite them */
+        bool inpl = a->src.base == COLL_IN_PLACE;
+        char *packed = NULL;
+        size_t *off = NULL;
+        if (inpl) {
+            size_t total = 0;
+            if (!(off = op_alloc(o, sizeof *off * (size_t)(n + 1)))) return sm_fail(SM_ERR_NOMEM, "no memory");
+            for (int j = 0; j < n; j++) {
+                off[j] = total;
+                block(&a->dst, j, &dt, &db);
+                total += db;
+            }
+            if (!(packed = op_alloc(o, total))) return sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", total);
+            for (int j = 0; j < n; j++) {
+                d = block(&a->dst, j, &dt, &db);
+                if (j != me) local_copy(packed + off[j], NULL, d, dt, db);
+            }
+        }
+        for (int j = 0; j < n && !e; j++) {
+            d = block(&a->dst, j, &dt, &db);
+            if (j == me) {
+                if (!inpl) {
+                    s = block(&a->src, j, &st, &sb);
+                    local_copy(d, dt, s, st, sb < db ? sb : db);
+                }
+                continue;
+            }
+            e = post(o, false, d, db, dt, j);
+        }
+        for (int j = 0; j < n && !e; j++) {
+            if (j == me) continue;
+            if (inpl) {
+                block(&a->dst, j, &dt, &db);
+                e = post(o, true, packed + off[j], db, NULL, j);
+            } else {
+                s = block(&a->src, j, &st, &sb);
+                e = post(o, true, s, sb, st, j);
+            }
+        }
+        return e;
+    }
+    case COLL_REDUCE: case COLL_ALLREDUCE: case COLL_REDUCE_SCATTER: case COLL_SCAN: case COLL_EXSCAN:
+        return red_start(o);
+    default:
+        return sm_fail(SM_ERR_UNSUPPORTED, "collective kind %d: not supported across nodes yet", (int)a->kind);
+    }
+}
+
+static bool is_red(enum coll_kind k) { return k >= COLL_REDUCE && k <= COLL_EXSCAN; }
+
+/* Every request done: the status of the round, then the local step. */
+static sm_status_t finish(struct span_op *o)
+{
+    sm_status_t st = SM_OK;
+    for (int i = 0; i < o->nreq; i++) {
+        struct p2p_req *r = o->req[i];
+        if (!st && r->st.err) st = sm_fail(r->st.err, "%s", r->why ? r->why : r->st.err == SM_ERR_TRUNCATE
+                                           ? "a member sent more than this one receives" : "a transfer failed");
+        p2p_req_free(r);
+    }
+    o->nreq = 0;
+    if (!st && is_red(o->a.kind)) st = red_finish(o);
+    for (int i = 0; i < o->nalloc; i++) free(o->alloc[i]);
+    o->nalloc = 0;
+    return st;
+}
+
+static sm_status_t op_begin(struct span_op *o, struct coll_group *g, const struct coll_args *a)
+{
+    if (g->num < 0 || g->m.me < 0) return sm_fail(SM_ERR_ARG, "this rank is not a member of the group");
+    if ((a->kind == COLL_BCAST || a->kind == COLL_GATHER || a->kind == COLL_SCATTER || a->kind == COLL_REDUCE) &&
+        (unsigned)a->root >= (unsigned)g->m.size)
+        return sm_fail(SM_ERR_ARG, "root %d is not a member of the group of %d", a->root, g->m.size);
+    if (is_red(a->kind) && a->red.op != COLL_USER && !coll_kernel(a->red.t, a->red.op))
+        return sm_fail(SM_ERR_ARG, "reduction %s is not defined on %s", coll_redop_name(a->red.op),
+                       coll_dtype_name(a->red.t));
+    o->g = g, o->a = *a;
+    /* Collectives on a group are started in the same order everywhere: the
+     * sequence number keeps overlapping nonblocking ones apart. */
+    g->seq = g->seq + 1;
+    o->tag = (int)(g->seq & 0x3fffff) | 0x400000;
+    sm_status_t st = start(o);
+    if (st) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", sm_fail_reason());
+        for (int i = 0; i < o->nreq; i++) {             /* what was posted: cancelled or finished */
+            if (p2p_cancel(o->req[i]) != SM_OK) p2p_wait(o->req[i]);
+            p2p_req_free(o->req[i]);
+        }
+        o->nreq = 0;
+        for (int i = 0; i < o->nalloc; i++) free(o->alloc[i]);
+        o->nalloc = 0;
+        return sm_fail(st, "%s", why);
+    }
+    return SM_OK;
+}
+
+sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a)
+{
+    struct span_op o = { 0 };
+    sm_status_t st = op_begin(&o, g, a);
+    if (st) return st;
+    for (int i = 0; i < o.nreq; i++) p2p_wait(o.req[i]);       /* the status is the request's: finish reads it */
+    return finish(&o);
+}
+
+/* --- Nonblocking ------------------------------------------------------------------- */
+
+static struct span_op *active;          /* started, not finished (any order) */
+
+bool coll_span_busy(void) { return active != NULL; }
+
+static bool round_done(const struct span_op *o)
+{
+    for (int i = 0; i < o->nreq; i++)
+        if (!p2p_done(o->req[i])) return false;
+    return true;
+}
+
+void coll_span_progress(void)
+{
+    static bool busy;
+    if (busy) return;
+    busy = true;
+    for (struct span_op **p = &active, *o; (o = *p);) {
+        if (!round_done(o)) {
+            p = &o->next;
+            continue;
+        }
+        *p = o->next;
+        sm_status_t st = finish(o);
+        char reason[256] = "";
+        if (st) snprintf(reason, sizeof reason, "%s", sm_fail_reason());
+        o->done(o->ctx, st, reason);
+        free(o);
+    }
+    busy = false;
+}
+
+sm_status_t coll_span_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx)
+{
+    struct span_op *o = calloc(1, sizeof *o);
+    if (!o) return sm_fail(SM_ERR_NOMEM, "no memory for a nonblocking collective");
+    sm_status_t st = op_begin(o, g, a);
+    if (st) {
+        free(o);
+        return st;
+    }
+    o->done = done, o->ctx = ctx;
+    o->next = active, active = o;
+    p2p_progress_hook = coll_progress;
+    coll_span_progress();
+    return SM_OK;
+}

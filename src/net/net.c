@@ -1,0 +1,254 @@
+/* net.c: UCX between nodes (net.h). The worker's address is published
+ * under NET_KEY with PMIx at net_init; an endpoint to a peer is made the
+ * first time something is sent to it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm_core.h"
+#include "net.h"
+
+#ifndef SM_HAVE_UCX
+
+sm_status_t net_init(void)
+{
+    return sm_fail(SM_ERR_UNSUPPORTED, "the job's %d ranks are on more than one node (%d on this one), and this "
+                   "smartmap was built without UCX (install libucx-dev and rebuild): run every rank on one node",
+                   sm_core.size, sm_core.nlocal);
+}
+sm_status_t net_finalize(void) { return SM_OK; }
+unsigned net_progress(void) { return 0; }
+sm_status_t net_send(struct net_op *op, int peer, const void *buf, size_t len, uint64_t tag, bool sync)
+{
+    (void)op, (void)buf, (void)len, (void)tag, (void)sync;
+    return sm_fail(SM_ERR_UNSUPPORTED, "rank %d is on another node and this smartmap was built without UCX", peer);
+}
+sm_status_t net_recv(struct net_op *op, void *buf, size_t cap, uint64_t tag, uint64_t mask)
+{
+    (void)op, (void)buf, (void)cap, (void)tag, (void)mask;
+    return sm_fail(SM_ERR_UNSUPPORTED, "built without UCX");
+}
+void net_probe(uint64_t tag, uint64_t mask, bool take, bool *found, uint64_t *stag, size_t *len, void **msg)
+{
+    (void)tag, (void)mask, (void)take, (void)stag, (void)len, (void)msg;
+    *found = false;
+}
+sm_status_t net_mrecv(struct net_op *op, void *buf, size_t cap, void *msg)
+{
+    (void)op, (void)buf, (void)cap, (void)msg;
+    return sm_fail(SM_ERR_UNSUPPORTED, "built without UCX");
+}
+void net_cancel(struct net_op *op) { (void)op; }
+void net_bytes(uint64_t *sent, uint64_t *received) { *sent = *received = 0; }
+
+#else
+#include <dlfcn.h>
+#include <ucp/api/ucp.h>
+
+#define NET_KEY "smartmap.ucx"
+
+/* UCX is loaded (dlopen) by the first job that spans nodes, not linked:
+ * its memory hooks (libucm patches mmap, munmap, madvise and brk as it
+ * loads) would stop the slot allocator returning memory in every program,
+ * and its fault handlers would take over a rank's crash report. A job on
+ * one node never loads it. The calls go through this table. */
+#define UCX_CALLS(X)                                                                               \
+    X(ucp_config_read) X(ucp_config_release) X(ucp_init_version) X(ucp_worker_create)              \
+    X(ucp_worker_get_address) X(ucp_worker_release_address) X(ucp_ep_create) X(ucp_worker_progress) \
+    X(ucp_request_free) X(ucp_request_cancel) X(ucp_tag_send_nbx) X(ucp_tag_send_sync_nbx)          \
+    X(ucp_tag_recv_nbx) X(ucp_tag_probe_nb) X(ucp_tag_msg_recv_nbx) X(ucs_status_string)
+static struct {
+#define X(f) __typeof__(f) *f;
+    UCX_CALLS(X)
+#undef X
+} U;
+
+static sm_status_t ucx_load(void)
+{
+    /* No memory hooks: the registration cache they feed is for RDMA
+     * transports, and the slot's own allocator must keep its calls. The
+     * user's settings win. */
+    setenv("UCX_MEM_MALLOC_HOOKS", "no", 0);
+    setenv("UCX_MEM_EVENTS", "no", 0);
+    void *h = dlopen("libucp.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return sm_fail(SM_ERR_UNSUPPORTED, "the job spans nodes, and UCX cannot be loaded: %s (Debian: libucx0)", dlerror());
+#define X(f) if (!(U.f = (__typeof__(f) *)dlsym(h, #f))) \
+        return sm_fail(SM_ERR_UNSUPPORTED, "UCX (libucp.so.0) has no %s: a version before 1.10?", #f);
+    UCX_CALLS(X)
+#undef X
+    return SM_OK;
+}
+
+static struct {
+    bool           up;
+    ucp_context_h  ctx;
+    ucp_worker_h   worker;
+    ucp_ep_h      *ep;              /* per job rank, made on first use */
+    _Atomic long   inflight;        /* sends not yet complete */
+    _Atomic uint64_t sent, received;
+} N;
+
+static sm_status_t ucx_fail(const char *call, int peer, ucs_status_t s)
+{
+    if (peer < 0) return sm_fail(SM_ERR_PEER, "%s: %s", call, U.ucs_status_string(s));
+    return sm_fail(SM_ERR_PEER, "%s (rank %d): %s", call, peer, U.ucs_status_string(s));
+}
+
+sm_status_t net_init(void)
+{
+    if (N.up) return SM_OK;
+    sm_status_t st = ucx_load();
+    if (st) return st;
+    ucp_config_t *cfg;
+    ucs_status_t s = U.ucp_config_read(NULL, NULL, &cfg);
+    if (s != UCS_OK) return ucx_fail("ucp_config_read", -1, s);
+    ucp_params_t p = { .field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_TAG };
+    s = U.ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &p, cfg, &N.ctx);
+    U.ucp_config_release(cfg);
+    if (s != UCS_OK) return ucx_fail("ucp_init", -1, s);
+    /* Several application threads may drive the engine (MPI_THREAD_MULTIPLE):
+     * the point-to-point engine's locks do not cover the worker. */
+    ucp_worker_params_t wp = { .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE, .thread_mode = UCS_THREAD_MODE_MULTI };
+    if ((s = U.ucp_worker_create(N.ctx, &wp, &N.worker)) != UCS_OK) return ucx_fail("ucp_worker_create", -1, s);
+    ucp_address_t *a;
+    size_t alen;
+    if ((s = U.ucp_worker_get_address(N.worker, &a, &alen)) != UCS_OK) return ucx_fail("ucp_worker_get_address", -1, s);
+    st = sm_pmix_put(NET_KEY, a, alen);
+    U.ucp_worker_release_address(N.worker, a);
+    if (!st) st = sm_pmix_fence();
+    if (st) return st;
+    if (!(N.ep = calloc((size_t)sm_core.size, sizeof *N.ep)))
+        return sm_fail(SM_ERR_NOMEM, "no memory for %d endpoints", sm_core.size);
+    N.up = true;
+    return SM_OK;
+}
+
+static __attribute__((noinline)) sm_status_t connect_to(int peer)
+{
+    void *a;
+    size_t alen;
+    sm_status_t st = sm_pmix_get(peer, NET_KEY, &a, &alen);
+    if (st) return st;
+    ucp_ep_params_t ep = { .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = a };
+    ucs_status_t s = U.ucp_ep_create(N.worker, &ep, &N.ep[peer]);
+    free(a);
+    return s == UCS_OK ? SM_OK : ucx_fail("ucp_ep_create", peer, s);
+}
+
+unsigned net_progress(void) { return U.ucp_worker_progress(N.worker); }
+
+static void sent(struct net_op *op, ucs_status_t s)
+{
+    op->ucx = NULL;
+    op->err = s == UCS_OK ? SM_OK : SM_ERR_PEER;
+    atomic_fetch_sub_explicit(&N.inflight, 1, memory_order_relaxed);
+    op->done(op);
+}
+static void send_cb(void *req, ucs_status_t s, void *user)
+{
+    U.ucp_request_free(req);
+    sent(user, s);
+}
+
+sm_status_t net_send(struct net_op *op, int peer, const void *buf, size_t len, uint64_t tag, bool sync)
+{
+    if (SM_UNLIKELY(!N.ep[peer])) {
+        sm_status_t st = connect_to(peer);
+        if (st) return st;
+    }
+    ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+                              .cb.send = send_cb, .user_data = op };
+    op->err = SM_OK, op->cancelled = false, op->ucx = NULL;
+    atomic_fetch_add_explicit(&N.inflight, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&N.sent, len, memory_order_relaxed);
+    ucs_status_ptr_t r = sync ? U.ucp_tag_send_sync_nbx(N.ep[peer], buf, len, tag, &p)
+                              : U.ucp_tag_send_nbx(N.ep[peer], buf, len, tag, &p);
+    if (UCS_PTR_IS_ERR(r)) {
+        atomic_fetch_sub_explicit(&N.inflight, 1, memory_order_relaxed);
+        return ucx_fail(sync ? "ucp_tag_send_sync_nbx" : "ucp_tag_send_nbx", peer, UCS_PTR_STATUS(r));
+    }
+    if (r == NULL) sent(op, UCS_OK);
+    else op->ucx = r;
+    return SM_OK;
+}
+
+static void received(struct net_op *op, ucs_status_t s, const ucp_tag_recv_info_t *info, size_t cap)
+{
+    op->ucx = NULL;
+    op->cancelled = s == UCS_ERR_CANCELED;
+    op->err = s == UCS_OK || op->cancelled ? SM_OK : s == UCS_ERR_MESSAGE_TRUNCATED ? SM_ERR_TRUNCATE : SM_ERR_PEER;
+    if (!op->cancelled) {
+        op->tag = info->sender_tag;
+        op->len = info->length < cap ? info->length : cap;
+        atomic_fetch_add_explicit(&N.received, op->len, memory_order_relaxed);
+    }
+    op->done(op);
+}
+/* Receives always complete through the callback (UCP_OP_ATTR_FLAG_NO_IMM_CMPL):
+ * UCX 1.13 left recv_info unset for some receives completed at once. The
+ * capacity rides in the op's len until the message arrives. */
+static void recv_cb(void *req, ucs_status_t s, const ucp_tag_recv_info_t *info, void *user)
+{
+    struct net_op *op = user;
+    received(op, s, info, op->len);     /* info is in the request: before freeing it */
+    U.ucp_request_free(req);
+}
+
+static sm_status_t recv_started(struct net_op *op, ucs_status_ptr_t r, const ucp_tag_recv_info_t *info, size_t cap,
+                                const char *call)
+{
+    if (UCS_PTR_IS_ERR(r)) return ucx_fail(call, -1, UCS_PTR_STATUS(r));
+    if (r == NULL) received(op, UCS_OK, info, cap);
+    else op->ucx = r;
+    return SM_OK;
+}
+
+sm_status_t net_recv(struct net_op *op, void *buf, size_t cap, uint64_t tag, uint64_t mask)
+{
+    ucp_tag_recv_info_t info;
+    ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                                              UCP_OP_ATTR_FIELD_RECV_INFO | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+                              .cb.recv = recv_cb, .user_data = op, .recv_info.tag_info = &info };
+    op->err = SM_OK, op->cancelled = false, op->ucx = NULL, op->len = cap;
+    return recv_started(op, U.ucp_tag_recv_nbx(N.worker, buf, cap, tag, mask, &p), &info, cap, "ucp_tag_recv_nbx");
+}
+
+void net_probe(uint64_t tag, uint64_t mask, bool take, bool *found, uint64_t *stag, size_t *len, void **msg)
+{
+    ucp_tag_recv_info_t info;
+    ucp_tag_message_h m = U.ucp_tag_probe_nb(N.worker, tag, mask, take, &info);
+    *found = m != NULL;
+    if (!m) return;
+    *stag = info.sender_tag, *len = info.length;
+    if (take) *msg = m;
+}
+
+sm_status_t net_mrecv(struct net_op *op, void *buf, size_t cap, void *msg)
+{
+    ucp_tag_recv_info_t info;
+    ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                                              UCP_OP_ATTR_FIELD_RECV_INFO | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+                              .cb.recv = recv_cb, .user_data = op, .recv_info.tag_info = &info };
+    op->err = SM_OK, op->cancelled = false, op->ucx = NULL, op->len = cap;
+    return recv_started(op, U.ucp_tag_msg_recv_nbx(N.worker, buf, cap, msg, &p), &info, cap, "ucp_tag_msg_recv_nbx");
+}
+
+void net_cancel(struct net_op *op)
+{
+    if (op->ucx) U.ucp_request_cancel(N.worker, op->ucx);
+}
+
+void net_bytes(uint64_t *s, uint64_t *r)
+{
+    *s = atomic_load(&N.sent), *r = atomic_load(&N.received);
+}
+
+sm_status_t net_finalize(void)
+{
+    if (!N.up) return SM_OK;
+    while (atomic_load(&N.inflight) > 0) U.ucp_worker_progress(N.worker);
+    if (sm_setting(SM_SET_STATS))
+        sm_say("bytes between nodes (UCX): sent %llu, received %llu", (unsigned long long)atomic_load(&N.sent),
+               (unsigned long long)atomic_load(&N.received));
+    return sm_pmix_fence();
+}
+#endif
