@@ -16,7 +16,7 @@
 /* --- The job --------------------------------------------------------------- */
 
 int sm_rank(void) { sm_core_ensure(); return sm_core.rank; }
-int sm_size(void) { sm_core_ensure(); return sm_core.size; }
+int sm_size(void) { sm_core_ensure(); return sm_core.world_size; }
 void sm_barrier(void) { sm_core_ensure(); sm_job_barrier(); }
 
 void sm_mem_info(struct sm_mem_info *info)

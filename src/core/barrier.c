@@ -80,15 +80,15 @@ void sm_barrier_run(const struct sm_group *g, uint64_t off, bool flat)
     barrier(g, off, flat, true);
 }
 
-/* The job barrier: every rank, cells in the control blocks. */
+/* The job barrier: every rank of the caller's world, cells in the control blocks. */
 void sm_job_barrier(void)
 {
-    struct sm_group job = { sm_core.size, sm_core.rank, 0, 1, NULL };
+    struct sm_group job = { sm_core.world_size, sm_core.rank - sm_core.world_base, sm_core.world_base, 1, NULL };
     barrier(&job, offsetof(struct sm_rank_ctrl, bar), false, true);
 }
 
 void sm_job_barrier_leave(void)
 {
-    struct sm_group job = { sm_core.size, sm_core.rank, 0, 1, NULL };
+    struct sm_group job = { sm_core.world_size, sm_core.rank - sm_core.world_base, sm_core.world_base, 1, NULL };
     barrier(&job, offsetof(struct sm_rank_ctrl, bar), false, false);
 }

@@ -421,6 +421,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
         int rc = attr_delete(c, c->attrs->key, R);
         if (rc) return rc;
     }
+    smpi_spawn_forget(*comm);            /* MPI_Comm_get_parent: MPI_COMM_NULL from now on */
     c->magic = 0;                        /* the handle is gone; pending requests keep the object */
     *comm = MPI_COMM_NULL;
     smpi_comm_unref(c);
@@ -515,7 +516,8 @@ static int get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, c
         return MPI_SUCCESS;
     }
     int *v = NULL;
-    universe = sm_core.size;
+    universe = sm_core.size;                    /* every slot of the job (smrun --universe-size) */
+    appnum = (int)sm_setting(SM_SET_APPNUM);
     if (c == &smpi_comm_world) {
         switch (keyval) {
         case MPI_TAG_UB: v = &tag_ub; break;
