@@ -1,7 +1,8 @@
 /* MPI_Comm_spawn and MPI_Comm_spawn_multiple (smrun --universe-size): the
  * program is both parent and child (a child runs with "child MODE ...").
  *   basic  spawn 1 then 3 children; p2p, a broadcast and an allreduce across
- *          the intercommunicator; the children's world, MPI_APPNUM, parent
+ *          the intercommunicator, and one over the merged intracommunicator;
+ *          the children's world, MPI_APPNUM, MPI_Comm_get_parent
  *   multi  spawn_multiple: 1 of command A and 2 of command B in one world
  *   tree   2 children, each pair spawning 2 grandchildren (universe n + 4)
  *   small  universe n + 1: 3 children, then a bad command, fail (errcodes
@@ -52,6 +53,16 @@ static void exchange(MPI_Comm ic, bool parent, int nparents, int nkids)
     OK(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, ic));
     for (int i = 0; i < rs; i++) want += parent ? i : 1000 + i;
     CHECK(sum == want, "allreduce %d want %d", sum, want);
+    /* merged, parents first: one intracommunicator over both worlds */
+    MPI_Comm m;
+    int mr, ms;
+    OK(MPI_Intercomm_merge(ic, !parent, &m));
+    OK(MPI_Comm_rank(m, &mr));
+    OK(MPI_Comm_size(m, &ms));
+    CHECK(ms == nparents + nkids && mr == (parent ? lr : nparents + lr), "merged: rank %d of %d", mr, ms);
+    OK(MPI_Allreduce(&mr, &sum, 1, MPI_INT, MPI_SUM, m));
+    CHECK(sum == ms * (ms - 1) / 2, "merged allreduce %d", sum);
+    OK(MPI_Comm_free(&m));
 }
 
 static MPI_Comm spawn(MPI_Comm comm, int count, char **args)
