@@ -421,7 +421,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
         int rc = attr_delete(c, c->attrs->key, R);
         if (rc) return rc;
     }
-    smpi_spawn_forget(*comm);            /* MPI_Comm_get_parent: MPI_COMM_NULL from now on */
+    if (*comm == smpi_comm_parent) smpi_comm_parent = MPI_COMM_NULL;   /* MPI_Comm_get_parent's, no longer */
     c->magic = 0;                        /* the handle is gone; pending requests keep the object */
     *comm = MPI_COMM_NULL;
     smpi_comm_unref(c);

@@ -251,20 +251,13 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
  * it from MPI_Init (smpi_spawn_connect) while the parents accept on it:
  * parents and children then hold an intercommunicator like any connection. */
 
-static MPI_Comm parent_comm = MPI_COMM_NULL;
-
 int smpi_spawn_connect(void)
 {
     const char *port = sm_spawn_parent();
     if (!port) return MPI_SUCCESS;
-    int rc = PMPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &parent_comm);
-    if (rc == MPI_SUCCESS) PMPI_Comm_set_name(parent_comm, "the parent");
+    int rc = PMPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &smpi_comm_parent);
+    if (rc == MPI_SUCCESS) PMPI_Comm_set_name(smpi_comm_parent, "the parent");
     return rc;
-}
-
-void smpi_spawn_forget(MPI_Comm comm)
-{
-    if (comm == parent_comm) parent_comm = MPI_COMM_NULL;
 }
 
 int PMPI_Comm_get_parent(MPI_Comm *parent)
@@ -272,7 +265,7 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
     static const char R[] = "MPI_Comm_get_parent";
     SMPI_CHECK_INIT(R);
     if (!parent) return smpi_error(NULL, MPI_ERR_ARG, R, "parent is NULL");
-    *parent = parent_comm;
+    *parent = smpi_comm_parent;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent

@@ -79,6 +79,8 @@ struct sm_group smpi_group_members(const struct smpi_group *g)
     return m;
 }
 
+MPI_Comm smpi_comm_parent = MPI_COMM_NULL;
+
 /* Context ids: WORLD uses 0/1, SELF 2/3 (comm.c agrees on the next ones).
  * Their collective engine groups are made over the caller's world; the
  * hidden communicator of the whole job reaches every slot of the universe
