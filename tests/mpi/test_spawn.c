@@ -7,7 +7,10 @@
  *   tree   2 children, each pair spawning 2 grandchildren (universe n + 4)
  *   small  universe n + 1: 3 children, then a bad command, fail (errcodes
  *          MPI_ERR_SPAWN, no slot used); then 1 starts, and no more
- *   die    child 1 of 2 is killed while its parents wait for it */
+ *   die    child 1 of 2 is killed while its parents wait for it
+ *   fatal ARG  under MPI_ERRORS_ARE_FATAL: "slots" asks for more than the
+ *          free slots, "cmd" names no program, "notmpi" starts /bin/true
+ *          (which exits without MPI while its parents wait for it) */
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,7 +21,7 @@
 #include "mcheck.h"
 
 static int n, me;
-static char *self;
+static char *self, *argv_mode2;
 
 /* Both sides: the sizes, a message from every parent to every child and
  * back, a broadcast from parent 0, and an allreduce whose sum each side
@@ -133,6 +136,16 @@ static void parent(const char *mode)
         exchange(ic, true, n, 1);
         OK(MPI_Comm_disconnect(&ic));
         expect_fail(self, 1, "the universe used up");
+    } else if (!strcmp(mode, "fatal")) {
+        const char *what = argv_mode2 ? argv_mode2 : "";
+        char *args[] = { "child", "basic", "1", NULL };
+        MPI_Comm ic;
+        if (!strcmp(what, "slots")) MPI_Comm_spawn(self, args, *usize, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE);
+        if (!strcmp(what, "cmd")) MPI_Comm_spawn("no-such-program-xyz", args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic,
+                                                 MPI_ERRCODES_IGNORE);
+        if (!strcmp(what, "notmpi")) MPI_Comm_spawn("/bin/true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic,
+                                                    MPI_ERRCODES_IGNORE);
+        CHECK(0, "fatal %s: the spawn returned", what);
     } else if (!strcmp(mode, "die")) {
         char *args[] = { "child", "die", NULL };
         MPI_Comm ic = spawn(MPI_COMM_WORLD, 2, args);
@@ -189,6 +202,7 @@ static void child(int argc, char **argv)
 int main(int argc, char **argv)
 {
     self = argv[0];
+    argv_mode2 = argc >= 3 ? argv[2] : NULL;
     OK(MPI_Init(&argc, &argv));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
