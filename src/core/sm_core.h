@@ -2,7 +2,7 @@
  * rank control blocks, engine areas, the process-wide core state, and the
  * core's internal routines.
  *
- * Inside the core, calls flow one way: api.c and fork.c (entry points) ->
+ * Inside the core, calls flow one way: api.c, fork.c and spawn.c (entry points) ->
  * init.c (bootstrap) -> pmix.c (ranks of a PMIx launcher), alloc.c, copy.c,
  * dump.c, memlimit.c -> wait.c -> maps.c, log.c, settings.c, status.c,
  * state.c. The one exception is the lazy-init upcall:

@@ -97,7 +97,7 @@ static void parent(const char *mode)
     if (!strcmp(mode, "basic")) {
         CHECK(*usize == n + 4, "MPI_UNIVERSE_SIZE %d, want %d", *usize, n + 4);
         for (int k = 1; k <= 3; k += 2) {
-            char count[8];
+            char count[16];
             snprintf(count, sizeof count, "%d", k);
             char *args[] = { "child", "basic", count, NULL };
             MPI_Comm ic = spawn(MPI_COMM_WORLD, k, args);
