@@ -1,7 +1,8 @@
 /* Ping-pong latency and bandwidth between ranks 0 and 1 (0 B to 4 MiB by
  * default), bidirectional bandwidth (a window of 16 messages each way at
  * once), and a windowed message rate of 8-byte messages (n/2 pairs when run
- * on n ranks). Standard MPI only: the same source builds with smcc, Open
+ * on n ranks), also as osu_mbw_mr runs it: each window of 64 answered by a
+ * 4-byte reply from the receiver. Standard MPI only: the same source builds with smcc, Open
  * MPI's mpicc and MPICH's mpicc.
  *   pingpong [-s SIZES] [-t SECONDS] [-b BATCHES]   (bench.h) */
 #include <mpi.h>
@@ -15,7 +16,7 @@ static int me, n;
 static char *buf, *rbuf;
 static long maxsz;
 
-struct pp { int len, what; };   /* what: 0 ping-pong, 1 bidirectional, 2 message rate */
+struct pp { int len, what; };   /* what: 0 ping-pong, 1 bidirectional, 2 message rate, 3 with replies */
 
 /* rank 0's time (ranks beyond the pairs wait in the broadcast) */
 static double run(long iters, void *ctx)
@@ -40,12 +41,16 @@ static double run(long iters, void *ctx)
                           MPI_COMM_WORLD, &r[w]);
             for (int w = 0; w < BIDIR; w++) MPI_Isend(buf, p->len, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &r[BIDIR + w]);
             MPI_Waitall(2 * BIDIR, r, MPI_STATUSES_IGNORE);
-        } else if (p->what == 2 && me < 2 * pairs) {
+        } else if (p->what >= 2 && me < 2 * pairs) {
             for (int w = 0; w < WINDOW; w++) {
                 if (sender) MPI_Isend(buf, 8, MPI_BYTE, partner, 1, MPI_COMM_WORLD, &r[w]);
                 else MPI_Irecv(rbuf + 8 * w, 8, MPI_BYTE, partner, 1, MPI_COMM_WORLD, &r[w]);
             }
             MPI_Waitall(WINDOW, r, MPI_STATUSES_IGNORE);
+            if (p->what == 3) {             /* osu_mbw_mr: the receiver answers each window */
+                if (sender) MPI_Recv(rbuf, 4, MPI_BYTE, partner, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                else MPI_Send(buf, 4, MPI_BYTE, partner, 3, MPI_COMM_WORLD);
+            }
         }
     }
     double t = MPI_Wtime() - t0;
@@ -93,6 +98,11 @@ int main(int argc, char **argv)
     if (me == 0)
         printf("#@ msgrate\n# message rate, 8 B, window %d, %d pair%s: M messages/s\n8 %12.3f\n", WINDOW, n / 2,
                n / 2 > 1 ? "s" : "", (double)WINDOW * (n / 2) / t / 1e6);
+    p.what = 3;
+    t = bench_time(run, &p, &o);
+    if (me == 0)
+        printf("#@ msgrate_reply\n# message rate as osu_mbw_mr: 8 B, window %d answered by 4 B, %d pair%s: M messages/s\n"
+               "8 %12.3f\n", WINDOW, n / 2, n / 2 > 1 ? "s" : "", (double)WINDOW * (n / 2) / t / 1e6);
     free(buf);
     free(rbuf);
     MPI_Finalize();

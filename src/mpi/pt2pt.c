@@ -21,30 +21,41 @@ static void status_empty(MPI_Status *st, int source)
 
 /* --- Argument checks ---------------------------------------------------------- */
 
-static int check_buf(struct smpi_comm *c, const void *buf, int count, MPI_Datatype type,
-                     struct smpi_type **t, const char *R)
+/* The checks are inline (every message passes them), their errors out of line. */
+static __attribute__((noinline, cold)) int bad_buf(struct smpi_comm *c, int count, const char *R)
+{
+    if (count < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", count);
+    return smpi_error(c, MPI_ERR_BUFFER, R, "buffer is NULL with count %d", count);
+}
+static inline int check_buf(struct smpi_comm *c, const void *buf, int count, MPI_Datatype type,
+                            struct smpi_type **t, const char *R)
 {
     int rc = smpi_type_check(c, type, R, t);
-    if (rc) return rc;
-    if (count < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", count);
-    if (!buf && count > 0 && (*t)->dt->size > 0 && (*t)->id)
-        return smpi_error(c, MPI_ERR_BUFFER, R, "buffer is NULL with count %d", count);
+    if (SM_UNLIKELY(rc)) return rc;
+    if (SM_UNLIKELY(count < 0 || (!buf && count > 0 && (*t)->dt->size > 0 && (*t)->id))) return bad_buf(c, count, R);
     return MPI_SUCCESS;
 }
 
-static int check_peer(struct smpi_comm *c, int peer, bool any, const char *what, const char *R)
+static __attribute__((noinline, cold)) int bad_peer(struct smpi_comm *c, int peer, const char *what, const char *R)
 {
-    if (peer == MPI_PROC_NULL || (any && peer == MPI_ANY_SOURCE)) return MPI_SUCCESS;
-    if (peer < 0 || peer >= c->pt.size)
-        return smpi_error(c, MPI_ERR_RANK, R, "%s %d not in [0, %d) of %s", what, peer, c->pt.size,
-                          c->name[0] ? c->name : "the communicator");
-    return MPI_SUCCESS;
+    return smpi_error(c, MPI_ERR_RANK, R, "%s %d not in [0, %d) of %s", what, peer, c->pt.size,
+                      c->name[0] ? c->name : "the communicator");
+}
+static inline int check_peer(struct smpi_comm *c, int peer, bool any, const char *what, const char *R)
+{
+    if (SM_LIKELY((unsigned)peer < (unsigned)c->pt.size) || peer == MPI_PROC_NULL || (any && peer == MPI_ANY_SOURCE))
+        return MPI_SUCCESS;
+    return bad_peer(c, peer, what, R);
 }
 
-static int check_tag(struct smpi_comm *c, int tag, bool any, const char *R)
+static __attribute__((noinline, cold)) int bad_tag(struct smpi_comm *c, int tag, const char *R)
 {
-    if (tag >= 0 || (any && tag == MPI_ANY_TAG)) return MPI_SUCCESS;
     return smpi_error(c, MPI_ERR_TAG, R, "tag %d is negative", tag);
+}
+static inline int check_tag(struct smpi_comm *c, int tag, bool any, const char *R)
+{
+    if (SM_LIKELY(tag >= 0) || (any && tag == MPI_ANY_TAG)) return MPI_SUCCESS;
+    return bad_tag(c, tag, R);
 }
 
 /* A request the library made, or MPI_REQUEST_NULL; any other value is
@@ -199,6 +210,16 @@ static inline int req_open(struct smpi_comm *c, int kind, void *buf, int count, 
     return MPI_SUCCESS;
 }
 
+static inline int send_checks(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                              struct smpi_comm *c, struct smpi_type **t, const char *R)
+{
+    int rc;
+    if ((rc = check_buf(c, buf, count, type, t, R)) || (rc = check_peer(c, dest, false, "dest", R)) ||
+        (rc = check_tag(c, tag, false, R)))
+        return rc;
+    return MPI_SUCCESS;
+}
+
 static int isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                  MPI_Request *request, enum p2p_mode mode, bool persistent, const char *R)
 {
@@ -206,10 +227,18 @@ static int isend(const void *buf, int count, MPI_Datatype type, int dest, int ta
     SMPI_GET_COMM(c, comm, R);
     struct smpi_type *t;
     int rc;
-    if ((rc = check_buf(c, buf, count, type, &t, R)) || (rc = check_peer(c, dest, false, "dest", R)) ||
-        (rc = check_tag(c, tag, false, R)) || (rc = check_req(c, request, R)))
-        return rc;
+    if ((rc = send_checks(buf, count, type, dest, tag, c, &t, R)) || (rc = check_req(c, request, R))) return rc;
     return req_open(c, SMPI_REQ_SEND, (void *)buf, count, t, dest, tag, mode, persistent, request, R);
+}
+
+static inline int recv_checks(void *buf, int count, MPI_Datatype type, int source, int tag, struct smpi_comm *c,
+                              struct smpi_type **t, const char *R)
+{
+    int rc;
+    if ((rc = check_buf(c, buf, count, type, t, R)) || (rc = check_peer(c, source, true, "source", R)) ||
+        (rc = check_tag(c, tag, true, R)))
+        return rc;
+    return MPI_SUCCESS;
 }
 
 static int irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -219,9 +248,7 @@ static int irecv(void *buf, int count, MPI_Datatype type, int source, int tag, M
     SMPI_GET_COMM(c, comm, R);
     struct smpi_type *t;
     int rc;
-    if ((rc = check_buf(c, buf, count, type, &t, R)) || (rc = check_peer(c, source, true, "source", R)) ||
-        (rc = check_tag(c, tag, true, R)) || (rc = check_req(c, request, R)))
-        return rc;
+    if ((rc = recv_checks(buf, count, type, source, tag, c, &t, R)) || (rc = check_req(c, request, R))) return rc;
     return req_open(c, SMPI_REQ_RECV, buf, count, t, source, tag, P2P_STANDARD, persistent, request, R);
 }
 
@@ -232,12 +259,80 @@ static inline int wait1(MPI_Request *h, MPI_Status *st, const char *R)
     return finish1(h, st, R);
 }
 
+/* A blocking send: a small one of contiguous data goes straight into the
+ * receiver's ring with no request (no allocation, no references to take
+ * and drop); any other, or when the ring is full, through a request. */
 static int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                 enum p2p_mode mode, const char *R)
 {
-    MPI_Request r;
-    int rc = isend(buf, count, type, dest, tag, comm, &r, mode, false, R);
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    struct smpi_type *t;
+    int rc = send_checks(buf, count, type, dest, tag, c, &t, R);
+    if (rc) return rc;
+    if (SM_LIKELY(mode == P2P_STANDARD && dest != MPI_PROC_NULL && dt_is_contig(t->dt, (size_t)count)) &&
+        p2p_send_eager((const char *)buf + t->dt->true_lb, (size_t)count * t->dt->size, dest, tag, &c->pt))
+        return MPI_SUCCESS;
+    MPI_Request r = MPI_REQUEST_NULL;
+    rc = req_open(c, SMPI_REQ_SEND, (void *)buf, count, t, dest, tag, mode, false, &r, R);
     return rc ? rc : wait1(&r, MPI_STATUS_IGNORE, R);
+}
+
+/* A blocking receive's request lives on the caller's stack: no allocation
+ * and no references (the communicator and the type cannot go during the
+ * call). On an error before it matched, it is withdrawn before return. */
+static void recv_status(const struct p2p_req *r, MPI_Status *st, int err)
+{
+    if (IGNORED(st)) return;
+    st->MPI_SOURCE = r->st.source, st->MPI_TAG = r->st.tag, st->MPI_ERROR = err;
+    st->smpi_count = (MPI_Count)r->st.len, st->smpi_cancelled = 0;
+}
+
+static __attribute__((noinline, cold)) int recv_failed(struct smpi_comm *c, struct p2p_req *r, sm_status_t s,
+                                                       MPI_Status *st, const char *R)
+{
+    char what[256];
+    snprintf(what, sizeof what, "%s", sm_fail_reason());
+    int cls = smpi_class_of(s);
+    if (!p2p_done(r) && p2p_cancel(r) != SM_OK)
+        while (!p2p_done(r)) p2p_progress();        /* it matched meanwhile: it completes */
+    if (!r->st.cancelled) {                         /* it completed, well or not */
+        cls = smpi_class_of(r->st.err);
+        if (r->st.err == SM_ERR_TRUNCATE)
+            snprintf(what, sizeof what, "message from rank %d with tag %d is longer than the %zu-byte buffer",
+                     r->st.source, r->st.tag, r->len);
+        else if (r->st.err)
+            snprintf(what, sizeof what, "the message from rank %d with tag %d could not be received: %s",
+                     r->st.source, r->st.tag, r->why ? r->why : sm_status_name(r->st.err));
+        recv_status(r, st, cls);
+    }
+    p2p_req_fini(r);
+    return cls ? smpi_error(c, cls, R, "%s", what) : MPI_SUCCESS;
+}
+
+static int recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *st,
+                const char *R)
+{
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    struct smpi_type *t;
+    int rc = recv_checks(buf, count, type, source, tag, c, &t, R);
+    if (rc) return rc;
+    if (source == MPI_PROC_NULL) {
+        status_empty(st, MPI_PROC_NULL);
+        return MPI_SUCCESS;
+    }
+    struct p2p_req r;
+    p2p_req_init(&r);
+    void *b;
+    const struct dt_type *dt = smpi_engine_view(buf, count, t, &b);
+    sm_status_t s = p2p_irecv(&r, b, (size_t)count * t->dt->size, source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : source,
+                              tag == MPI_ANY_TAG ? P2P_ANY_TAG : tag, &c->pt, dt);
+    if (SM_LIKELY(!s)) s = p2p_wait(&r);
+    if (SM_UNLIKELY(s)) return recv_failed(c, &r, s, st, R);
+    recv_status(&r, st, MPI_SUCCESS);
+    p2p_req_fini(&r);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -261,9 +356,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
-    MPI_Request r;
-    int rc = irecv(buf, count, datatype, source, tag, comm, &r, false, "MPI_Recv");
-    return rc ? rc : wait1(&r, status, "MPI_Recv");
+    return recv(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
 }
 #pragma weak MPI_Recv = PMPI_Recv
 

@@ -294,6 +294,11 @@ void smpi_errh_unref(MPI_Errhandler e);
 void smpi_comm_setup(struct smpi_comm *c, struct smpi_group *g, uint32_t ctx, const char *name);
 int  smpi_comm_init_predef(void);
 int  smpi_comm_self_attrs_free(void);
+/* Whether c is counted (the predefined ones and the hidden universe are not). */
+static inline bool smpi_comm_counted(const struct smpi_comm *c)
+{
+    return c != &smpi_comm_world && c != &smpi_comm_self && c != smpi_comm_universe;
+}
 void smpi_comm_ref(struct smpi_comm *c);
 void smpi_comm_unref(struct smpi_comm *c);
 /* Context ids of intercommunicators: from here up, agreed over both groups
@@ -316,7 +321,13 @@ void smpi_comm_unref(struct smpi_comm *c);
  * from it), as MPI lets a program free a type its operations still use. */
 void smpi_type_ref(struct smpi_type *t);
 void smpi_type_unref(struct smpi_type *t);
-int  smpi_type_check(struct smpi_comm *c, MPI_Datatype t, const char *routine, struct smpi_type **out);
+/* The type behind handle h, committed, in *out; else MPI_ERR_TYPE raised. */
+int  smpi_type_bad(struct smpi_comm *c, MPI_Datatype h, const char *routine) __attribute__((cold, noinline));
+static inline int smpi_type_check(struct smpi_comm *c, MPI_Datatype h, const char *routine, struct smpi_type **out)
+{
+    struct smpi_type *t = *out = smpi_type(h);
+    return SM_LIKELY(t && t->committed) ? MPI_SUCCESS : smpi_type_bad(c, h, routine);
+}
 /* MPI_Get_elements: the basic elements in the first bytes of a message of
  * t elements, or MPI_UNDEFINED when bytes ends inside one. */
 MPI_Count smpi_type_elements(const struct smpi_type *t, MPI_Count bytes);
@@ -354,16 +365,16 @@ static inline struct smpi_request *smpi_request_new(struct smpi_comm *c, int kin
     if (!q) return NULL;
     q->kind = kind, q->comm = c, q->ubuf = buf, q->ucount = count, q->utype = t;
     q->peer = peer, q->tag = tag, q->mode = mode;
-    smpi_comm_ref(c);
-    smpi_type_ref(t);
+    if (SM_UNLIKELY(smpi_comm_counted(c))) smpi_comm_ref(c);
+    if (SM_UNLIKELY(t && !t->id)) smpi_type_ref(t);     /* predefined types are not counted */
     return q;
 }
 void smpi_request_drop_parts(struct smpi_request *q);
 static inline void smpi_request_release(struct smpi_request *q)
 {
     if (SM_UNLIKELY(q->parts != NULL)) smpi_request_drop_parts(q);
-    smpi_comm_unref(q->comm);
-    smpi_type_unref(q->utype);
+    if (SM_UNLIKELY(smpi_comm_counted(q->comm))) smpi_comm_unref(q->comm);
+    if (SM_UNLIKELY(q->utype && !q->utype->id)) smpi_type_unref(q->utype);
     p2p_req_free(&q->p);
 }
 /* Completion of any request: the engine's, or a polled one's (request.c). */

@@ -65,13 +65,10 @@ void smpi_type_unref(struct smpi_type *t)
     free(t);
 }
 
-int smpi_type_check(struct smpi_comm *c, MPI_Datatype h, const char *R, struct smpi_type **out)
+int smpi_type_bad(struct smpi_comm *c, MPI_Datatype h, const char *R)
 {
-    struct smpi_type *t = smpi_type(h);
-    if (!t) return smpi_error(c, MPI_ERR_TYPE, R, "datatype %s", smpi_hstr((const void *)h, "MPI_DATATYPE_NULL"));
-    if (!t->committed) return smpi_error(c, MPI_ERR_TYPE, R, "datatype %p is not committed", (void *)h);
-    *out = t;
-    return MPI_SUCCESS;
+    if (!smpi_type(h)) return smpi_error(c, MPI_ERR_TYPE, R, "datatype %s", smpi_hstr((const void *)h, "MPI_DATATYPE_NULL"));
+    return smpi_error(c, MPI_ERR_TYPE, R, "datatype %p is not committed", (void *)h);
 }
 
 MPI_Count smpi_type_elements(const struct smpi_type *t, MPI_Count bytes)

@@ -681,25 +681,41 @@ static COLD sm_status_t blocked_error(const struct p2p_req *r)
 
 /* --- Sending -------------------------------------------------------------- */
 
-/* Room for r's record and the cleared header after it. */
-static bool ring_has_space(const struct p2p_req *r)
+/* Room in peer's ring for a record of size bytes and the cleared header after it. */
+static inline bool ring_room(int peer, uint64_t size)
 {
-    int peer = r->peer;
-    uint64_t need = rec_size(r->flags, r->len) + SM_CACHELINE;
+    uint64_t need = size + SM_CACHELINE;
     if (P.tail[peer] + need - P.head_seen[peer] <= P.cap) return true;
     P.head_seen[peer] = atomic_load_explicit(&ctl_of(peer, sm_core.rank)->head, memory_order_acquire);
     return P.tail[peer] + need - P.head_seen[peer] <= P.cap;
 }
+static bool ring_has_space(const struct p2p_req *r) { return ring_room(r->peer, rec_size(r->flags, r->len)); }
+
+/* Take the next size bytes of peer's ring: the record's header filled, the
+ * one after it cleared; rec_publish makes it the receiver's. */
+static inline struct desc *rec_open(int peer, uint64_t size, uint32_t ctx, int tag, int src, uint32_t flags,
+                                    uint64_t len, uint64_t *pos)
+{
+    uint64_t t = P.tail[peer], next = t + size;
+    P.tail[peer] = next;
+    *pos = t;
+    struct desc *d = rec_at(peer, sm_core.rank, t);
+    atomic_store_explicit(&rec_at(peer, sm_core.rank, next)->seq, 0, memory_order_relaxed);
+    d->ctx = ctx, d->tag = tag, d->src = src, d->flags = flags;
+    d->len = len;
+    return d;
+}
+static inline void rec_publish(struct desc *d, uint64_t pos, int peer)
+{
+    atomic_store_explicit(&d->seq, rec_seq(pos), memory_order_release);
+    sm_wake_inline(peer);
+}
 
 static void post(struct p2p_req *r)
 {
-    uint64_t t = P.tail[r->peer], next = t + rec_size(r->flags, r->len);
-    P.tail[r->peer] = next;
+    uint64_t t;
+    struct desc *d = rec_open(r->peer, rec_size(r->flags, r->len), r->ctx, r->tag, r->src, r->flags, r->len, &t);
     r->pos = t;
-    struct desc *d = rec_at(r->peer, sm_core.rank, t);
-    atomic_store_explicit(&rec_at(r->peer, sm_core.rank, next)->seq, 0, memory_order_relaxed);
-    d->ctx = r->ctx, d->tag = r->tag, d->src = r->src, d->flags = r->flags;
-    d->len = r->len;
     d->req = (uint64_t)(uintptr_t)sm_global(r);
     if (r->flags & D_EAGER) {
         if (r->len) copy_stream(desc_data(d), NULL, r->buf, r->type, 0, r->len);
@@ -712,8 +728,7 @@ static void post(struct p2p_req *r)
         d->gaddr = (uint64_t)(uintptr_t)sm_global(from);
     }
     r->posted = 1;              /* before the receiver may complete r (and its owner free it) */
-    atomic_store_explicit(&d->seq, rec_seq(t), memory_order_release);
-    sm_wake(r->peer);
+    rec_publish(d, t, r->peer);
     if ((r->flags & (D_EAGER | D_SYNC)) == D_EAGER) {
         r->active = 0;
         atomic_store_explicit(&r->done, 1, memory_order_release);
@@ -727,6 +742,11 @@ static COLD void drop(struct p2p_req *r)
     free(r->tmp);
     free(r->why);
     r->type = NULL, r->tmp = NULL, r->why = NULL;
+}
+
+void p2p_req_fini(struct p2p_req *r)
+{
+    if (SM_UNLIKELY(r->type || r->tmp || r->why)) drop(r);
 }
 
 /* A send with a typemap (or on the copy transport): eager data is packed
@@ -777,6 +797,23 @@ sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, i
     }
     UNLOCK(lk_send);
     return SM_OK;
+}
+
+bool p2p_send_eager(const void *buf, size_t len, int dst, int tag, const struct p2p_comm *c)
+{
+    if (SM_UNLIKELY(len > P.eager_max)) return false;
+    int peer = c->world[dst];
+    uint64_t size = rec_size(D_EAGER, len), t;
+    LOCK(lk_send);
+    bool now = !P.pending[peer].head && ring_room(peer, size);
+    if (SM_LIKELY(now)) {
+        struct desc *d = rec_open(peer, size, c->ctx, tag, c->rank, D_EAGER, len, &t);
+        d->req = 0;                 /* an eager standard send: the receiver never answers it */
+        if (len) memcpy(desc_data(d), buf, len);
+        rec_publish(d, t, peer);
+    }
+    UNLOCK(lk_send);
+    return now;
 }
 
 static void drain_pending(void)

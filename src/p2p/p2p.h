@@ -100,6 +100,17 @@ sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, i
                       enum p2p_mode mode, const struct dt_type *type);
 sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag, const struct p2p_comm *c,
                       const struct dt_type *type);
+/* The small blocking send's path: a standard send of len bytes of plain
+ * data, at most p2p_eager_max(), with no request. True: the message is in
+ * dst's ring (the send is complete); false: nothing was done (the ring is
+ * full, or earlier sends to dst wait for room), and the caller starts a
+ * request instead. */
+bool p2p_send_eager(const void *buf, size_t len, int dst, int tag, const struct p2p_comm *c);
+/* A request its caller owns (a blocking receive's, on its stack), zeroed
+ * for p2p_irecv; once complete, p2p_req_fini releases what it holds. Only
+ * for receives: the engine never touches a complete receive. */
+static inline void p2p_req_init(struct p2p_req *r) { *r = (struct p2p_req){0}; }
+void p2p_req_fini(struct p2p_req *r);
 static inline bool p2p_done(const struct p2p_req *r)
 {
     return atomic_load_explicit(&r->done, memory_order_acquire) != 0;
