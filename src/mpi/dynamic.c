@@ -298,9 +298,12 @@ static int spawn_root(int count, char *cmds[], char **argvs[], const int maxproc
 
 /* Collective over comm: the root starts the processes, everyone learns
  * the outcome and the number, then the group accepts the children's
- * connection. All or nothing: either every process starts, or none. */
+ * connection. All or nothing: either every process starts, or none.
+ * errcodes: the root fills one per process asked for; the others as many
+ * as their own arguments make room for (ncodes), as Open MPI does: the
+ * root's numbers are significant, theirs size their arrays. */
 static int spawn(int count, char *cmds[], char **argvs[], const int maxprocs[], int root, MPI_Comm comm,
-                 MPI_Comm *intercomm, int errcodes[], const char *R)
+                 MPI_Comm *intercomm, int errcodes[], int ncodes, const char *R)
 {
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
@@ -314,8 +317,9 @@ static int spawn(int count, char *cmds[], char **argvs[], const int maxprocs[], 
     int rc = PMPI_Bcast(head, 2, MPI_INT, root, comm);
     if (rc) return smpi_error(c, rc, R, "the group's broadcast failed");
     *intercomm = MPI_COMM_NULL;
+    if (c->pt.rank == root || ncodes > head[1]) ncodes = head[1];
     if (errcodes != MPI_ERRCODES_IGNORE)
-        for (int i = 0; i < head[1]; i++) errcodes[i] = head[0] ? MPI_ERR_SPAWN : MPI_SUCCESS;
+        for (int i = 0; i < ncodes; i++) errcodes[i] = head[0] ? MPI_ERR_SPAWN : MPI_SUCCESS;
     if (head[0])
         return smpi_error(c, head[0], R, "%s", c->pt.rank == root ? why : "the root could not start the processes");
     rc = PMPI_Comm_accept(port, MPI_INFO_NULL, root, comm, intercomm);
@@ -329,7 +333,7 @@ int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info in
     (void)info;                                   /* no key changes where or how processes start */
     char *cmd = (char *)command;
     return spawn(1, &cmd, argv ? &argv : NULL, &maxprocs, root, comm, intercomm, array_of_errcodes,
-                 "MPI_Comm_spawn");
+                 maxprocs > 0 ? maxprocs : 0, "MPI_Comm_spawn");
 }
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
 
@@ -338,7 +342,8 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
                              MPI_Comm *intercomm, int array_of_errcodes[])
 {
     (void)array_of_info;
+    /* (count and array_of_maxprocs may be anything but at the root) */
     return spawn(count, array_of_commands, array_of_argv, array_of_maxprocs, root, comm, intercomm,
-                 array_of_errcodes, "MPI_Comm_spawn_multiple");
+                 array_of_errcodes, 0, "MPI_Comm_spawn_multiple");
 }
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
