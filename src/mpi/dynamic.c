@@ -301,7 +301,8 @@ static int spawn_root(int count, char *cmds[], char **argvs[], const int maxproc
  * connection. All or nothing: either every process starts, or none.
  * errcodes: the root fills one per process asked for; the others as many
  * as their own arguments make room for (ncodes), as Open MPI does: the
- * root's numbers are significant, theirs size their arrays. */
+ * root's numbers are significant, theirs size their arrays (mpi4py sizes
+ * them so). */
 static int spawn(int count, char *cmds[], char **argvs[], const int maxprocs[], int root, MPI_Comm comm,
                  MPI_Comm *intercomm, int errcodes[], int ncodes, const char *R)
 {
@@ -342,8 +343,12 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
                              MPI_Comm *intercomm, int array_of_errcodes[])
 {
     (void)array_of_info;
-    /* (count and array_of_maxprocs may be anything but at the root) */
+    /* A caller that wants errcodes sizes them by its count and maxprocs
+     * (at the root the significant ones) */
+    int ncodes = 0;
+    for (int i = 0; array_of_errcodes != MPI_ERRCODES_IGNORE && array_of_maxprocs && i < count; i++)
+        ncodes += array_of_maxprocs[i] > 0 && array_of_maxprocs[i] <= SM_NMAX ? array_of_maxprocs[i] : 0;
     return spawn(count, array_of_commands, array_of_argv, array_of_maxprocs, root, comm, intercomm,
-                 array_of_errcodes, 0, "MPI_Comm_spawn_multiple");
+                 array_of_errcodes, ncodes, "MPI_Comm_spawn_multiple");
 }
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
