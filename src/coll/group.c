@@ -77,6 +77,25 @@ static int lowest_free(const uint64_t *set)
     return -1;
 }
 
+/* The number a creation tries in a round: the lowest free one first; after
+ * a round some creator could not reserve (another creation in its process
+ * holds the number), the first free one from a place that this creation's
+ * identity (the same for all its creators) and the round choose. Two
+ * creations that took the lowest number in turn on different ranks would
+ * otherwise both fail again, round after round (seen with threads
+ * creating communicators at once). */
+static int round_free(const uint64_t *set, uint64_t id, int round)
+{
+    if (round == 0) return lowest_free(set);
+    uint64_t h = (id + (uint64_t)round) * 0x9e3779b97f4a7c15ULL;
+    int start = (int)((h >> 32) % COLL_GROUPS_MAX);
+    for (int k = 0; k < COLL_GROUPS_MAX; k++) {
+        int num = (start + k) % COLL_GROUPS_MAX;
+        if (!(set[num / 64] >> (num % 64) & 1)) return num;
+    }
+    return -1;
+}
+
 /* g as a member (or not) of the group at num whose sequence starts at base. */
 static sm_status_t set_group(struct coll_group *g, const struct sm_group *m, int num, uint32_t base)
 {
@@ -158,7 +177,7 @@ static bool create_body(struct coll_op *o)
             const uint64_t *s = (const uint64_t *)(uintptr_t)p->aux;
             for (int w = 0; w < USED_WORDS; w++) c->all[w] = (o->i ? c->all[w] : 0) | s[w];
         }
-        c->num = lowest_free(c->all);
+        c->num = round_free(c->all, (uint64_t)o->g->num << 32 | o->seq, c->round);
         if (c->num < 0) {
             coll_fail(o, sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX));
             return true;                /* every creator sees the same union */
@@ -271,11 +290,11 @@ sm_status_t coll_group_create_p2p(struct coll_group *g, const struct sm_group *m
     struct coll_fn bor, max;
     coll_fn_predefined(&bor, COLL_UINT64, COLL_BOR);
     coll_fn_predefined(&max, COLL_UINT32, COLL_MAX);
-    for (;;) {
+    for (int round = 0;; round++) {
         my_set(mine);
         sm_status_t st = coll_p2p_allreduce(mine, all, USED_WORDS, &bor, over);
         if (st) return st;
-        int num = lowest_free(all);
+        int num = round_free(all, (uint64_t)over->ctx << 32 | (uint32_t)over->coll_tag, round);
         if (num < 0) {
             set_group(g, m, -1, 0);
             return sm_fail(SM_ERR_NOMEM, "more than %d communicators or teams at once", COLL_GROUPS_MAX);
@@ -283,9 +302,11 @@ sm_status_t coll_group_create_p2p(struct coll_group *g, const struct sm_group *m
         bool held = reserve(num);
         uint32_t v[2] = { !held, progress_at(sm_core.rank, num) }, r[2];
         st = coll_p2p_allreduce(v, r, 2, &max, over);
+        if (!st && !r[0]) st = set_group(g, m, num, r[1] + 1);
+        /* Only now (marked): released first, another thread's creation
+         * here could take the number too, and two groups share a context. */
         if (held) unreserve(num);
-        if (st) return st;
-        if (!r[0]) return set_group(g, m, num, r[1] + 1);
+        if (st || !r[0]) return st;
     }
 }
 
