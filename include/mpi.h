@@ -393,6 +393,21 @@ SMPI_DECL(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint
 SMPI_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
 SMPI_DECL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
 SMPI_DECL(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
+/* Datatype attributes (MPI 3.1 §6.7.4) */
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                                          void *extra_state);
+#define MPI_TYPE_NULL_COPY_FN   ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_DUP_FN         ((MPI_Type_copy_attr_function *)smpi_comm_dup_fn)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+SMPI_DECL(int, Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn,
+                                    MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                                    void *extra_state))
+SMPI_DECL(int, Type_free_keyval, (int *type_keyval))
+SMPI_DECL(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val))
+SMPI_DECL(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag))
+SMPI_DECL(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
 SMPI_DECL(int, Type_commit, (MPI_Datatype *datatype))
 SMPI_DECL(int, Type_free, (MPI_Datatype *datatype))
 SMPI_DECL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,

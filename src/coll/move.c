@@ -148,7 +148,7 @@ static void bcast_chunks(struct coll_op *o, struct coll_rec *r, const struct col
         size_t off = (size_t)c * BCAST_CHUNK, len = o->len - off < BCAST_CHUNK ? o->len - off : BCAST_CHUNK;
         if (!o->st) coll_copy(dst, src, off, len);
         if (atomic_fetch_add_explicit(&r->done, 1, memory_order_acq_rel) + 1 == n && i != o->me)
-            sm_wake_inline(coll_rank(o, i));
+            sm_wake_inline(coll_rank(o, i), SM_WAKE_COLL);
     }
 }
 

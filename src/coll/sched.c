@@ -26,7 +26,7 @@ bool coll_finished(struct coll_group *g, int i, uint32_t seq)
 void coll_wake_all(const struct coll_group *g)
 {
     for (int i = 0; i < g->m.size; i++)
-        if (i != g->m.me) sm_wake_inline(sm_group_rank(&g->m, i));
+        if (i != g->m.me) sm_wake_inline(sm_group_rank(&g->m, i), SM_WAKE_COLL);
 }
 
 static void set_reason(struct coll_op *o, const char *why)
@@ -533,6 +533,14 @@ void coll_progress(void)
     L.busy = false;
 }
 
+/* What ends a collective's sleep: a member's progress (coll_wake_all), and
+ * with p2p polled a message (never a put: a rank asleep in a collective
+ * costs puts to it nothing). */
+static void block_on(bool (*cond)(void *), void *arg)
+{
+    sm_wait_for(SM_WAKE_ON(SM_WAKE_COLL) | (poll_p2p ? SM_WAKE_ON(SM_WAKE_P2P) : 0), cond, arg);
+}
+
 static bool wait_cond(void *arg)
 {
     struct coll_op *o = arg;
@@ -555,11 +563,11 @@ sm_status_t coll_launch(struct coll_op *o, bool blocking)
     }
     if (o->listed) {
         coll_progress();
-        if (o->pc != -1) sm_wait(wait_cond, o);
+        if (o->pc != -1) block_on(wait_cond, o);
         list_del(o);
         advance(o->g);
     } else if (!step(o)) {
-        sm_wait(wait_cond, o);
+        block_on(wait_cond, o);
     }
     return end(o);
 }
@@ -575,7 +583,7 @@ static bool until_cond(void *arg)
 void coll_wait(bool (*cond)(void *), void *arg)
 {
     struct until u = { cond, arg };
-    sm_wait(until_cond, &u);
+    block_on(until_cond, &u);
 }
 
 sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)

@@ -55,15 +55,31 @@ struct sm_svc {
     uint64_t len;
 };
 
+/* The events that end a sleep on a rank's doorbell (wait.c). A sleeper
+ * names the kinds its condition depends on; a waker names its event's kind
+ * and makes a system call only for sleepers of that kind. */
+enum sm_wake_kind {
+    SM_WAKE_P2P,        /* a message or a send's progress for the rank (p2p) */
+    SM_WAKE_RMA,        /* a put, atomic or signal into the rank's memory (rma) */
+    SM_WAKE_COLL,       /* a member's progress in a collective of the rank's (coll) */
+    SM_WAKE_USER,       /* the public sm_wake */
+    SM_WAKE_KINDS
+};
+#define SM_WAKE_ON(kind) (1u << (kind))
+#define SM_WAKE_ALL ((1u << SM_WAKE_KINDS) - 1)
+
 /* A rank's control block, at offset 0 of its slot. */
 struct sm_rank_ctrl {
     struct sm_ctrl job;                          /* ABI with smrun: first */
     alignas(SM_CACHELINE) _Atomic uint32_t ready; /* layout below published */
     uint64_t globals_lo, globals_len;            /* where the rank's exposed regions */
     uint64_t stack_lo, stack_len;                /* live in its own address space */
-    alignas(SM_CACHELINE) _Atomic uint32_t doorbell;   /* sm_wait / sm_wake */
-    _Atomic uint32_t sleepers;
+    alignas(SM_CACHELINE) _Atomic uint32_t doorbell;   /* sm_wait_for / sm_wake_for */
     _Atomic uint32_t rung;       /* the doorbell rang since a sleeper last armed it: later wakers skip the futex */
+    /* Sleepers on the doorbell by the events they wait for, a line each: a
+     * waker reads only its event's count, which sleepers for other events
+     * never write (a put to a rank asleep in a barrier reads a clean line). */
+    struct { alignas(SM_CACHELINE) _Atomic uint32_t n; } sleepers[SM_WAKE_KINDS];
     /* sleepers in sm_wait_word on words in this slot, by the word's line modulo the buckets */
     alignas(SM_CACHELINE) _Atomic uint32_t word_sleepers[SM_WORD_BUCKETS];
     struct sm_barrier_cell bar;                   /* the job barrier's (sm_barrier) */
@@ -176,17 +192,28 @@ void sm_dump_init(void);
 /* wait.c. Choose how wakers and sleepers fence; once per process, before
  * its first wake. */
 void sm_wait_init(void);
-/* sm_wake(rank) for a valid rank, its check inline (the one-sided fast
- * path): a compiler barrier and one load of the rank's sleeper count where
- * this process needs no waker fence (wait.c); sm_wake does the rest. */
+/* Wait until cond(arg) is true, sleeping on the caller's doorbell until a
+ * waker of one of the kinds (SM_WAKE_ON bits) rings it; whoever makes cond
+ * true for rank r calls sm_wake_for(r, kind) with a kind in that set. The
+ * public sm_wait is sm_wait_for(SM_WAKE_ALL, ...), sm_wake an SM_WAKE_USER
+ * wake. */
+void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg);
+void sm_wake_for(int rank, enum sm_wake_kind kind);
+/* sm_wake_for for a valid rank, its check inline (the one-sided fast path):
+ * a compiler barrier and one load of the rank's count of sleepers for kind
+ * where this process needs no waker fence (wait.c); sm_wake_for does the
+ * rest. */
 extern bool sm_wake_unfenced;
-static inline __attribute__((always_inline)) void sm_wake_inline(int rank)
+static inline __attribute__((always_inline)) void sm_wake_inline(int rank, enum sm_wake_kind kind)
 {
     atomic_signal_fence(memory_order_seq_cst);
     if (SM_UNLIKELY(!sm_wake_unfenced ||
-                    atomic_load_explicit(&sm_ctrl_of(rank)->sleepers, memory_order_relaxed)))
-        sm_wake(rank);
+                    atomic_load_explicit(&sm_ctrl_of(rank)->sleepers[kind].n, memory_order_relaxed)))
+        sm_wake_for(rank, kind);
 }
+/* Futex wakes this process has made on doorbells (sm_wake_for), for tests:
+ * a waker whose event no sleeper waits for makes none. */
+uint64_t sm_doorbell_syscalls(void);
 /* The rare side of an asymmetric store-then-load handshake (p2p's send
  * cancel), after its own full fence: a full barrier on every CPU running a
  * process of the job, so the frequent side needs only sm_fence_light()

@@ -124,7 +124,10 @@ void sm_wake_word(volatile uint32_t *word)
         futex_wake(word);
 }
 
-void sm_wait(bool (*cond)(void *), void *arg)
+/* A sleeper counts itself under each kind it waits for, so that a waker
+ * of another kind (a put to a rank asleep in a barrier) reads a count of 0
+ * on a line nobody writes and goes on; all sleep on the one doorbell word. */
+void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg)
 {
     for (int i = spin_iters(); i > 0; i--) {
         if (cond(arg)) return;
@@ -137,33 +140,47 @@ void sm_wait(bool (*cond)(void *), void *arg)
     struct sm_rank_ctrl *me = sm_ctrl_of(sm_core.rank);
     long ns = SLEEP_MIN_NS;
     for (;;) {
-        atomic_store(&me->rung, 0);      /* before the check below: a waker after it rings again */
+        /* The doorbell before resetting `rung`: a waker that then finds
+         * `rung` set (and skips the futex) follows a ring that changed the
+         * doorbell from seq, so the futex wait below returns. (Reset first,
+         * a ring between the reset and this load left `rung` set and the
+         * sleeper on the new value: a later waker's wake was missed, until
+         * the timeout.) */
         uint32_t seq = atomic_load(&me->doorbell);
-        atomic_fetch_add(&me->sleepers, 1);
+        atomic_store(&me->rung, 0);
+        for (unsigned k = kinds; k; k &= k - 1) atomic_fetch_add(&me->sleepers[__builtin_ctz(k)].n, 1);
         bool sure = sleeper_fence();
         bool done = cond(arg);
         if (!done) futex_wait((volatile uint32_t *)&me->doorbell, seq, sure ? ns : SLEEP_MIN_NS);
-        atomic_fetch_sub(&me->sleepers, 1);
+        for (unsigned k = kinds; k; k &= k - 1) atomic_fetch_sub(&me->sleepers[__builtin_ctz(k)].n, 1);
         if (done || cond(arg)) return;
         if (ns < SLEEP_MAX_NS) ns *= 2;
     }
 }
 
-void sm_wake(int rank)
+static _Atomic uint64_t doorbell_syscalls;
+uint64_t sm_doorbell_syscalls(void) { return atomic_load_explicit(&doorbell_syscalls, memory_order_relaxed); }
+
+void sm_wake_for(int rank, enum sm_wake_kind kind)
 {
     if ((unsigned)rank >= (unsigned)sm_core.size) return;
     struct sm_rank_ctrl *c = sm_ctrl_of(rank);
     waker_fence();
-    /* One futex wake per sleep: a stream of puts to a rank asleep in a
-     * collective would otherwise make a system call each (the sleeper
-     * re-checks everything when it wakes); a plain read first, so that
-     * those wakers share the line instead of taking it in turn. */
-    if (atomic_load_explicit(&c->sleepers, memory_order_relaxed) && !atomic_load(&c->rung) &&
+    /* One futex wake per sleep: a stream of wakes to a sleeping rank would
+     * otherwise make a system call each (the sleepers re-check everything
+     * when they wake); a plain read first, so that those wakers share the
+     * line instead of taking it in turn. */
+    if (atomic_load_explicit(&c->sleepers[kind].n, memory_order_relaxed) && !atomic_load(&c->rung) &&
         !atomic_exchange(&c->rung, 1)) {
         atomic_fetch_add(&c->doorbell, 1);
         futex_wake((volatile uint32_t *)&c->doorbell);
+        atomic_fetch_add_explicit(&doorbell_syscalls, 1, memory_order_relaxed);
     }
 }
+
+/* The public pair: a user's condition may depend on anything. */
+void sm_wait(bool (*cond)(void *), void *arg) { sm_wait_for(SM_WAKE_ALL, cond, arg); }
+void sm_wake(int rank) { sm_wake_for(rank, SM_WAKE_USER); }
 
 void sm_wait_ready(int rank)
 {

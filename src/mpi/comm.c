@@ -1,9 +1,7 @@
 /* Communicators and groups: dup/split/create/free, context ids, names,
  * attributes; group construction and queries (the objects' lifetimes and
  * the predefined ones are objects.c's). */
-#define _GNU_SOURCE             /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,18 +56,8 @@ static int comm_new(struct smpi_group *g, struct smpi_comm *parent, const struct
  * User keyvals from KEY0 up; the predefined ones (MPI_TAG_UB...) are below. */
 #define KEY0 2000
 struct keyval { bool used; MPI_Comm_copy_attr_function *copy; MPI_Comm_delete_attr_function *del; void *extra; };
-/* Keyvals in chunks that never move, so that readers take no lock while a
- * thread creates one (MPI_THREAD_MULTIPLE); creators take key_lock. */
-#define KEY_CHUNK  256
-#define KEY_CHUNKS 256
-static struct keyval *key_chunks[KEY_CHUNKS];
-static int nkeys;                   /* (atomic) entries below it are complete */
-static pthread_mutex_t key_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Attribute lists, with threads: recursive, as callbacks may call the
- * attribute routines. */
-static pthread_mutex_t attr_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-static void attrs_lock(void) { if (smpi_mt) pthread_mutex_lock(&attr_lock); }
-static int attrs_unlock(int rc) { if (smpi_mt) pthread_mutex_unlock(&attr_lock); return rc; }
+static struct smpi_keytab keys = { .esize = sizeof(struct keyval) };
+
 
 int smpi_comm_dup_fn(MPI_Comm c, int k, void *extra, void *in, void *out, int *flag)
 {
@@ -81,10 +69,8 @@ int smpi_comm_dup_fn(MPI_Comm c, int k, void *extra, void *in, void *out, int *f
 
 static struct keyval *key_of(int k)
 {
-    int i = k - KEY0;
-    if (k < KEY0 || i >= __atomic_load_n(&nkeys, __ATOMIC_ACQUIRE)) return NULL;
-    struct keyval *kv = &key_chunks[i / KEY_CHUNK][i % KEY_CHUNK];
-    return kv->used ? kv : NULL;
+    struct keyval *kv = smpi_keytab_get(&keys, k - KEY0);
+    return kv && kv->used ? kv : NULL;
 }
 
 static struct smpi_attr **attr_find(struct smpi_comm *c, int k)
@@ -122,16 +108,16 @@ static void attr_set(struct smpi_comm *c, int k, void *val)
 /* MPI_Comm_dup copies the attributes whose copy callback says so. */
 static int attrs_copy(struct smpi_comm *from, struct smpi_comm *to, const char *R)
 {
-    attrs_lock();
+    smpi_attrs_lock();
     for (struct smpi_attr *a = from->attrs; a; a = a->next) {
         struct keyval *kv = key_of(a->key);
         if (!kv || !kv->copy) continue;
         void *val = NULL;
         int flag = 0, rc = kv->copy(smpi_comm_handle(from), a->key, kv->extra, a->val, &val, &flag);
-        if (rc) return attrs_unlock(smpi_error(from, rc, R, "the copy callback of keyval %d failed", a->key));
+        if (rc) return smpi_attrs_unlock(smpi_error(from, rc, R, "the copy callback of keyval %d failed", a->key));
         if (flag) attr_set(to, a->key, val);
     }
-    return attrs_unlock(MPI_SUCCESS);
+    return smpi_attrs_unlock(MPI_SUCCESS);
 }
 
 static int create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
@@ -139,18 +125,9 @@ static int create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_a
 {
     SMPI_CHECK_INIT(R);
     if (!keyval) return smpi_error(NULL, MPI_ERR_ARG, R, "keyval is NULL");
-    if (smpi_mt) pthread_mutex_lock(&key_lock);
-    int i = nkeys;
-    struct keyval **chunk = i < KEY_CHUNK * KEY_CHUNKS ? &key_chunks[i / KEY_CHUNK] : NULL;
-    if (chunk && !*chunk) *chunk = calloc(KEY_CHUNK, sizeof **chunk);
-    if (chunk && *chunk) {
-        (*chunk)[i % KEY_CHUNK] = (struct keyval){ true, copy_fn, delete_fn, extra_state };
-        __atomic_store_n(&nkeys, i + 1, __ATOMIC_RELEASE);
-    }
-    if (smpi_mt) pthread_mutex_unlock(&key_lock);
-    if (!chunk || !*chunk)
-        return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no room for keyval %d (%d at most)", KEY0 + i,
-                          KEY_CHUNK * KEY_CHUNKS);
+    struct keyval kv = { true, copy_fn, delete_fn, extra_state };
+    int i = smpi_keytab_add(&keys, &kv);
+    if (i < 0) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no room for another keyval (%d at most)", keys.n);
     *keyval = KEY0 + i;
     return MPI_SUCCESS;
 }
@@ -183,25 +160,25 @@ int PMPI_Comm_free_keyval(int *keyval)
  * while MPI still works. */
 int smpi_comm_self_attrs_free(void)
 {
-    attrs_lock();
+    smpi_attrs_lock();
     while (smpi_comm_self.attrs) {
         struct smpi_attr *last = smpi_comm_self.attrs;
         while (last->next) last = last->next;
         int rc = attr_delete(&smpi_comm_self, last->key, "MPI_Finalize");
-        if (rc) return attrs_unlock(rc);
+        if (rc) return smpi_attrs_unlock(rc);
     }
-    return attrs_unlock(MPI_SUCCESS);
+    return smpi_attrs_unlock(MPI_SUCCESS);
 }
 
 /* Delete every attribute of c (MPI_Comm_free). */
 static int attrs_free(struct smpi_comm *c, const char *R)
 {
-    attrs_lock();
+    smpi_attrs_lock();
     while (c->attrs) {
         int rc = attr_delete(c, c->attrs->key, R);
-        if (rc) return attrs_unlock(rc);
+        if (rc) return smpi_attrs_unlock(rc);
     }
-    return attrs_unlock(MPI_SUCCESS);
+    return smpi_attrs_unlock(MPI_SUCCESS);
 }
 
 static int set_attr(MPI_Comm comm, int keyval, void *attribute_val, const char *R)
@@ -209,13 +186,13 @@ static int set_attr(MPI_Comm comm, int keyval, void *attribute_val, const char *
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     if (!key_of(keyval)) return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
-    attrs_lock();
+    smpi_attrs_lock();
     if (*attr_find(c, keyval)) {
         int rc = attr_delete(c, keyval, R);
-        if (rc) return attrs_unlock(rc);
+        if (rc) return smpi_attrs_unlock(rc);
     }
     attr_set(c, keyval, attribute_val);
-    return attrs_unlock(MPI_SUCCESS);
+    return smpi_attrs_unlock(MPI_SUCCESS);
 }
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
@@ -229,8 +206,8 @@ static int delete_attr(MPI_Comm comm, int keyval, const char *R)
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     if (!key_of(keyval)) return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
-    attrs_lock();
-    return attrs_unlock(attr_delete(c, keyval, R));
+    smpi_attrs_lock();
+    return smpi_attrs_unlock(attr_delete(c, keyval, R));
 }
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
@@ -546,11 +523,11 @@ static int get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, c
     if (!attribute_val || !flag) return smpi_error(c, MPI_ERR_ARG, R, "NULL argument");
     if (keyval >= KEY0) {
         if (!key_of(keyval)) return smpi_error(c, MPI_ERR_KEYVAL, R, "invalid keyval %d", keyval);
-        attrs_lock();
+        smpi_attrs_lock();
         struct smpi_attr *a = *attr_find(c, keyval);
         *flag = a != NULL;
         if (a) *(void **)attribute_val = a->val;
-        return attrs_unlock(MPI_SUCCESS);
+        return smpi_attrs_unlock(MPI_SUCCESS);
     }
     int *v = NULL;
     universe = sm_core.size;                    /* every slot of the job (smrun --universe-size) */

@@ -3,7 +3,10 @@
  * and the reference counts that keep communicators, groups and error
  * handlers alive while requests or other objects still use them. The files
  * above (err, type, request, pt2pt, comm, collective, env) call in here and
- * never the other way. */
+ * never the other way. Also the keyval tables' storage and the attribute
+ * lock that communicators, windows and datatypes share. */
+#define _GNU_SOURCE             /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,3 +136,30 @@ void smpi_comm_unref(struct smpi_comm *c)
     c->magic = 0;
     free(c);
 }
+
+/* --- Keyval tables and the attribute lock (comm.c, win.c, type.c) --- */
+static pthread_mutex_t key_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t attr_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void *smpi_keytab_get(struct smpi_keytab *t, int i)
+{
+    if (i < 0 || i >= __atomic_load_n(&t->n, __ATOMIC_ACQUIRE)) return NULL;
+    return (char *)t->chunk[i / SMPI_KEY_CHUNK] + (size_t)(i % SMPI_KEY_CHUNK) * t->esize;
+}
+
+int smpi_keytab_add(struct smpi_keytab *t, const void *entry)
+{
+    if (smpi_mt) pthread_mutex_lock(&key_lock);
+    int i = t->n;
+    void **chunk = i < SMPI_KEY_CHUNK * SMPI_KEY_CHUNKS ? &t->chunk[i / SMPI_KEY_CHUNK] : NULL;
+    if (chunk && !*chunk) *chunk = calloc(SMPI_KEY_CHUNK, t->esize);
+    if (chunk && *chunk) {
+        memcpy((char *)*chunk + (size_t)(i % SMPI_KEY_CHUNK) * t->esize, entry, t->esize);
+        __atomic_store_n(&t->n, i + 1, __ATOMIC_RELEASE);
+    }
+    if (smpi_mt) pthread_mutex_unlock(&key_lock);
+    return chunk && *chunk ? i : -1;
+}
+
+void smpi_attrs_lock(void) { if (smpi_mt) pthread_mutex_lock(&attr_lock); }
+int smpi_attrs_unlock(int rc) { if (smpi_mt) pthread_mutex_unlock(&attr_lock); return rc; }

@@ -186,6 +186,7 @@ int PMPI_Grequest_complete(MPI_Request request)
         return smpi_error(NULL, MPI_ERR_REQUEST, R, "generalized request %p is complete already", (void *)request);
     if (!(old & GREQ_FREED)) {
         atomic_store_explicit(&request->p.done, 1, memory_order_release);   /* (the waiter's from here) */
+        sm_wake_for(sm_core.rank, SM_WAKE_P2P);   /* a thread asleep in a wait on it */
         return MPI_SUCCESS;
     }
     int rc = greq_release(request);

@@ -164,6 +164,7 @@ struct smpi_type {
     struct dt_type *dt;         /* the layout (a reference; dt->basic: a predefined index) */
     const char *name;           /* a predefined type's name */
     char     *uname;            /* MPI_Type_set_name's (owned), or NULL */
+    struct smpi_attr *attrs;    /* MPI_Type_set_attr's */
     /* The constructor's arguments, for MPI_Type_get_envelope/contents
      * (owned; the types are counted references). */
     int       ni, na, nd;
@@ -348,6 +349,20 @@ struct smpi_red {
 };
 int  smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct smpi_type *t,
                      const char *routine, struct smpi_red *out);
+
+/* Keyval tables (comm.c for communicators, win.c for windows): entries of
+ * esize bytes in chunks that never move, so that lookups take no lock while
+ * a thread adds one (MPI_THREAD_MULTIPLE). Entry i, or NULL; add returns
+ * the new entry's index, or -1 when out of memory or room. */
+#define SMPI_KEY_CHUNK  256
+#define SMPI_KEY_CHUNKS 256
+struct smpi_keytab { void *chunk[SMPI_KEY_CHUNKS]; int n; size_t esize; };
+void *smpi_keytab_get(struct smpi_keytab *t, int i);
+int  smpi_keytab_add(struct smpi_keytab *t, const void *entry);
+/* Attribute lists (any object's) with threads: one recursive lock, as
+ * callbacks may call the attribute routines; unlock returns rc. */
+void smpi_attrs_lock(void);
+int  smpi_attrs_unlock(int rc);
 
 /* Info objects (info.c): the object, or NULL for MPI_INFO_NULL and bad handles. */
 struct smpi_info *smpi_info(MPI_Info h);

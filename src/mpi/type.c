@@ -321,13 +321,143 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 }
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
 
+/* --- Attributes (MPI 3.1 §6.7.4) ------------------------------------------------
+ * Keyvals numbered apart from communicators' and windows' (from TYPE_KEY0),
+ * so that one given to the wrong kind of object is caught. */
+#define TYPE_KEY0 0x20000000
+struct type_key { bool used; MPI_Type_copy_attr_function *copy; MPI_Type_delete_attr_function *del; void *extra; };
+static struct smpi_keytab keys = { .esize = sizeof(struct type_key) };
+
+static struct type_key *key_of(int k)
+{
+    struct type_key *kv = k >= TYPE_KEY0 ? smpi_keytab_get(&keys, k - TYPE_KEY0) : NULL;
+    return kv && kv->used ? kv : NULL;
+}
+/* The handle the program knows t by (callbacks get it). */
+static MPI_Datatype handle_of(struct smpi_type *t) { return t->id ? (MPI_Datatype)(intptr_t)t->id : t; }
+
+static struct smpi_attr **attr_find(struct smpi_type *t, int k)
+{
+    struct smpi_attr **a = &t->attrs;
+    while (*a && (*a)->key != k) a = &(*a)->next;
+    return a;
+}
+
+/* Remove attribute k of t (set), calling its delete callback (under the attribute lock). */
+static int attr_delete(struct smpi_type *t, int k, const char *R)
+{
+    struct smpi_attr **pa = attr_find(t, k), *a = *pa;
+    struct type_key *kv = key_of(k);
+    if (kv && kv->del) {
+        int rc = kv->del(handle_of(t), k, a->val, kv->extra);
+        if (rc) return smpi_error(NULL, rc, R, "the delete callback of keyval %d failed", k);
+    }
+    *pa = a->next;
+    free(a);
+    return MPI_SUCCESS;
+}
+
+static int attr_set(struct smpi_type *t, int k, void *val, const char *R)
+{
+    struct smpi_attr **pa = attr_find(t, k);
+    if (*pa) {
+        int rc = attr_delete(t, k, R);
+        if (rc) return rc;
+        pa = attr_find(t, k);
+    }
+    if (!(*pa = calloc(1, sizeof **pa))) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no memory for an attribute");
+    (*pa)->key = k, (*pa)->val = val;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn, MPI_Type_delete_attr_function *delete_fn,
+                            int *keyval, void *extra_state)
+{
+    static const char R[] = "MPI_Type_create_keyval";
+    SMPI_CHECK_INIT(R);
+    if (!keyval) return smpi_error(NULL, MPI_ERR_ARG, R, "keyval is NULL");
+    struct type_key kv = { true, copy_fn, delete_fn, extra_state };
+    int i = smpi_keytab_add(&keys, &kv);
+    if (i < 0) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no room for another datatype keyval (%d at most)", keys.n);
+    *keyval = TYPE_KEY0 + i;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+
+int PMPI_Type_free_keyval(int *keyval)
+{
+    static const char R[] = "MPI_Type_free_keyval";
+    SMPI_CHECK_INIT(R);
+    if (!keyval || !key_of(*keyval))
+        return smpi_error(NULL, MPI_ERR_KEYVAL, R, "invalid datatype keyval %d", keyval ? *keyval : 0);
+    /* attributes set with it keep their callbacks until deleted: the number is not reused */
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+
+int PMPI_Type_set_attr(MPI_Datatype datatype, int keyval, void *attribute_val)
+{
+    static const char R[] = "MPI_Type_set_attr";
+    SMPI_CHECK_INIT(R);
+    CHECK_OLD(t, datatype, R);
+    if (!key_of(keyval)) return smpi_error(NULL, MPI_ERR_KEYVAL, R, "invalid datatype keyval %d", keyval);
+    smpi_attrs_lock();
+    return smpi_attrs_unlock(attr_set(t, keyval, attribute_val, R));
+}
+#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+
+int PMPI_Type_get_attr(MPI_Datatype datatype, int keyval, void *attribute_val, int *flag)
+{
+    static const char R[] = "MPI_Type_get_attr";
+    SMPI_CHECK_INIT(R);
+    CHECK_OLD(t, datatype, R);
+    if (!attribute_val || !flag) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
+    if (!key_of(keyval)) return smpi_error(NULL, MPI_ERR_KEYVAL, R, "invalid datatype keyval %d", keyval);
+    smpi_attrs_lock();
+    struct smpi_attr *a = *attr_find(t, keyval);
+    *flag = a != NULL;
+    if (a) *(void **)attribute_val = a->val;
+    return smpi_attrs_unlock(MPI_SUCCESS);
+}
+#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int keyval)
+{
+    static const char R[] = "MPI_Type_delete_attr";
+    SMPI_CHECK_INIT(R);
+    CHECK_OLD(t, datatype, R);
+    if (!key_of(keyval)) return smpi_error(NULL, MPI_ERR_KEYVAL, R, "invalid datatype keyval %d", keyval);
+    smpi_attrs_lock();
+    if (!*attr_find(t, keyval))
+        return smpi_attrs_unlock(smpi_error(NULL, MPI_ERR_KEYVAL, R, "keyval %d is not set on this datatype", keyval));
+    return smpi_attrs_unlock(attr_delete(t, keyval, R));
+}
+#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+
+/* MPI_Type_dup copies the attributes whose copy callback says so. */
+static int attrs_copy(struct smpi_type *from, struct smpi_type *to, const char *R)
+{
+    smpi_attrs_lock();
+    for (struct smpi_attr *a = from->attrs; a; a = a->next) {
+        struct type_key *kv = key_of(a->key);
+        if (!kv || !kv->copy) continue;
+        void *val = NULL;
+        int flag = 0, rc = kv->copy(handle_of(from), a->key, kv->extra, a->val, &val, &flag);
+        if (rc) return smpi_attrs_unlock(smpi_error(NULL, rc, R, "the copy callback of keyval %d failed", a->key));
+        if (flag && (rc = attr_set(to, a->key, val, R))) return smpi_attrs_unlock(rc);
+    }
+    return smpi_attrs_unlock(MPI_SUCCESS);
+}
+
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char R[] = "MPI_Type_dup";
     CHECK_OLD(old, oldtype, R); CHECK_OUT(newtype, R);
     int rc = made(SM_OK, dt_ref(old->dt), MPI_COMBINER_DUP, &(struct contents){ .d = &old, .nd = 1 }, newtype, R);
-    if (!rc) (*newtype)->committed = old->committed;      /* the same typemap, in the same state */
-    return rc;
+    if (rc) return rc;
+    (*newtype)->committed = old->committed;      /* the same typemap, in the same state */
+    return attrs_copy(old, *newtype, R);
 }
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 
@@ -345,6 +475,12 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (!datatype) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Type_free", "datatype is NULL");
     CHECK_OLD(t, *datatype, "MPI_Type_free");
     if (t->id) return smpi_error(NULL, MPI_ERR_TYPE, "MPI_Type_free", "cannot free predefined %s", t->name);
+    smpi_attrs_lock();
+    while (t->attrs) {
+        int rc = attr_delete(t, t->attrs->key, "MPI_Type_free");
+        if (rc) return smpi_attrs_unlock(rc);
+    }
+    smpi_attrs_unlock(0);
     /* The handle dies now; the types built from it and the requests that
      * still use it hold references. */
     t->magic = 0;

@@ -221,12 +221,12 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
  * ones are MPI_WIN_BASE ... MPI_WIN_MODEL. */
 #define WIN_KEY0 0x40000000
 struct win_key { bool used; MPI_Win_copy_attr_function *copy; MPI_Win_delete_attr_function *del; void *extra; };
-static struct win_key *keys;
-static int nkeys;
+static struct smpi_keytab keys = { .esize = sizeof(struct win_key) };
 
 static struct win_key *key_of(int k)
 {
-    return k >= WIN_KEY0 && k - WIN_KEY0 < nkeys && keys[k - WIN_KEY0].used ? &keys[k - WIN_KEY0] : NULL;
+    struct win_key *kv = k >= WIN_KEY0 ? smpi_keytab_get(&keys, k - WIN_KEY0) : NULL;
+    return kv && kv->used ? kv : NULL;
 }
 
 static struct smpi_attr **attr_find(struct smpi_win *w, int k)
@@ -256,11 +256,10 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_a
     static const char R[] = "MPI_Win_create_keyval";
     SMPI_CHECK_INIT(R);
     if (!keyval) return smpi_error(NULL, MPI_ERR_ARG, R, "keyval is NULL");
-    struct win_key *nk = realloc(keys, sizeof *keys * (size_t)(nkeys + 1));
-    if (!nk) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no memory for keyval %d", nkeys);
-    keys = nk;
-    keys[nkeys] = (struct win_key){ true, copy_fn, delete_fn, extra_state };
-    *keyval = WIN_KEY0 + nkeys++;
+    struct win_key kv = { true, copy_fn, delete_fn, extra_state };
+    int i = smpi_keytab_add(&keys, &kv);
+    if (i < 0) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no room for another window keyval (%d at most)", keys.n);
+    *keyval = WIN_KEY0 + i;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
@@ -282,15 +281,17 @@ int PMPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
     static const char R[] = "MPI_Win_set_attr";
     SMPI_GET_WIN(w, win, R);
     if (!key_of(keyval)) return SMPI_WIN_ERROR(w, MPI_ERR_KEYVAL, R, "invalid window keyval %d", keyval);
+    smpi_attrs_lock();
     struct smpi_attr **pa = attr_find(w, keyval);
     if (*pa) {
         int rc = attr_delete(w, keyval, R);
-        if (rc) return rc;
+        if (rc) return smpi_attrs_unlock(rc);
         pa = attr_find(w, keyval);
     }
-    if (!(*pa = calloc(1, sizeof **pa))) return SMPI_WIN_ERROR(w, MPI_ERR_NO_MEM, R, "no memory for an attribute");
+    if (!(*pa = calloc(1, sizeof **pa)))
+        return smpi_attrs_unlock(SMPI_WIN_ERROR(w, MPI_ERR_NO_MEM, R, "no memory for an attribute"));
     (*pa)->key = keyval, (*pa)->val = attribute_val;
-    return MPI_SUCCESS;
+    return smpi_attrs_unlock(MPI_SUCCESS);
 }
 #pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
 
@@ -308,10 +309,11 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
     case MPI_WIN_MODEL: v = &w->model; break;
     default: {
         if (!key_of(keyval)) return SMPI_WIN_ERROR(w, MPI_ERR_KEYVAL, R, "invalid window keyval %d", keyval);
+        smpi_attrs_lock();
         struct smpi_attr *a = *attr_find(w, keyval);
         *flag = a != NULL;
         if (a) *(void **)attribute_val = a->val;
-        return MPI_SUCCESS;
+        return smpi_attrs_unlock(MPI_SUCCESS);
     }
     }
     *flag = 1;
@@ -325,9 +327,10 @@ int PMPI_Win_delete_attr(MPI_Win win, int keyval)
     static const char R[] = "MPI_Win_delete_attr";
     SMPI_GET_WIN(w, win, R);
     if (!key_of(keyval)) return SMPI_WIN_ERROR(w, MPI_ERR_KEYVAL, R, "invalid window keyval %d", keyval);
+    smpi_attrs_lock();
     if (!*attr_find(w, keyval))
-        return SMPI_WIN_ERROR(w, MPI_ERR_KEYVAL, R, "keyval %d is not set on this window", keyval);
-    return attr_delete(w, keyval, R);
+        return smpi_attrs_unlock(SMPI_WIN_ERROR(w, MPI_ERR_KEYVAL, R, "keyval %d is not set on this window", keyval));
+    return smpi_attrs_unlock(attr_delete(w, keyval, R));
 }
 #pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
 
@@ -339,10 +342,12 @@ int PMPI_Win_free(MPI_Win *win)
     SMPI_CHECK_INIT(R);
     if (!win) return smpi_error(NULL, MPI_ERR_ARG, R, "win is NULL");
     SMPI_GET_WIN(w, *win, R);
+    smpi_attrs_lock();
     while (w->attrs) {
         int rc = attr_delete(w, w->attrs->key, R);
-        if (rc) return rc;
+        if (rc) return smpi_attrs_unlock(rc);
     }
+    smpi_attrs_unlock(0);
     sm_status_t st = rma_win_free(&w->rw);
     for (int k = 0; k < 2; k++) {
         if (w->pscw_group[k]) smpi_group_unref(w->pscw_group[k]);

@@ -472,7 +472,7 @@ static bool coop_recv(struct p2p_req *r, const struct desc *d, size_t n, const c
     atomic_store_explicit(&s->coop_next, 0, memory_order_relaxed);
     atomic_store_explicit(&s->coop_left, n, memory_order_relaxed);
     atomic_store_explicit(&s->coop_dst, (uint64_t)(uintptr_t)gdst, memory_order_release);
-    sm_wake(world);
+    sm_wake_for(world, SM_WAKE_P2P);
     P.stats.coop_chunks_recv += coop_copy(s, r->buf, r->type, src, stype);
     for (int i = 0; atomic_load_explicit(&s->coop_left, memory_order_acquire); i++)
         if (i > 1000) sched_yield();    /* the sender is copying its last chunk, or descheduled */
@@ -535,7 +535,7 @@ static void deliver(struct p2p_req *r, const struct desc *d, const char *data, i
         struct p2p_req *s = (struct p2p_req *)d->req;
         if (SM_UNLIKELY(st)) s->st.err = st;
         atomic_store_explicit(&s->done, 1, memory_order_release);
-        sm_wake(world);
+        sm_wake_for(world, SM_WAKE_P2P);
     }
     complete_recv(r);
 }
@@ -637,7 +637,7 @@ static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
     if (h != h0) {
         P.head[s] = h;
         atomic_store_explicit(&c->head, h, memory_order_release);
-        if (want) sm_wake(s);
+        if (want) sm_wake_for(s, SM_WAKE_P2P);
     }
     return a == TAKEN;
 }
@@ -708,7 +708,7 @@ static inline struct desc *rec_open(int peer, uint64_t size, uint32_t ctx, int t
 static inline void rec_publish(struct desc *d, uint64_t pos, int peer)
 {
     atomic_store_explicit(&d->seq, rec_seq(pos), memory_order_release);
-    sm_wake_inline(peer);
+    sm_wake_inline(peer, SM_WAKE_P2P);
 }
 
 static void post(struct p2p_req *r)
@@ -1084,6 +1084,14 @@ sm_status_t p2p_test(struct p2p_req *r)
     return blocked(r) ? blocked_error(r) : SM_INPROGRESS;
 }
 
+/* What ends a sleep here: a message or a send's progress, and while
+ * nonblocking collectives run through the progress hook, a member's
+ * progress in one (never a put). */
+static void block_on(bool (*cond)(void *), void *arg)
+{
+    sm_wait_for(SM_WAKE_ON(SM_WAKE_P2P) | (p2p_progress_hook ? SM_WAKE_ON(SM_WAKE_COLL) : 0), cond, arg);
+}
+
 /* A condition of any kind cannot tell what it waits for: it stops at any stuck sender. */
 struct until { bool (*cond)(void *); void *arg; bool met; };
 static bool progress_until(void *a)
@@ -1098,7 +1106,7 @@ sm_status_t p2p_wait_until(bool (*cond)(void *), void *arg)
 {
     if (cond(arg)) return SM_OK;
     struct until u = { cond, arg, false };
-    sm_wait(progress_until, &u);
+    block_on(progress_until, &u);
     return u.met ? SM_OK : stuck_error(-1);
 }
 
@@ -1115,6 +1123,6 @@ sm_status_t p2p_wait(struct p2p_req *r)
 {
     sm_status_t st = p2p_test(r);
     if (st != SM_INPROGRESS) return st;
-    sm_wait(ready, r);
+    block_on(ready, r);
     return p2p_done(r) ? r->st.err : blocked_error(r);
 }

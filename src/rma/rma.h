@@ -25,7 +25,8 @@
  *    release stores / seq_cst RMWs after the data, so data put before a
  *    signal is visible to whoever sees the signal.
  *  - Whatever may be waited on (puts, atomics, signals) is followed by
- *    rma_wake(pe): one load when the target is not asleep (DESIGN.md §6).
+ *    rma_wake(pe): one load when the target is not asleep in rma_wait_until
+ *    (DESIGN.md §6).
  *
  * Windows (MPI RMA, ARMCI; the last section) translate (member,
  * displacement) through a table of every member's base and size instead of
@@ -143,7 +144,12 @@ static inline __attribute__((always_inline)) void rma_copy(void *dst, const void
     else rma_copy_small(dst, src, len);
 }
 
-static inline __attribute__((always_inline)) void rma_wake(int pe) { sm_wake_inline(pe); }
+static inline __attribute__((always_inline)) void rma_wake(int pe) { sm_wake_inline(pe, SM_WAKE_RMA); }
+/* Wait until cond(arg) (a test of words in this PE's memory that puts,
+ * atomics and signals change): only rma_wake ends its sleeps, and only its
+ * sleeps make rma_wake pay more than one load (a PE asleep in a collective
+ * costs a put nothing). */
+static inline void rma_wait_until(bool (*cond)(void *), void *arg) { sm_wait_for(SM_WAKE_ON(SM_WAKE_RMA), cond, arg); }
 
 /* rma_sym_fast for 1 to RMA_SMALL bytes that do not start in the last
  * RMA_SMALL bytes of the heap or the globals: one compare per region. */

@@ -240,8 +240,9 @@ void shmem_udcflush(void) {}
 void shmem_udcflush_line(void *dest) { (void)dest; }
 
 /* --- Point-to-point synchronisation ----------------------------------------------
- * Waits go through sm_wait (spin, yield, then sleep on the PE's doorbell);
- * every put, atomic and signal rings the target's doorbell (rma_wake). */
+ * Waits go through rma_wait_until (spin, yield, then sleep on the PE's
+ * doorbell); every put, atomic and signal rings the target's doorbell
+ * (rma_wake), which costs a load unless the target sleeps in such a wait. */
 static _Noreturn void bad_cmp(const char *routine, int cmp)
 {
     shmem_fail("%s: comparison %d is not one of SHMEM_CMP_EQ/NE/GT/LE/LT/GE", routine, cmp);
@@ -298,7 +299,7 @@ static size_t wait_##N(struct wait_##N *w, bool block) \
     shmem_xlate(sm_core.rank, w->ivars, nbytes(w->n, sizeof(T), w->routine), w->routine); \
     w->found = SIZE_MAX; \
     w->start = w->mode == 1 ? any_start(w->ivars, w->n) : 0; \
-    if (block) sm_wait(test_##N, w); \
+    if (block) rma_wait_until(test_##N, w); \
     else if (!test_##N(w)) return w->mode == 0 ? 0 : (w->mode == 1 ? SIZE_MAX : 0); \
     if (w->mode == 1 && w->found != SIZE_MAX) any_returned(w->ivars, w->found); \
     return w->mode == 0 ? 1 : w->found; \

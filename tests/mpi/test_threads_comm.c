@@ -2,7 +2,7 @@
  * free communicators at once (dup, split, create, create_group, idup) over
  * communicators of their own, each with attributes under keyvals the
  * threads create and free at the same time (copy and delete callbacks
- * counted), and windows made and used on them. Every result is checked. */
+ * counted), and windows made and used on them, with attributes too. Every result is checked. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -88,7 +88,14 @@ static void *worker(void *arg)
         OK(MPI_Win_fence(0, w));
         got = *base;
         CHECK(got == (me + n - 1) % n, "thread %d: window got %d", t, got);
-        OK(MPI_Win_free(&w));
+        int wkey, wflag;
+        void *wv;
+        OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &wkey, NULL));
+        OK(MPI_Win_set_attr(w, wkey, (void *)(intptr_t)(t + 1)));
+        OK(MPI_Win_get_attr(w, wkey, &wv, &wflag));
+        CHECK(wflag && (intptr_t)wv == t + 1, "thread %d: window attribute %ld", t, (long)(intptr_t)wv);
+        OK(MPI_Win_free(&w));                    /* deletes the attribute */
+        OK(MPI_Win_free_keyval(&wkey));
         OK(MPI_Group_free(&hg));
         OK(MPI_Group_free(&wg));
         OK(MPI_Comm_free(&g));
