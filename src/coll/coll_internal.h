@@ -150,7 +150,8 @@ struct coll_op {
     size_t x, y;                        /* more of it */
     int readers;                        /* who uses this member's buffers: COLL_ALL, a member, COLL_NONE */
     bool listed;                        /* on the engine's list (else run by its caller alone) */
-    bool read_any;                      /* it checked a peer's record (else it checks one at the end) */
+    bool read_any;                      /* it checked a peer's record, or one is sure to check its own
+                                         * (else it checks one at the end) */
     bool released;
     uint32_t flags;                     /* its record's */
     size_t len;                         /* its record's */

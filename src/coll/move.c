@@ -53,17 +53,41 @@ static size_t bytes_of(const struct coll_buf *b, int nblocks)
     return t;
 }
 
+/* Blocks [0, nblocks) of b packed at c (total bytes, or with counts their
+ * room before the blocks' byte counts and offsets, which follow); the
+ * layout readers see them by. */
+static struct coll_lay pack_src(char *c, const struct coll_buf *b, int nblocks, size_t total)
+{
+    pack_blocks(c, b, nblocks);
+    if (!b->counts || nblocks == 1)
+        return (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, nblocks == 1 ? total : bytes_of(b, 1), 0,
+                                  0, 0, 1, 1 };
+    int *counts = (int *)(c + total), *displs = counts + nblocks;
+    struct coll_lay l;
+    coll_lay_local(&l, b);
+    size_t at = 0;
+    for (int i = 0; i < nblocks; i++) {
+        counts[i] = (int)coll_block(&l, i, nblocks).bytes, displs[i] = (int)at;
+        at += (size_t)counts[i];
+    }
+    return (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, 0, (uint64_t)(uintptr_t)coll_global(counts),
+                              (uint64_t)(uintptr_t)coll_global(displs), 0, 1, 1 };
+}
+
 /* Publish blocks [0, nblocks) of b as this member's source: a copy in the
- * record or bounce buffer when small (and fixed), else the buffer itself. */
+ * record or bounce buffer when small, else the buffer itself. Blocks of
+ * their own sizes (scatterv, alltoallv) travel with their counts and
+ * offsets after them, as a layout rather than REC_CARRIED's fixed blocks;
+ * either way, the owner does not wait for its readers. */
 static sm_status_t publish_src(struct coll_op *o, const struct coll_buf *b, int nblocks)
 {
     size_t total = bytes_of(b, nblocks);
-    void *c = (!b->counts || nblocks == 1) ? coll_carrier(o, total) : NULL;
+    bool fixed = !b->counts || nblocks == 1;
+    size_t data = fixed ? total : (total + sizeof(int) - 1) / sizeof(int) * sizeof(int);   /* the arrays aligned */
+    char *c = coll_carrier(o, fixed ? total : data + 2 * sizeof(int) * (size_t)nblocks);
     if (c) {
-        pack_blocks(c, b, nblocks);
-        o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, nblocks == 1 ? total : bytes_of(b, 1), 0,
-                                    0, 0, 1, 1 };
-        o->flags |= REC_CARRIED;
+        o->src = pack_src(c, b, nblocks, data);
+        if (fixed) o->flags |= REC_CARRIED;
         o->readers = COLL_NONE;
         return SM_OK;
     }

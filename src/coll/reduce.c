@@ -390,6 +390,11 @@ static sm_status_t red_prepare(struct coll_op *o, struct coll_rec *mine)
         dt_copy(c, r->user ? NULL : as, src.base, src.type, 0, o->len);
         o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, bytes, 0, 0, 0, 1, 1 };
         o->flags |= REC_CARRIED;
+        /* Member 0 of a small scan reads nobody's record, and member 1
+         * checks its own against member 0's: it need not check member 1's
+         * too, which would make it wait for member 1 on every call (a
+         * barrier's cost; Open MPI's linear scan is as eager). */
+        if ((o->a->kind == COLL_SCAN || o->a->kind == COLL_EXSCAN) && o->me == 0) o->read_any = true;
         return SM_OK;
     }
     /* sliced: the source and destination where the claimers reach them

@@ -301,7 +301,10 @@ static sm_status_t lay(struct coll_op *o, struct coll_lay *g, const struct coll_
             g->types = t ? (uint64_t)(uintptr_t)coll_global(t) : 0;
         }
     }
-    if (o->st || !b->base || b->base == COLL_IN_PLACE || !total_bytes(&loc, nblocks)) {
+    /* No buffer: in place, or no bytes. A base of 0 with bytes is a buffer
+     * (MPI_BOTTOM with absolute addresses), translated like any other;
+     * readers tell "none" by the bytes they expect, never by the base. */
+    if (o->st || b->base == COLL_IN_PLACE || !total_bytes(&loc, nblocks)) {
         g->base = 0;
         return o->st;
     }

@@ -108,11 +108,15 @@ static int go(struct smpi_comm *c, struct call *k, MPI_Request *req, const char 
 
 /* --- Argument checks ---------------------------------------------------------- */
 
-/* On an intercommunicator (ic_ in call), a blocking collective is inter.c's;
- * what reaches BEGIN there (the nonblocking forms, Scan, Exscan)
- * is refused. */
+/* On an intercommunicator (ic_ in call), a collective is inter.c's; what
+ * reaches BEGIN there (Scan, Exscan and their I- forms) is refused. */
 #define INTER(R, call) do { struct smpi_comm *ic_ = smpi_comm(comm); \
     if (ic_ && ic_->inter) { SMPI_CHECK_INIT(R); return call; } } while (0)
+/* The I- forms on an intercommunicator: inter.c's with the request. */
+#define INTER_NB(R, call) do { struct smpi_comm *ic_ = smpi_comm(comm); \
+    if (ic_ && ic_->inter) { SMPI_CHECK_INIT(R); \
+        if (!request) return smpi_error(ic_, MPI_ERR_REQUEST, R, "request pointer is NULL"); \
+        return call; } } while (0)
 #define BEGIN(R, nb, req) SMPI_CHECK_INIT(R); SMPI_GET_COMM(c, comm, R); int rc; \
     if (SM_UNLIKELY(c->inter)) \
         return smpi_error(c, MPI_ERR_COMM, R, "not available on an intercommunicator (%s)", c->name); \
@@ -205,11 +209,15 @@ static int barrier(MPI_Comm comm, MPI_Request *req, bool nb, const char *R)
 }
 int PMPI_Barrier(MPI_Comm comm)
 {
-    INTER("MPI_Barrier", ic_->inter->ops->barrier(ic_, "MPI_Barrier"));
+    INTER("MPI_Barrier", ic_->inter->ops->barrier(ic_, NULL, "MPI_Barrier"));
     return barrier(comm, NULL, false, "MPI_Barrier");
 }
 #pragma weak MPI_Barrier = PMPI_Barrier
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) { return barrier(comm, request, true, "MPI_Ibarrier"); }
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    INTER_NB("MPI_Ibarrier", ic_->inter->ops->barrier(ic_, request, "MPI_Ibarrier"));
+    return barrier(comm, request, true, "MPI_Ibarrier");
+}
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 
 static int bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *req, bool nb,
@@ -223,13 +231,13 @@ static int bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_C
 }
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    INTER("MPI_Bcast",
-          ic_->inter->ops->bcast(ic_, buffer, count, datatype, root, "MPI_Bcast"));
+    INTER("MPI_Bcast", ic_->inter->ops->bcast(ic_, buffer, count, datatype, root, NULL, "MPI_Bcast"));
     return bcast(buffer, count, datatype, root, comm, NULL, false, "MPI_Bcast");
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    INTER_NB("MPI_Ibcast", ic_->inter->ops->bcast(ic_, buffer, count, datatype, root, request, "MPI_Ibcast"));
     return bcast(buffer, count, datatype, root, comm, request, true, "MPI_Ibcast");
 }
 #pragma weak MPI_Ibcast = PMPI_Ibcast
@@ -256,14 +264,15 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm)
 {
-    INTER("MPI_Reduce",
-          ic_->inter->ops->reduce(ic_, sendbuf, recvbuf, count, datatype, op, root, "MPI_Reduce"));
+    INTER("MPI_Reduce", ic_->inter->ops->reduce(ic_, sendbuf, recvbuf, count, datatype, op, root, NULL, "MPI_Reduce"));
     return reduce(sendbuf, recvbuf, count, datatype, op, root, COLL_REDUCE, comm, NULL, false, "MPI_Reduce");
 }
 #pragma weak MPI_Reduce = PMPI_Reduce
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm, MPI_Request *request)
 {
+    INTER_NB("MPI_Ireduce",
+          ic_->inter->ops->reduce(ic_, sendbuf, recvbuf, count, datatype, op, root, request, "MPI_Ireduce"));
     return reduce(sendbuf, recvbuf, count, datatype, op, root, COLL_REDUCE, comm, request, true, "MPI_Ireduce");
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce
@@ -271,13 +280,15 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     INTER("MPI_Allreduce",
-          ic_->inter->ops->allreduce(ic_, sendbuf, recvbuf, count, datatype, op, "MPI_Allreduce"));
+          ic_->inter->ops->allreduce(ic_, sendbuf, recvbuf, count, datatype, op, NULL, "MPI_Allreduce"));
     return reduce(sendbuf, recvbuf, count, datatype, op, 0, COLL_ALLREDUCE, comm, NULL, false, "MPI_Allreduce");
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request *request)
 {
+    INTER_NB("MPI_Iallreduce",
+          ic_->inter->ops->allreduce(ic_, sendbuf, recvbuf, count, datatype, op, request, "MPI_Iallreduce"));
     return reduce(sendbuf, recvbuf, count, datatype, op, 0, COLL_ALLREDUCE, comm, request, true, "MPI_Iallreduce");
 }
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
@@ -342,7 +353,8 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
                         MPI_Op op, MPI_Comm comm)
 {
     INTER("MPI_Reduce_scatter",
-          ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, recvcounts, 0, datatype, op, "MPI_Reduce_scatter"));
+          ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, recvcounts, 0, datatype, op, NULL,
+          "MPI_Reduce_scatter"));
     if (!recvcounts) return smpi_error(smpi_comm(comm), MPI_ERR_ARG, "MPI_Reduce_scatter", "recvcounts is NULL");
     return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, NULL, false, "MPI_Reduce_scatter");
 }
@@ -350,6 +362,9 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    INTER_NB("MPI_Ireduce_scatter",
+          ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, recvcounts, 0, datatype, op, request,
+          "MPI_Ireduce_scatter"));
     if (!recvcounts) return smpi_error(smpi_comm(comm), MPI_ERR_ARG, "MPI_Ireduce_scatter", "recvcounts is NULL");
     return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request, true, "MPI_Ireduce_scatter");
 }
@@ -359,7 +374,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Comm comm)
 {
     INTER("MPI_Reduce_scatter_block",
-          ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, NULL, recvcount, datatype, op,
+          ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, NULL, recvcount, datatype, op, NULL,
           "MPI_Reduce_scatter_block"));
     return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, NULL, false, "MPI_Reduce_scatter_block");
 }
@@ -367,6 +382,9 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, MPI_Request *request)
 {
+    INTER_NB("MPI_Ireduce_scatter_block",
+          ic_->inter->ops->reduce_scatter(ic_, sendbuf, recvbuf, NULL, recvcount, datatype, op, request,
+          "MPI_Ireduce_scatter_block"));
     return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, request, true,
                           "MPI_Ireduce_scatter_block");
 }
@@ -574,13 +592,16 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     INTER("MPI_Gather",
           ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
-          "MPI_Gather"));
+          NULL, "MPI_Gather"));
     return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL, false, "MPI_Gather");
 }
 #pragma weak MPI_Gather = PMPI_Gather
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    INTER_NB("MPI_Igather",
+          ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
+          request, "MPI_Igather"));
     return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, true, "MPI_Igather");
 }
 #pragma weak MPI_Igather = PMPI_Igather
@@ -590,7 +611,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     INTER("MPI_Gatherv",
           ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
-          "MPI_Gatherv"));
+          NULL, "MPI_Gatherv"));
     return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, NULL, false,
                    "MPI_Gatherv");
 }
@@ -598,6 +619,9 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    INTER_NB("MPI_Igatherv",
+          ic_->inter->ops->gather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, root,
+          request, "MPI_Igatherv"));
     return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, true,
                    "MPI_Igatherv");
 }
@@ -608,13 +632,16 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     INTER("MPI_Scatter",
           ic_->inter->ops->scatter(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-          "MPI_Scatter"));
+          NULL, "MPI_Scatter"));
     return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL, false, "MPI_Scatter");
 }
 #pragma weak MPI_Scatter = PMPI_Scatter
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    INTER_NB("MPI_Iscatter",
+          ic_->inter->ops->scatter(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+          request, "MPI_Iscatter"));
     return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, true,
                    "MPI_Iscatter");
 }
@@ -625,7 +652,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 {
     INTER("MPI_Scatterv",
           ic_->inter->ops->scatter(ic_, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
-          "MPI_Scatterv"));
+          NULL, "MPI_Scatterv"));
     return scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL, false,
                     "MPI_Scatterv");
 }
@@ -633,6 +660,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    INTER_NB("MPI_Iscatterv",
+          ic_->inter->ops->scatter(ic_, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
+          request, "MPI_Iscatterv"));
     return scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, true,
                     "MPI_Iscatterv");
 }
@@ -642,7 +672,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, MPI_Comm comm)
 {
     INTER("MPI_Allgather",
-          ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
+          ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, NULL,
           "MPI_Allgather"));
     return allgather(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, comm, NULL, false,
                      "MPI_Allgather");
@@ -651,6 +681,9 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    INTER_NB("MPI_Iallgather",
+          ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
+          request, "MPI_Iallgather"));
     return allgather(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, comm, request, true,
                      "MPI_Iallgather");
 }
@@ -660,7 +693,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     INTER("MPI_Allgatherv",
-          ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype,
+          ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, NULL,
           "MPI_Allgatherv"));
     return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, NULL, false,
                      "MPI_Allgatherv");
@@ -670,6 +703,9 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request *request)
 {
+    INTER_NB("MPI_Iallgatherv",
+          ic_->inter->ops->allgather(ic_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype,
+          request, "MPI_Iallgatherv"));
     return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, request, true,
                      "MPI_Iallgatherv");
 }
@@ -680,13 +716,16 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     INTER("MPI_Alltoall",
           ic_->inter->ops->alltoall(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
-          recvtype, "MPI_Alltoall"));
+          recvtype, NULL, "MPI_Alltoall"));
     return alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL, false, "MPI_Alltoall");
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    INTER_NB("MPI_Ialltoall",
+          ic_->inter->ops->alltoall(ic_, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+          recvtype, request, "MPI_Ialltoall"));
     return alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, true, "MPI_Ialltoall");
 }
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
@@ -696,7 +735,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 {
     INTER("MPI_Alltoallv",
           ic_->inter->ops->alltoall(ic_, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0,
-          recvtype, "MPI_Alltoallv"));
+          recvtype, NULL, "MPI_Alltoallv"));
     return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, NULL, false,
                      "MPI_Alltoallv");
 }
@@ -705,6 +744,9 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
+    INTER_NB("MPI_Ialltoallv",
+          ic_->inter->ops->alltoall(ic_, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0,
+          recvtype, request, "MPI_Ialltoallv"));
     return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request,
                      true, "MPI_Ialltoallv");
 }
@@ -716,7 +758,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 {
     INTER("MPI_Alltoallw",
           ic_->inter->ops->alltoallw(ic_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-          recvtypes, true, "MPI_Alltoallw"));
+          recvtypes, true, NULL, "MPI_Alltoallw"));
     return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, NULL,
                      false, "MPI_Alltoallw");
 }
@@ -725,6 +767,9 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                     MPI_Comm comm, MPI_Request *request)
 {
+    INTER_NB("MPI_Ialltoallw",
+          ic_->inter->ops->alltoallw(ic_, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+          recvtypes, true, request, "MPI_Ialltoallw"));
     return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request,
                      true, "MPI_Ialltoallw");
 }

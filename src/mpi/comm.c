@@ -240,7 +240,7 @@ static int dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
 {
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
     if (c->inter) {
-        int rc = c->inter->ops->dup(c, newcomm, R);
+        int rc = c->inter->ops->dup(c, newcomm, NULL, R);
         return rc ? rc : attrs_copy(c, *newcomm, R);
     }
     smpi_refs_add(&c->group->refs, 1);
@@ -289,7 +289,10 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     SMPI_GET_COMM(c, comm, R);
     if (!request) return smpi_error(c, MPI_ERR_REQUEST, R, "request pointer is NULL");
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
-    if (c->inter) return smpi_error(c, MPI_ERR_COMM, R, "not available on an intercommunicator (%s)", c->name);
+    if (c->inter) {
+        int rc = c->inter->ops->dup(c, newcomm, request, R);
+        return rc ? rc : attrs_copy(c, *newcomm, R);
+    }
     struct smpi_comm *n = calloc(1, sizeof *n);
     struct smpi_request *q = n ? smpi_request_coll(c) : NULL;
     if (!q) {

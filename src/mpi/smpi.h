@@ -81,40 +81,46 @@ struct smpi_comm {
  * collective.c call through it when c->inter is set, with their own
  * arguments (checked there as far as they concern the communicator), so
  * that inter.c, which builds on their PMPI_ entry points over
- * intracommunicators, is above them. */
+ * intracommunicators, is above them. The collectives (and dup) take req
+ * NULL for the blocking form, else the I- form's request. */
 struct smpi_inter_ops {
-    int (*dup)(struct smpi_comm *c, MPI_Comm *newcomm, const char *R);
+    int (*dup)(struct smpi_comm *c, MPI_Comm *newcomm, MPI_Request *req, const char *R);
     int (*split)(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, const char *R);
     int (*create)(struct smpi_comm *c, MPI_Group group, MPI_Comm *newcomm, const char *R);
     int (*compare)(struct smpi_comm *a, struct smpi_comm *b);
-    int (*barrier)(struct smpi_comm *c, const char *R);
-    int (*bcast)(struct smpi_comm *c, void *buf, int count, MPI_Datatype type, int root, const char *R);
+    int (*barrier)(struct smpi_comm *c, MPI_Request *req, const char *R);
+    int (*bcast)(struct smpi_comm *c, void *buf, int count, MPI_Datatype type, int root, MPI_Request *req,
+                 const char *R);
     int (*reduce)(struct smpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                  int root, const char *R);
+                  int root, MPI_Request *req, const char *R);
     int (*allreduce)(struct smpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                     const char *R);
+                     MPI_Request *req, const char *R);
     int (*reduce_scatter)(struct smpi_comm *c, const void *sbuf, void *rbuf, const int rcounts[], int rcount,
-                          MPI_Datatype type, MPI_Op op, const char *R);
+                          MPI_Datatype type, MPI_Op op, MPI_Request *req, const char *R);
     int (*gather)(struct smpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                  const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, int root, const char *R);
+                  const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, int root, MPI_Request *req,
+                  const char *R);
     int (*scatter)(struct smpi_comm *c, const void *sbuf, const int scounts[], const int displs[], int scount,
-                   MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root, const char *R);
+                   MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Request *req,
+                   const char *R);
     int (*allgather)(struct smpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                     const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, const char *R);
+                     const int rcounts[], const int displs[], int rcount, MPI_Datatype rtype, MPI_Request *req,
+                     const char *R);
     /* displacements in bytes (bytes) or in extents of each block's type */
     int (*alltoallw)(struct smpi_comm *c, const void *sbuf, const int scounts[], const int sdispls[],
                      const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const int rdispls[],
-                     const MPI_Datatype rtypes[], bool bytes, const char *R);
+                     const MPI_Datatype rtypes[], bool bytes, MPI_Request *req, const char *R);
     /* counts NULL: scount / rcount each, the blocks one after another */
     int (*alltoall)(struct smpi_comm *c, const void *sbuf, const int scounts[], const int sdispls[], int scount,
                     MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[], int rcount,
-                    MPI_Datatype rtype, const char *R);
+                    MPI_Datatype rtype, MPI_Request *req, const char *R);
 };
 struct smpi_inter {
     struct smpi_group *remote;
     struct smpi_comm  *local;
     struct smpi_comm  *peer;
     const struct smpi_inter_ops *ops;
+    struct smpi_ico   *head, *tail;     /* its collectives in progress, in the order they began (inter.c) */
 };
 struct smpi_attr { struct smpi_attr *next; int key; void *val; };
 

@@ -1,6 +1,8 @@
 /* Intercommunicators: creation with leaders that are not rank 0, queries,
  * point-to-point (ranks name the remote group), merge order, dup/split/
- * create on them, every blocking collective against a reference computed
+ * create on them, every collective, blocking and nonblocking (completed by
+ * MPI_Wait, MPI_Waitall beside point-to-point, MPI_Test, several at once in
+ * another order, MPI_Comm_idup among them), against a reference computed
  * here, and the errors for what is not defined on them. Groups A (job ranks
  * [0, a)) and B ([a, n)) of unequal sizes when n > 2. */
 #include <signal.h>
@@ -14,6 +16,32 @@ static int n, me, a, inA, lsize, rsize, lrank;
 static int wl(int i) { return inA ? i : a + i; }
 static int wr(int i) { return inA ? a + i : i; }
 static int val(int w, int k) { return 1000 * w + k; }
+
+/* How the collectives below complete: 0 the blocking call; 1 the I- form
+ * and MPI_Wait; 2 MPI_Waitall with a ring message on MPI_COMM_WORLD in
+ * flight on either side of it; 3 MPI_Test until done. */
+static int mode;
+static MPI_Request nbq;
+static int nbfin(int rc)
+{
+    if (rc) return rc;
+    if (mode == 1) return MPI_Wait(&nbq, MPI_STATUS_IGNORE);
+    if (mode == 2) {
+        int in = -1, out = me;
+        MPI_Request q[3];
+        OK(MPI_Irecv(&in, 1, MPI_INT, (me + n - 1) % n, 77, MPI_COMM_WORLD, &q[0]));
+        q[1] = nbq;
+        OK(MPI_Isend(&out, 1, MPI_INT, (me + 1) % n, 77, MPI_COMM_WORLD, &q[2]));
+        rc = MPI_Waitall(3, q, MPI_STATUSES_IGNORE);
+        CHECK(rc || in == (me + n - 1) % n, "the ring message: %d", in);
+        return rc;
+    }
+    int flag = 0;
+    while (!flag && !rc) rc = MPI_Test(&nbq, &flag, MPI_STATUS_IGNORE);
+    return rc;
+}
+/* The blocking call, or its I- form completed as mode says. */
+#define COLL(blocking, nb) (mode ? nbfin(nb) : (blocking))
 
 static void check_p2p(MPI_Comm ic)
 {
@@ -60,7 +88,7 @@ static void check_rooted(MPI_Comm ic)
         OK(MPI_Type_vector(4, 1, 2, MPI_INT, &vec));
         OK(MPI_Type_commit(&vec));
         for (int k = 0; k < 8; k++) buf[k] = isroot ? val(rw, k) : -1;
-        OK(MPI_Bcast(buf, 1, vec, rootarg, ic));
+        OK(COLL(MPI_Bcast(buf, 1, vec, rootarg, ic), MPI_Ibcast(buf, 1, vec, rootarg, ic, &nbq)));
         for (int k = 0; k < 8; k++) {
             int want = isroot ? val(rw, k) : rooting ? -1 : k % 2 ? -1 : val(rw, k);
             CHECK(buf[k] == want, "bcast side %d [%d] = %d, want %d", side, k, buf[k], want);
@@ -68,7 +96,8 @@ static void check_rooted(MPI_Comm ic)
         OK(MPI_Type_free(&vec));
         /* Reduce: the other group's sum at the root */
         int in[3] = { me, 1, -me }, out[3] = { -1, -1, -1 };
-        OK(MPI_Reduce(in, out, 3, MPI_INT, MPI_SUM, rootarg, ic));
+        OK(COLL(MPI_Reduce(in, out, 3, MPI_INT, MPI_SUM, rootarg, ic),
+                MPI_Ireduce(in, out, 3, MPI_INT, MPI_SUM, rootarg, ic, &nbq)));
         if (isroot) {
             int s = 0;
             for (int i = 0; i < other; i++) s += wr(i);
@@ -77,7 +106,8 @@ static void check_rooted(MPI_Comm ic)
         /* Gather: 2 ints from every member of the other group */
         int mine[2] = { val(me, 1), val(me, 2) };
         memset(buf, 0xff, 64 * 64 * sizeof(int));
-        OK(MPI_Gather(mine, 2, MPI_INT, buf, 2, MPI_INT, rootarg, ic));
+        OK(COLL(MPI_Gather(mine, 2, MPI_INT, buf, 2, MPI_INT, rootarg, ic),
+                MPI_Igather(mine, 2, MPI_INT, buf, 2, MPI_INT, rootarg, ic, &nbq)));
         if (isroot)
             for (int i = 0; i < other; i++)
                 CHECK(buf[2 * i] == val(wr(i), 1) && buf[2 * i + 1] == val(wr(i), 2), "gather [%d]", i);
@@ -85,7 +115,8 @@ static void check_rooted(MPI_Comm ic)
         int cnt[64], dsp[64], v[64];
         for (int i = 0; i < 64; i++) cnt[i] = i + 1, dsp[i] = i * (i + 3) / 2 + i, v[i] = val(me, i);
         memset(buf, 0xff, 64 * 64 * sizeof(int));
-        OK(MPI_Gatherv(v, lrank + 1, MPI_INT, buf, cnt, dsp, MPI_INT, rootarg, ic));
+        OK(COLL(MPI_Gatherv(v, lrank + 1, MPI_INT, buf, cnt, dsp, MPI_INT, rootarg, ic),
+                MPI_Igatherv(v, lrank + 1, MPI_INT, buf, cnt, dsp, MPI_INT, rootarg, ic, &nbq)));
         if (isroot)
             for (int i = 0; i < other; i++)
                 for (int k = 0; k < i + 1; k++)
@@ -94,10 +125,12 @@ static void check_rooted(MPI_Comm ic)
         for (int i = 0; i < 64 * 64; i++) buf[i] = val(rw, i);
         int got[64];
         memset(got, 0xff, sizeof got);
-        OK(MPI_Scatter(buf, 2, MPI_INT, got, 2, MPI_INT, rootarg, ic));
+        OK(COLL(MPI_Scatter(buf, 2, MPI_INT, got, 2, MPI_INT, rootarg, ic),
+                MPI_Iscatter(buf, 2, MPI_INT, got, 2, MPI_INT, rootarg, ic, &nbq)));
         if (!rooting) CHECK(got[0] == val(rw, 2 * lrank) && got[1] == val(rw, 2 * lrank + 1), "scatter %d", got[0]);
         memset(got, 0xff, sizeof got);
-        OK(MPI_Scatterv(buf, cnt, dsp, MPI_INT, got, lrank + 1, MPI_INT, rootarg, ic));
+        OK(COLL(MPI_Scatterv(buf, cnt, dsp, MPI_INT, got, lrank + 1, MPI_INT, rootarg, ic),
+                MPI_Iscatterv(buf, cnt, dsp, MPI_INT, got, lrank + 1, MPI_INT, rootarg, ic, &nbq)));
         if (!rooting)
             for (int k = 0; k < lrank + 1; k++) CHECK(got[k] == val(rw, dsp[lrank] + k), "scatterv [%d]", k);
         free(buf);
@@ -106,19 +139,21 @@ static void check_rooted(MPI_Comm ic)
 
 static void check_all(MPI_Comm ic)
 {
-    OK(MPI_Barrier(ic));
+    OK(COLL(MPI_Barrier(ic), MPI_Ibarrier(ic, &nbq)));
     /* Allreduce: the other group's sum and max */
     int in[2] = { me, me }, out[2];
-    OK(MPI_Allreduce(in, out, 1, MPI_INT, MPI_SUM, ic));
+    OK(COLL(MPI_Allreduce(in, out, 1, MPI_INT, MPI_SUM, ic), MPI_Iallreduce(in, out, 1, MPI_INT, MPI_SUM, ic, &nbq)));
     int s = 0;
     for (int i = 0; i < rsize; i++) s += wr(i);
     CHECK(out[0] == s, "allreduce sum %d want %d", out[0], s);
-    OK(MPI_Allreduce(in + 1, out + 1, 1, MPI_INT, MPI_MAX, ic));
+    OK(COLL(MPI_Allreduce(in + 1, out + 1, 1, MPI_INT, MPI_MAX, ic),
+            MPI_Iallreduce(in + 1, out + 1, 1, MPI_INT, MPI_MAX, ic, &nbq)));
     CHECK(out[1] == wr(rsize - 1), "allreduce max %d", out[1]);
     /* Allgather: A sends 2 each, B 3 each */
     int ls = inA ? 2 : 3, rs = inA ? 3 : 2, mine[3], *buf = malloc(sizeof(int) * 3 * 64 * 64);
     for (int k = 0; k < 3; k++) mine[k] = val(me, k);
-    OK(MPI_Allgather(mine, ls, MPI_INT, buf, rs, MPI_INT, ic));
+    OK(COLL(MPI_Allgather(mine, ls, MPI_INT, buf, rs, MPI_INT, ic),
+            MPI_Iallgather(mine, ls, MPI_INT, buf, rs, MPI_INT, ic, &nbq)));
     for (int i = 0; i < rsize; i++)
         for (int k = 0; k < rs; k++) CHECK(buf[i * rs + k] == val(wr(i), k), "allgather [%d][%d]", i, k);
     /* Allgatherv: remote rank i gives i % 3 + 1 ints, in reverse order */
@@ -126,13 +161,14 @@ static void check_all(MPI_Comm ic)
     for (int i = 0; i < rsize; i++) cnt[i] = i % 3 + 1;
     for (int i = rsize - 1, at = 0; i >= 0; i--) dsp[i] = at, at += cnt[i] + 1;
     for (int k = 0; k < 4; k++) v[k] = val(me, k);
-    OK(MPI_Allgatherv(v, lrank % 3 + 1, MPI_INT, buf, cnt, dsp, MPI_INT, ic));
+    OK(COLL(MPI_Allgatherv(v, lrank % 3 + 1, MPI_INT, buf, cnt, dsp, MPI_INT, ic),
+            MPI_Iallgatherv(v, lrank % 3 + 1, MPI_INT, buf, cnt, dsp, MPI_INT, ic, &nbq)));
     for (int i = 0; i < rsize; i++)
         for (int k = 0; k < cnt[i]; k++) CHECK(buf[dsp[i] + k] == val(wr(i), k), "allgatherv [%d][%d]", i, k);
     /* Alltoall: to remote rank j, val(me, wr(j)) */
     int sb[64], rb[64], sc[64], sd[64], rc[64], rd[64];
     for (int j = 0; j < rsize; j++) sb[j] = val(me, wr(j));
-    OK(MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, ic));
+    OK(COLL(MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, ic), MPI_Ialltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, ic, &nbq)));
     for (int j = 0; j < rsize; j++) CHECK(rb[j] == val(wr(j), me), "alltoall [%d] = %d", j, rb[j]);
     /* Alltoallv: to remote rank j, (job ranks' sum) % 2 + 1 copies, blocks reversed */
     for (int j = 0; j < rsize; j++) sc[j] = (me + wr(j)) % 2 + 1, rc[j] = sc[j];
@@ -141,7 +177,8 @@ static void check_all(MPI_Comm ic)
     int sv[128], rv[256];
     for (int j = 0; j < rsize; j++)
         for (int k = 0; k < sc[j]; k++) sv[sd[j] + k] = val(me, wr(j)) + k;
-    OK(MPI_Alltoallv(sv, sc, sd, MPI_INT, rv, rc, rd, MPI_INT, ic));
+    OK(COLL(MPI_Alltoallv(sv, sc, sd, MPI_INT, rv, rc, rd, MPI_INT, ic),
+            MPI_Ialltoallv(sv, sc, sd, MPI_INT, rv, rc, rd, MPI_INT, ic, &nbq)));
     for (int j = 0; j < rsize; j++)
         for (int k = 0; k < rc[j]; k++) CHECK(rv[rd[j] + k] == val(wr(j), me) + k, "alltoallv [%d][%d]", j, k);
     /* Reduce_scatter_block: the vector has lsize*rsize elements on both sides */
@@ -149,7 +186,8 @@ static void check_all(MPI_Comm ic)
     for (int x = 0; x < count; x++) vec[x] = me * x;
     int sumw = 0;
     for (int i = 0; i < rsize; i++) sumw += wr(i);
-    OK(MPI_Reduce_scatter_block(vec, res, rsize, MPI_INT, MPI_SUM, ic));
+    OK(COLL(MPI_Reduce_scatter_block(vec, res, rsize, MPI_INT, MPI_SUM, ic),
+            MPI_Ireduce_scatter_block(vec, res, rsize, MPI_INT, MPI_SUM, ic, &nbq)));
     for (int k = 0; k < rsize; k++) {
         int x = lrank * rsize + k;
         CHECK(res[k] == sumw * x, "reduce_scatter_block [%d] = %d want %d", k, res[k], sumw * x);
@@ -161,12 +199,84 @@ static void check_all(MPI_Comm ic)
     rcounts[0] = count - at;
     int first = 0;
     for (int i = 0; i < lrank; i++) first += rcounts[i];
-    OK(MPI_Reduce_scatter(vec, res, rcounts, MPI_INT, MPI_SUM, ic));
+    OK(COLL(MPI_Reduce_scatter(vec, res, rcounts, MPI_INT, MPI_SUM, ic),
+            MPI_Ireduce_scatter(vec, res, rcounts, MPI_INT, MPI_SUM, ic, &nbq)));
     for (int k = 0; k < rcounts[lrank]; k++)
         CHECK(res[k] == sumw * (first + k), "reduce_scatter [%d] = %d", k, res[k]);
     free(vec);
     free(buf);
 }
+
+/* Nonblocking collectives outstanding together, completed in another
+ * order than they began (and MPI_Comm_idup among them), mixed with
+ * point-to-point on the intercommunicator. */
+static void check_outstanding(MPI_Comm ic)
+{
+    int one = 1, sum = -1, x = inA ? val(me, 3) : -1, rs = 0, got = -1;
+    for (int i = 0; i < rsize; i++) rs += wr(i);
+    MPI_Request q[6];
+    MPI_Comm dup = MPI_COMM_NULL;
+    OK(MPI_Iallreduce(&me, &sum, 1, MPI_INT, MPI_SUM, ic, &q[0]));
+    /* A's local rank 0 broadcasts to B */
+    OK(MPI_Ibcast(&x, 1, MPI_INT, inA ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, ic, &q[1]));
+    OK(MPI_Comm_idup(ic, &dup, &q[2]));
+    int inter = 0;                                   /* what it is, bindings ask at once (mpi4py) */
+    OK(MPI_Comm_test_inter(dup, &inter));
+    CHECK(inter, "the idup of an intercommunicator is one before it completes");
+    OK(MPI_Ibarrier(ic, &q[3]));
+    q[4] = MPI_REQUEST_NULL;                         /* remote rank lrank sends to me, if there is one */
+    if (lrank < rsize) OK(MPI_Irecv(&got, 1, MPI_INT, lrank, 11, ic, &q[4]));
+    OK(MPI_Isend(&one, 1, MPI_INT, lrank % rsize, 11, ic, &q[5]));
+    /* the receives of those that send to me: as many as remote ranks i with i % lsize == lrank */
+    for (int i = lrank + lsize; i < rsize; i += lsize) {
+        int dummy;
+        OK(MPI_Recv(&dummy, 1, MPI_INT, i, 11, ic, MPI_STATUS_IGNORE));
+    }
+    int order[6] = { 3, 5, 2, 1, 4, 0 };
+    for (int k = 0; k < 6; k++) OK(MPI_Wait(&q[order[k]], MPI_STATUS_IGNORE));
+    CHECK(sum == rs, "iallreduce %d want %d", sum, rs);
+    if (!inA) CHECK(x == val(0, 3), "ibcast got %d", x);
+    CHECK(got == (lrank < rsize ? 1 : -1), "p2p got %d", got);
+    /* the duplicate: congruent, and works */
+    int cmp, r;
+    OK(MPI_Comm_compare(ic, dup, &cmp));
+    CHECK(cmp == MPI_CONGRUENT, "idup compares %d", cmp);
+    OK(MPI_Comm_remote_size(dup, &r));
+    CHECK(r == rsize, "idup remote size %d", r);
+    sum = -1;
+    OK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, dup));
+    CHECK(sum == rs, "allreduce on the idup: %d want %d", sum, rs);
+    /* Testany over several, then an idup of the idup completed by MPI_Test */
+    OK(MPI_Iallreduce(&me, &sum, 1, MPI_INT, MPI_MAX, dup, &q[0]));
+    OK(MPI_Ibarrier(dup, &q[1]));
+    for (int left = 2; left;) {
+        int idx, flag;
+        OK(MPI_Testany(2, q, &idx, &flag, MPI_STATUS_IGNORE));
+        if (flag && idx != MPI_UNDEFINED) left--;
+    }
+    CHECK(sum == wr(rsize - 1), "iallreduce max on the idup: %d", sum);
+    /* a derived type freed as soon as the call returns, the call queued
+     * behind another (so the type is used after the free) */
+    int v[4] = { -1, -1, -1, -1 };
+    MPI_Datatype two;
+    OK(MPI_Type_vector(2, 1, 2, MPI_INT, &two));
+    OK(MPI_Type_commit(&two));
+    if (inA) v[0] = val(me, 0), v[2] = val(me, 2);
+    OK(MPI_Ibarrier(dup, &q[0]));
+    OK(MPI_Ibcast(v, 1, two, inA ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, dup, &q[1]));
+    OK(MPI_Type_free(&two));
+    OK(MPI_Wait(&q[1], MPI_STATUS_IGNORE));
+    OK(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+    if (!inA)
+        CHECK(v[0] == val(0, 0) && v[1] == -1 && v[2] == val(0, 2), "ibcast of a freed type: %d %d %d", v[0], v[1], v[2]);
+    MPI_Comm dup2;
+    OK(MPI_Comm_idup(dup, &dup2, &q[0]));
+    for (int flag = 0; !flag;) OK(MPI_Test(&q[0], &flag, MPI_STATUS_IGNORE));
+    OK(MPI_Barrier(dup2));
+    OK(MPI_Comm_free(&dup2));
+    OK(MPI_Comm_free(&dup));
+}
+
 
 static void check_merge(MPI_Comm ic)
 {
@@ -341,8 +451,12 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
     }
     check_p2p(ic);
-    check_rooted(ic);
-    check_all(ic);
+    for (mode = 0; mode < 4; mode++) {
+        check_rooted(ic);
+        check_all(ic);
+    }
+    mode = 0;
+    check_outstanding(ic);
     check_merge(ic);
     check_derived(ic);
     check_errors(ic);
