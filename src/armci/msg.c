@@ -9,7 +9,7 @@
 #include "armci_internal.h"
 
 int armci_msg_me(void) { sm_core_ensure(); return sm_core.rank; }
-int armci_msg_nproc(void) { sm_core_ensure(); return sm_core.size; }
+int armci_msg_nproc(void) { sm_core_ensure(); return sm_core.world_size; }
 
 void armci_msg_abort(int code)
 {

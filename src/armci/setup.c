@@ -107,7 +107,11 @@ static int init(int level, MPI_Comm comm, const char *routine)
             armci_fail("%s: the communicator must hold every process in MPI_COMM_WORLD's order "
                        "(ARMCI's process ids are the job's ranks here)", routine);
     }
-    armci_me = sm_core.rank, armci_nproc = sm_core.size;
+    if (sm_core.world_base != 0)
+        armci_fail("%s: this process was started by MPI_Comm_spawn (ranks %d..%d of the job); ARMCI runs "
+                   "only in the job smrun started (its process ids are slots)", routine, sm_core.world_base,
+                   sm_core.world_base + sm_core.world_size - 1);
+    armci_me = sm_core.rank, armci_nproc = sm_core.world_size;
     /* Under MPI_THREAD_MULTIPLE another thread may look up a remote address while this one allocates. */
     sm_status_t st = rma_regions_init(&armci_regions, "ARMCI_Malloc memory", level == MPI_THREAD_MULTIPLE);
     if (st) armci_fail("%s: %s", routine, sm_fail_reason());

@@ -157,11 +157,12 @@ static sm_status_t create_job(struct coll_group *g, const struct sm_group *m)
     uint64_t all[USED_WORDS] = { 0 };
     /* Every rank's set is current (it has finished its earlier creations) ... */
     sm_barrier();
-    for (int r = 0; r < sm_core.size; r++)
+    int lo = sm_core.world_base, hi = lo + sm_core.world_size;     /* the caller's world */
+    for (int r = lo; r < hi; r++)
         for (int w = 0; w < USED_WORDS; w++) all[w] |= __atomic_load_n(&coll_area_of(r)->used[w], __ATOMIC_ACQUIRE);
     int num = lowest_free(all);
     uint32_t base = 0;
-    for (int r = 0; r < sm_core.size && num >= 0; r++) {
+    for (int r = lo; r < hi && num >= 0; r++) {
         uint32_t p = progress_at(r, num);
         if (p > base) base = p;     /* (a number wraps after 2^32 collectives on it) */
     }

@@ -16,7 +16,7 @@
 /* --- The job --------------------------------------------------------------- */
 
 int sm_rank(void) { sm_core_ensure(); return sm_core.rank; }
-int sm_size(void) { sm_core_ensure(); return sm_core.size; }
+int sm_size(void) { sm_core_ensure(); return sm_core.world_size; }
 sm_status_t sm_one_node(const char *what)
 {
     if (SM_LIKELY(!sm_spans_nodes())) return SM_OK;

@@ -80,12 +80,14 @@ void sm_barrier_run(const struct sm_group *g, uint64_t off, bool flat)
     barrier(g, off, flat, true);
 }
 
-/* The job barrier: every rank, cells in the control blocks. */
-/* The job's ranks on this node: all of them, unless the job spans nodes. */
+/* The job barrier: every rank of the caller's world on this node, cells in
+ * the control blocks. One node: the caller's world (a spawned world starts
+ * at world_base); across nodes (no spawn there), the job's ranks here. */
 static struct sm_group node_group(void)
 {
     static int ranks[SM_NMAX];
-    if (sm_core.nlocal == sm_core.size) return (struct sm_group){ sm_core.size, sm_core.rank, 0, 1, NULL };
+    if (sm_core.nlocal == sm_core.size)
+        return (struct sm_group){ sm_core.world_size, sm_core.rank - sm_core.world_base, sm_core.world_base, 1, NULL };
     int n = 0, me = 0;
     for (int r = 0; r < sm_core.size; r++)
         if (sm_rank_local(r)) {

@@ -478,6 +478,13 @@ static sm_status_t join_job(void)
                        strerrordesc_np(errno));
     sm_core.nlocal = sm_core.size;
     for (int r = 0; r < sm_core.size; r++) sm_core.local[r / 64] |= 1ULL << (r % 64);
+    /* The world: all slots, unless smrun says which of them (a universe
+     * larger than -n, or a spawned world). */
+    uint64_t wb = sm_setting(SM_SET_WBASE), ws = sm_setting(SM_SET_WSIZE);
+    bool given = fd0 >= 0 && ws != SM_SETTING_UNSET && ws >= 1 && wb < (uint64_t)sm_core.size &&
+                 ws <= (uint64_t)sm_core.size - wb && (uint64_t)sm_core.rank - wb < ws;
+    sm_core.world_base = given ? (int)wb : 0;
+    sm_core.world_size = given ? (int)ws : sm_core.size;
     return SM_OK;
 }
 
@@ -494,6 +501,8 @@ static sm_status_t join_node(void)
         if (fd[r] >= 0) close(fd[r]);
     }
     if (st) return st;
+    sm_core.world_base = 0;
+    sm_core.world_size = sm_core.size;
     size_t beyond = (size_t)(SM_NMAX - sm_core.size) << SM_SLOT_SHIFT;
     if (beyond) munmap((void *)sm_slot_base(sm_core.size), beyond);
     sm_core.oversubscribed = sm_core.nlocal > sysconf(_SC_NPROCESSORS_ONLN);

@@ -25,11 +25,11 @@ const struct sm_setting sm_settings[SM_SET_COUNT] = {
         "Under a PMIx launcher: every N consecutive ranks form a node of their own, as if the job ran on "
         "several machines (for tests); 0: the nodes the launcher reports." },
 
-    [SM_SET_RANK] = { SM_ENV_RANK, SM_KIND_INT, SM_READ_SMRUN, "", NULL, "The rank, 0..SIZE-1." },
-    [SM_SET_SIZE] = { SM_ENV_SIZE, SM_KIND_INT, SM_READ_SMRUN, "", NULL, "The number of ranks." },
+    [SM_SET_RANK] = { SM_ENV_RANK, SM_KIND_INT, SM_READ_SMRUN, "", NULL, "The rank, 0..SIZE-1: its slot." },
+    [SM_SET_SIZE] = { SM_ENV_SIZE, SM_KIND_INT, SM_READ_SMRUN, "", NULL, "The number of slots: the universe, ranks that may exist (smrun --universe-size; default -n)." },
     [SM_SET_PID] = { SM_ENV_PID, SM_KIND_INT, SM_READ_SMRUN, "", NULL, "The pid of the rank process itself." },
     [SM_SET_FD0] = { SM_ENV_FD0, SM_KIND_INT, SM_READ_SMRUN, "", NULL,
-        "Fds FD0..FD0+SIZE-1 are the memfds of ranks 0..SIZE-1." },
+        "Fds FD0..FD0+SIZE-1 are the memfds of slots 0..SIZE-1." },
     [SM_SET_PAGES] = { SM_ENV_PAGES, SM_KIND_CHOICE, SM_READ_SMRUN, "4k", "4k|2m",
         "The page size of the ranks' shared memory (smrun --pages)." },
     [SM_SET_HEAP] = { SM_ENV_HEAP, SM_KIND_BYTES, SM_READ_SMRUN, "", NULL,
@@ -38,6 +38,16 @@ const struct sm_setting sm_settings[SM_SET_COUNT] = {
     [SM_SET_JOB] = { SM_ENV_JOB, SM_KIND_TEXT, SM_READ_SMRUN, "", NULL,
         "A mark unique to the job, inherited by whatever the ranks start: how smrun finds the job's "
         "processes if it is killed itself." },
+    [SM_SET_WBASE] = { SM_ENV_WBASE, SM_KIND_INT, SM_READ_SMRUN, "0", NULL,
+        "The first rank of the rank's world (MPI_COMM_WORLD): 0, or the first process a spawn started." },
+    [SM_SET_WSIZE] = { SM_ENV_WSIZE, SM_KIND_INT, SM_READ_SMRUN, "", NULL,
+        "The ranks in the rank's world: smrun's -n, or the processes one spawn started." },
+    [SM_SET_APPNUM] = { SM_ENV_APPNUM, SM_KIND_INT, SM_READ_SMRUN, "0", NULL,
+        "The rank's app context: its ':' context, or its command's index in a spawn (MPI_APPNUM)." },
+    [SM_SET_SPAWNFD] = { SM_ENV_SPAWNFD, SM_KIND_INT, SM_READ_SMRUN, "", NULL,
+        "The socket on which a rank asks smrun to start processes (MPI_Comm_spawn)." },
+    [SM_SET_PARENT] = { SM_ENV_PARENT, SM_KIND_TEXT, SM_READ_SMRUN, "", NULL,
+        "In a spawned process: how to reach the processes that spawned it." },
 
     [SM_SET_CC] = { "SMARTMAP_CC", SM_KIND_TEXT, SM_READ_SMCC, "", NULL,
         "The C compiler smcc runs (default: the one smartmap was built with)." },

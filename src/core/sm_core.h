@@ -2,7 +2,7 @@
  * rank control blocks, engine areas, the process-wide core state, and the
  * core's internal routines.
  *
- * Inside the core, calls flow one way: api.c and fork.c (entry points) ->
+ * Inside the core, calls flow one way: api.c, fork.c and spawn.c (entry points) ->
  * init.c (bootstrap) -> pmix.c (ranks of a PMIx launcher), alloc.c, copy.c,
  * dump.c, memlimit.c -> wait.c -> maps.c, log.c, settings.c, status.c,
  * state.c. The one exception is the lazy-init upcall:
@@ -89,7 +89,10 @@ _Static_assert(sizeof(struct sm_rank_ctrl) <= SM_AREA_OFF, "control block fits")
 
 struct sm_core {
     int      joined;              /* set (release) when sm_core_join has finished */
-    int      rank, size;
+    int      rank, size;          /* the caller's slot; the slots of the job (the universe) */
+    int      world_base, world_size; /* the caller's world: ranks [world_base, +world_size), the
+                                   * first -n, or the processes one spawn started (MPI_COMM_WORLD,
+                                   * the job barrier, SHMEM); the other slots are free or other worlds */
     pid_t    pid;
     bool     singleton;           /* not started by smrun: a job of one */
     bool     pmix;                /* started by a PMIx launcher (pmix.c) */
@@ -273,6 +276,17 @@ void sm_pmix_finalize(void);
  * without PMIx. */
 sm_status_t sm_pmix_put(const char *key, const void *data, size_t len);
 sm_status_t sm_pmix_get(int rank, const char *key, void **data, size_t *len);
+
+/* spawn.c. Ask smrun to start processes in free slots, as one new world:
+ * napps commands, cmd[i] with the NULL-terminated arguments argv[i] (NULL:
+ * none), nprocs[i] processes; each gets parent as sm_spawn_parent(). On
+ * success *base is the first slot (they follow in order). SM_ERR_NOMEM: too
+ * few free slots; SM_ERR_ARG: a command that cannot be run or a request
+ * too large; SM_ERR_UNSUPPORTED: not started by smrun; the reason recorded. */
+sm_status_t sm_spawn(int napps, const char *const cmd[], char *const *const argv[], const int nprocs[],
+                     const char *parent, int *base);
+/* A spawned process's parent text (NULL if it was not spawned). */
+const char *sm_spawn_parent(void);
 
 /* log.c. Print one line "smartmap: [rank R: ]<message>" on stderr, without
  * malloc. sm_fatal then ends the process: only for start-up failures that

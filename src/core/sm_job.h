@@ -39,10 +39,15 @@
 
 /* Environment set by smrun for each rank (sm_settings.h has the whole
  * table of SMARTMAP_* settings). */
-#define SM_ENV_RANK     "SMARTMAP_RANK"       /* 0..size-1 */
-#define SM_ENV_SIZE     "SMARTMAP_SIZE"       /* number of ranks */
+#define SM_ENV_RANK     "SMARTMAP_RANK"       /* 0..size-1: the rank's slot */
+#define SM_ENV_SIZE     "SMARTMAP_SIZE"       /* number of slots: the universe (smrun --universe-size) */
+#define SM_ENV_WBASE    "SMARTMAP_WORLD_BASE" /* the rank's world: ranks WORLD_BASE.. */
+#define SM_ENV_WSIZE    "SMARTMAP_WORLD_SIZE" /* ..WORLD_BASE+WORLD_SIZE-1 (smrun's -n, or one spawn) */
+#define SM_ENV_APPNUM   "SMARTMAP_APPNUM"     /* the app context (MPMD ':' or spawn command) */
+#define SM_ENV_SPAWNFD  "SMARTMAP_SPAWN_FD"   /* smrun's spawn service (SOCK_SEQPACKET) */
+#define SM_ENV_PARENT   "SMARTMAP_PARENT"     /* a spawned rank's: the spawner's text (sm_spawn) */
 #define SM_ENV_PID      "SMARTMAP_PID"        /* pid of the rank process itself */
-#define SM_ENV_FD0      "SMARTMAP_FD0"        /* memfds of ranks 0..size-1 are fds FD0..FD0+size-1 */
+#define SM_ENV_FD0      "SMARTMAP_FD0"        /* memfds of slots 0..size-1 are fds FD0..FD0+size-1 */
 #define SM_ENV_PAGES    "SMARTMAP_PAGES"      /* "4k" or "2m" */
 #define SM_ENV_HEAP     "SMARTMAP_HEAP_BYTES" /* malloc heap per rank, a multiple of SM_HEAP_ALIGN */
 #define SM_ENV_LAUNCHER "SMARTMAP_LAUNCHER"   /* "smrun VERSION" */
@@ -96,6 +101,26 @@ struct sm_ctrl {
      * never initialised that library, and the other would wait for it. */
     char     seen[SM_CLIENT_MAX][SM_CLIENT_NAME];
     char     exit_note[128];        /* with SM_CTRL_NOTE: printed by smrun */
+};
+
+/* The spawn service: a rank asks smrun to start processes in free slots
+ * with one datagram on SMARTMAP_SPAWN_FD carrying the reply socket
+ * (SCM_RIGHTS): struct sm_spawn_req, then napps int32 process counts, napps
+ * int32 argument counts, then NUL-terminated strings: the parent text, and
+ * for each app its command and arguments. smrun answers with one struct
+ * sm_spawn_reply on the reply socket. */
+#define SM_SPAWN_MAGIC 0x5350574eu          /* "SPWN" */
+#define SM_SPAWN_REQ_MAX (60u << 10)         /* a datagram fits the default socket buffer */
+struct sm_spawn_req {
+    uint32_t magic;
+    int32_t  rank;                           /* the requester's slot */
+    int32_t  napps;
+};
+enum sm_spawn_result { SM_SPAWN_OK, SM_SPAWN_NOSLOTS, SM_SPAWN_BADCMD, SM_SPAWN_BADREQ, SM_SPAWN_FAILED };
+struct sm_spawn_reply {
+    int32_t result;                          /* enum sm_spawn_result */
+    int32_t base;                            /* SM_SPAWN_OK: the first slot; the others follow */
+    char    why[256];                        /* otherwise: what was wrong */
 };
 
 #endif

@@ -16,7 +16,7 @@ enum sm_setting_id {
     SM_SET_STATS, SM_SET_FALLBACK, SM_SET_TRANSPORT, SM_SET_EAGER_MAX, SM_SET_NODE_SIZE,
     /* Set by smrun for each rank (the ABI between them, sm_job.h) */
     SM_SET_RANK, SM_SET_SIZE, SM_SET_PID, SM_SET_FD0, SM_SET_PAGES, SM_SET_HEAP,
-    SM_SET_LAUNCHER, SM_SET_JOB,
+    SM_SET_LAUNCHER, SM_SET_JOB, SM_SET_WBASE, SM_SET_WSIZE, SM_SET_APPNUM, SM_SET_SPAWNFD, SM_SET_PARENT,
     /* Read by the compiler wrappers */
     SM_SET_CC, SM_SET_CXX, SM_SET_FC,
     SM_SET_COUNT

@@ -143,21 +143,19 @@ static void check_env_arg(const char *s)
         usage_error("-x: '%s' is not VAR or VAR=VALUE with a valid variable name", s);
 }
 
-/* The executable for program name, as execvp would find it; one line and
- * exit 2 if there is none. */
-static char *resolve_program(const char *name)
+/* The executable for program name, as execvp would find it; NULL if there
+ * is none, with why saying so ("prog: command not found in PATH"). */
+char *find_program(const char *name, char *why, size_t whylen)
 {
     struct stat st;
-    if (!*name) usage_error("'': no such file");
+    if (!*name) { snprintf(why, whylen, "'': no such file"); return NULL; }
     if (strchr(name, '/')) {
-        if (stat(name, &st) != 0) {
-            if (errno == ENOENT || errno == ENOTDIR) usage_error("%s: no such file", name);
-            usage_error("%s: %s", name, strerror(errno));
-        }
-        if (S_ISDIR(st.st_mode)) usage_error("%s: is a directory", name);
-        if (!S_ISREG(st.st_mode) || access(name, X_OK) != 0)
-            usage_error("%s: not executable", name);
-        return xstrdup(name);
+        if (stat(name, &st) != 0)
+            snprintf(why, whylen, "%s: %s", name, errno == ENOENT || errno == ENOTDIR ? "no such file" : strerror(errno));
+        else if (S_ISDIR(st.st_mode)) snprintf(why, whylen, "%s: is a directory", name);
+        else if (!S_ISREG(st.st_mode) || access(name, X_OK) != 0) snprintf(why, whylen, "%s: not executable", name);
+        else return xstrdup(name);
+        return NULL;
     }
     const char *path = getenv("PATH");
     if (!path) path = "/usr/local/bin:/usr/bin:/bin";
@@ -176,8 +174,19 @@ static char *resolve_program(const char *name)
         if (!colon) break;
         p = colon + 1;
     }
-    if (found_noexec) usage_error("%s: not executable (%s)", name, found_noexec);
-    usage_error("%s: command not found in PATH", name);
+    if (found_noexec) snprintf(why, whylen, "%s: not executable (%s)", name, found_noexec);
+    else snprintf(why, whylen, "%s: command not found in PATH", name);
+    free(found_noexec);
+    return NULL;
+}
+
+/* find_program, or one line and exit 2. */
+static char *resolve_program(const char *name)
+{
+    char why[PATH_MAX + 64];
+    char *path = find_program(name, why, sizeof why);
+    if (!path) usage_error("%s", why);
+    return path;
 }
 
 /* --pages 2m needs THP for shared memory (memfds are shmem). */
@@ -260,13 +269,18 @@ static void print_help(void)
 "                          for that context only. Address space until touched:\n"
 "                          the ranks' heaps may add up to more than memory.\n"
 "                          Default: 90%% of the memory smrun may use (physical,\n"
-"                          or its memory cgroup's limit) shared by the ranks.\n"
+"                          or its memory cgroup's limit) shared by the ranks\n"
+"                          (by --universe-size processes if given).\n"
 "  --pages 4k|2m           page size for the ranks' shared memory (default 4k;\n"
 "                          2m needs transparent huge pages for shmem)\n"
 "  --bind-to core|none     pin rank i to the i-th CPU smrun may run on, wrapping\n"
 "                          round when there are more ranks (default core)\n"
 "  --tag-output            prefix every output line with \"[rank] \"\n"
 "  --timeout SECONDS       kill the job after SECONDS and exit 124\n"
+"  --universe-size U       slots for U processes in all (MPI_UNIVERSE_SIZE):\n"
+"                          the job starts with -n of them, MPI_Comm_spawn\n"
+"                          starts more in the others, each slot used once\n"
+"                          (default: the ranks of all app contexts, no spawn)\n"
 "  --preload               add libsmartmap.so to LD_PRELOAD, for programs not\n"
 "                          linked with -lsmartmap\n"
 "  -v, --verbose           say what smrun does\n"
@@ -291,6 +305,11 @@ static void print_help(void)
 "smrun's stdin, the others /dev/null. Output is forwarded line by line, so\n"
 "lines of different ranks never mix.\n"
 "\n"
+"MPI_Comm_spawn (and _multiple) asks smrun to start the new processes in\n"
+"free slots: they form a world of their own and belong to the job like the\n"
+"first ranks (output, signals, failure); smrun ends when all have exited.\n"
+"Spawning more processes than there are free slots fails with MPI_ERR_SPAWN.\n"
+"\n"
 "A rank that is killed by a signal, exits non-zero, exits without finalizing\n"
 "(e.g. without MPI_Finalize) or aborts ends the job: smrun kills the other\n"
 "ranks, and everything they started, and says which rank died and how. So\n"
@@ -313,12 +332,13 @@ static void print_help(void)
 "  smrun -n 4 ./ring\n"
 "  smrun -np 8 --mem-per-rank 2G --tag-output ./solver input.dat\n"
 "  smrun -n 1 ./master : -n 7 ./worker\n"
+"  smrun -n 1 --universe-size 8 ./manager   (it spawns up to 7 workers)\n"
 "  smrun -n 2 --preload -x OMP_NUM_THREADS=1 ./prog\n");
 }
 
 /* ---- the command line --------------------------------------------------- */
 
-enum { OPT_MEM = 256, OPT_PAGES, OPT_TAG, OPT_TIMEOUT, OPT_BIND, OPT_PRELOAD, OPT_INFO, OPT_NOOP };
+enum { OPT_MEM = 256, OPT_PAGES, OPT_TAG, OPT_TIMEOUT, OPT_BIND, OPT_PRELOAD, OPT_INFO, OPT_UNIVERSE, OPT_NOOP };
 
 static const struct option longopts[] = {
     { "np",           required_argument, NULL, 'n' },
@@ -329,6 +349,7 @@ static const struct option longopts[] = {
     { "timeout",      required_argument, NULL, OPT_TIMEOUT },
     { "bind-to",      required_argument, NULL, OPT_BIND },
     { "preload",      no_argument,       NULL, OPT_PRELOAD },
+    { "universe-size", required_argument, NULL, OPT_UNIVERSE },
     { "verbose",      no_argument,       NULL, 'v' },
     { "help",         no_argument,       NULL, 'h' },
     { "version",      no_argument,       NULL, 'V' },
@@ -383,7 +404,8 @@ static void add_env(char ***env, int *n, const char *s)
  * only: after a ':' they are refused rather than silently applied to all. */
 static bool is_global(int c)
 {
-    return c == OPT_PAGES || c == OPT_TAG || c == OPT_TIMEOUT || c == OPT_BIND || c == OPT_PRELOAD || c == 'v';
+    return c == OPT_PAGES || c == OPT_TAG || c == OPT_TIMEOUT || c == OPT_BIND || c == OPT_PRELOAD ||
+           c == OPT_UNIVERSE || c == 'v';
 }
 
 /* One app context: seg[1..n-1] (seg[0] is a name for getopt). */
@@ -431,6 +453,7 @@ static void parse_context(char **seg, int n, int ctx, struct options *o, const c
             else usage_error("--bind-to: '%s' is not core or none", optarg);
             break;
         case OPT_PRELOAD: o->preload = true; break;
+        case OPT_UNIVERSE: o->universe = parse_count("--universe-size", optarg); break;
         case OPT_NOOP: break;
         case 'v': o->verbose++; break;
         case 'h': print_help(); exit(0);
@@ -492,6 +515,9 @@ void parse_options(int argc, char **argv, struct options *o)
     }
     if (o->nranks > SM_NMAX)
         usage_error("-n: %d ranks in all are more than a job can have (%d)", o->nranks, SM_NMAX);
+    if (o->universe && o->universe < o->nranks)
+        usage_error("--universe-size: %d is less than the %d ranks the job starts with", o->universe, o->nranks);
+    if (!o->universe) o->universe = o->nranks;
 
     /* Memory. A heap is address space until touched, so a job may ask for
      * more than the machine has in all (only a rank that fills its heap
@@ -501,7 +527,7 @@ void parse_options(int argc, char **argv, struct options *o)
      * what smrun may use (the machine, or its memory cgroup's limit), so
      * that a rank filling its heap gets NULL from malloc, not the OOM killer. */
     o->mem_limit = sm_memory_limit();
-    uint64_t share = o->mem_limit ? (uint64_t)((double)o->mem_limit * 0.9 / o->nranks) : SM_HEAP_MIN;
+    uint64_t share = o->mem_limit ? (uint64_t)((double)o->mem_limit * 0.9 / o->universe) : SM_HEAP_MIN;
     share = share / SM_HEAP_ALIGN * SM_HEAP_ALIGN;
     if (share < SM_HEAP_MIN) share = SM_HEAP_MIN;
     if (share > SM_HEAP_MAX) share = SM_HEAP_MAX;

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,8 +51,9 @@ struct rank {
 
 static struct options opt;
 static struct rank *ranks;
-static int nranks;
+static int nranks;            /* started so far: the first -n, then spawned ones */
 static int fd0;
+static int spawn_rd = -1;     /* smrun's end of the spawn service (the ranks' is fd FD0 + universe) */
 static pid_t pgid;            /* the ranks' process group (rank 0's pid) */
 static pid_t self;
 static int epfd, sigfd, devnull = -1;
@@ -77,7 +80,7 @@ static int exit_code;
 static int64_t kill_at_ms = -1;   /* SIGKILL the group then (signal grace) */
 static int64_t timeout_at_ms = -1;
 
-enum { EV_SIGNAL = 1u << 30, EV_STDIN, EV_RELAY };
+enum { EV_SIGNAL = 1u << 30, EV_STDIN, EV_RELAY, EV_SPAWN };
 
 static int64_t now_ms(void)
 {
@@ -350,7 +353,13 @@ static _Noreturn void child(int r, int sp_out[2], int sp_err[2])
     for (int i = 0; i < opt.ngenv; i++) if (strchr(opt.genv[i], '=')) putenv(opt.genv[i]);
     for (int i = 0; i < a->nenv; i++) if (strchr(a->env[i], '=')) putenv(a->env[i]);
     snprintf(num, sizeof num, "%d", r);           setenv(SM_ENV_RANK, num, 1);
-    snprintf(num, sizeof num, "%d", nranks);      setenv(SM_ENV_SIZE, num, 1);
+    snprintf(num, sizeof num, "%d", opt.universe); setenv(SM_ENV_SIZE, num, 1);
+    snprintf(num, sizeof num, "%d", a->world_base); setenv(SM_ENV_WBASE, num, 1);
+    snprintf(num, sizeof num, "%d", a->world_size); setenv(SM_ENV_WSIZE, num, 1);
+    snprintf(num, sizeof num, "%d", a->appnum);   setenv(SM_ENV_APPNUM, num, 1);
+    snprintf(num, sizeof num, "%d", fd0 + opt.universe); setenv(SM_ENV_SPAWNFD, num, 1);
+    if (a->parent) setenv(SM_ENV_PARENT, a->parent, 1);
+    else unsetenv(SM_ENV_PARENT);
     snprintf(num, sizeof num, "%d", (int)getpid()); setenv(SM_ENV_PID, num, 1);
     snprintf(num, sizeof num, "%d", fd0);         setenv(SM_ENV_FD0, num, 1);
     setenv(SM_ENV_PAGES, opt.pages, 1);
@@ -404,22 +413,24 @@ static void raise_nofile(void)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
-    rlim_t need = (rlim_t)fd0 + 3 * (rlim_t)nranks + 32;
+    rlim_t need = (rlim_t)fd0 + 3 * (rlim_t)opt.universe + 32;
     if (rl.rlim_cur >= need) return;
     if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
         usage_error("-n: %d ranks need %llu file descriptors, but the limit is %llu (ulimit -Hn)",
-                    nranks, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+                    opt.universe, (unsigned long long)need, (unsigned long long)rl.rlim_max);
     rl.rlim_cur = rl.rlim_max;
     if (setrlimit(RLIMIT_NOFILE, &rl) != 0) die("setrlimit(RLIMIT_NOFILE)");
 }
 
-/* One memfd per rank at fds FD0.., inherited by every rank (not close-on-exec),
- * and the first page of each mapped here to read the rank's control block. */
+/* One memfd per slot of the universe at fds FD0.., inherited by every rank
+ * (not close-on-exec), and the first page of each mapped here to read the
+ * rank's control block. A slot no process uses costs nothing. Then the
+ * spawn service at FD0 + universe (see serve_spawn). */
 static void create_memfds(void)
 {
     size_t psz = (size_t)sysconf(_SC_PAGESIZE);
     size_t ctrl_len = (sizeof(struct sm_ctrl) + psz - 1) / psz * psz;
-    for (int r = 0; r < nranks; r++) {
+    for (int r = 0; r < opt.universe; r++) {
         char name[32];
         snprintf(name, sizeof name, "smartmap.rank%d", r);
         int fd = memfd_create(name, 0);
@@ -434,6 +445,19 @@ static void create_memfds(void)
         if (p == MAP_FAILED) die("mmap(memfd)");
         ranks[r].ctrl = p;
     }
+    /* One datagram per request, from any rank; the reply goes back on a
+     * socket the request carries. */
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) die("socketpair");
+    int theirs = fd0 + opt.universe;
+    spawn_rd = fcntl(sv[0], F_DUPFD_CLOEXEC, theirs + 1);   /* out of the way of theirs */
+    if (spawn_rd < 0) die("fcntl");
+    close(sv[0]);
+    if (sv[1] != theirs) {
+        if (dup2(sv[1], theirs) < 0) die("dup2");     /* (without close-on-exec: the ranks inherit it) */
+        close(sv[1]);
+    } else if (fcntl(theirs, F_SETFD, 0) != 0) die("fcntl");
+    fcntl(spawn_rd, F_SETFL, O_NONBLOCK);
 }
 
 static void add_fd(int fd, uint32_t id)
@@ -442,10 +466,11 @@ static void add_fd(int fd, uint32_t id)
     if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0) die("epoll_ctl");
 }
 
-static void spawn(void)
+/* Start ranks [first, end): false if a fork failed, and the job ends. */
+static bool start_ranks(int first, int end)
 {
     fflush(NULL);
-    for (int r = 0; r < nranks; r++) {
+    for (int r = first; r < end; r++) {
         int po[2], pe[2];
         if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0) die("pipe");
         pid_t pid = fork();
@@ -454,9 +479,9 @@ static void spawn(void)
             exit_code = SMRUN_EXIT_INTERNAL;
             ending = true;
             close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
-            for (int k = r; k < nranks; k++) { ranks[k].exited = true; ranks[k].io[0].fd = ranks[k].io[1].fd = -1; }
+            for (int k = r; k < end; k++) { ranks[k].exited = true; ranks[k].io[0].fd = ranks[k].io[1].fd = -1; }
             kill_group(SIGKILL);
-            return;
+            return false;
         }
         if (pid == 0) child(r, po, pe);
         if (r == 0) pgid = pid;
@@ -471,7 +496,131 @@ static void spawn(void)
         add_fd(po[0], (uint32_t)r << 1);
         add_fd(pe[0], (uint32_t)r << 1 | 1);
     }
+    return true;
+}
+
+static void spawn(void)
+{
+    for (int ctx = 0; ctx < opt.napps; ctx++) {
+        struct app *a = &opt.apps[ctx];
+        a->world_base = 0, a->world_size = nranks, a->appnum = ctx;
+    }
+    start_ranks(0, nranks);
     if (relay_rd >= 0) { close(relay_rd); relay_rd = -1; }
+}
+
+/* ---- the spawn service -----------------------------------------------------
+ * MPI_Comm_spawn's root sends one datagram (sm_job.h: struct sm_spawn_req
+ * and the commands) with a socket for the answer. smrun starts the new
+ * processes at once in the lowest slots never used, as one world, and
+ * answers with the first slot; they join the job like the first ranks. A
+ * socket rather than a request in the rank's control block: smrun sleeps
+ * in epoll, which a socket wakes with no polling of the ranks' memory, and
+ * the answer (and smrun's death) reaches the requester whatever it does. */
+
+static void answer(int fd, int result, int base, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void answer(int fd, int result, int base, const char *fmt, ...)
+{
+    struct sm_spawn_reply rep = { .result = result, .base = base };
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rep.why, sizeof rep.why, fmt, ap);
+    va_end(ap);
+    if (send(fd, &rep, sizeof rep, MSG_NOSIGNAL) != (ssize_t)sizeof rep && opt.verbose)
+        msg("spawn: the requester is gone: %s", strerror(errno));
+    close(fd);
+}
+
+/* The next NUL-terminated string of the request at *o, or NULL. */
+static char *next_string(char *buf, size_t len, size_t *o)
+{
+    char *s = buf + *o, *nul = *o < len ? memchr(s, 0, len - *o) : NULL;
+    if (!nul) return NULL;
+    *o += (size_t)(nul - s) + 1;
+    return s;
+}
+
+static void serve_spawn(void)
+{
+    static char buf[SM_SPAWN_REQ_MAX];
+    union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } ctl;
+    struct iovec iov = { buf, sizeof buf };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b };
+    ssize_t n = recvmsg(spawn_rd, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    if (n < 0) return;
+    int fd = -1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+            memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    if (fd < 0) return;                          /* not libsmartmap's: no one to answer */
+    struct sm_spawn_req h;
+    size_t len = (size_t)n, o = sizeof h;
+    if (len < sizeof h || (m.msg_flags & MSG_TRUNC)) { answer(fd, SM_SPAWN_BADREQ, -1, "malformed request"); return; }
+    memcpy(&h, buf, sizeof h);
+    if (h.magic != SM_SPAWN_MAGIC || h.napps < 1 || h.napps > 4096 || h.rank < 0 || h.rank >= nranks ||
+        len < o + 8 * (size_t)h.napps) {
+        answer(fd, SM_SPAWN_BADREQ, -1, "malformed request");
+        return;
+    }
+    int32_t *count = (int32_t *)xcalloc((size_t)h.napps * 2, sizeof(int32_t)), *argc = count + h.napps;
+    memcpy(count, buf + o, 8 * (size_t)h.napps);
+    o += 8 * (size_t)h.napps;
+    long total = 0;
+    bool ok = true;
+    for (int i = 0; i < h.napps; i++) {
+        ok = ok && count[i] >= 1 && argc[i] >= 0;
+        total += count[i];
+    }
+    char *parent = ok ? next_string(buf, len, &o) : NULL;
+    int nfree = opt.universe - nranks, base = nranks, first_app = opt.napps;
+    if (!parent) answer(fd, SM_SPAWN_BADREQ, -1, "malformed request");
+    else if (ending) answer(fd, SM_SPAWN_FAILED, -1, "the job is ending");
+    else if (total > nfree)
+        answer(fd, SM_SPAWN_NOSLOTS, -1, "%ld process%s asked for, but %d of the universe's %d slots %s free "
+               "(smrun --universe-size; each slot is used once)", total, total == 1 ? "" : "es", nfree,
+               opt.universe, nfree == 1 ? "is" : "are");
+    else {
+        opt.apps = xrealloc(opt.apps, sizeof *opt.apps * (size_t)(opt.napps + h.napps));
+        char why[PATH_MAX + 64] = "";
+        int i, result = SM_SPAWN_OK;
+        for (i = 0; i < h.napps && result == SM_SPAWN_OK; i++) {
+            struct app *a = &opt.apps[first_app + i];
+            memset(a, 0, sizeof *a);
+            a->argv = xcalloc((size_t)argc[i] + 2, sizeof(char *));
+            for (int k = 0; k <= argc[i] && result == SM_SPAWN_OK; k++) {
+                char *s = next_string(buf, len, &o);
+                if (s) a->argv[k] = xstrdup(s);
+                else result = SM_SPAWN_BADREQ, snprintf(why, sizeof why, "malformed request");
+            }
+            if (result == SM_SPAWN_OK && !(a->path = find_program(a->argv[0], why, sizeof why)))
+                result = SM_SPAWN_BADCMD;
+            a->nranks = count[i];
+            a->heap_bytes = opt.apps[ranks[h.rank].app].heap_bytes;
+            a->world_base = base, a->world_size = (int)total, a->appnum = i;
+            a->parent = xstrdup(parent);
+        }
+        if (result != SM_SPAWN_OK) {             /* none starts: forget the contexts made so far */
+            for (int k = 0; k < i; k++) {
+                struct app *a = &opt.apps[first_app + k];
+                for (int j = 0; a->argv[j]; j++) free(a->argv[j]);
+                free(a->argv), free(a->path), free(a->parent);
+            }
+            answer(fd, result, -1, "%s", why);
+        } else {
+            int r = base;
+            for (i = 0; i < h.napps; i++) {
+                opt.apps[first_app + i].first_rank = r;
+                for (int k = 0; k < count[i]; k++) ranks[r++].app = first_app + i;
+            }
+            opt.napps += h.napps;
+            nranks += (int)total;
+            if (opt.verbose) msg("rank %d spawned ranks %d..%d (%s%s)", h.rank, base, nranks - 1,
+                                 opt.apps[first_app].argv[0], h.napps > 1 ? " ..." : "");
+            if (start_ranks(base, nranks)) answer(fd, SM_SPAWN_OK, base, "ok");
+            else answer(fd, SM_SPAWN_FAILED, -1, "smrun could not fork: %s", strerror(errno));
+        }
+    }
+    free(count);
 }
 
 /* ---- the guardian ----------------------------------------------------------
@@ -547,7 +696,7 @@ static _Noreturn void guardian(int rd)
     }
     /* Hold nothing of the job: not its memory, not the pipes a reader of
      * smrun's output waits on. */
-    for (int r = 0; r < nranks; r++) munmap((void *)ranks[r].ctrl, sizeof(struct sm_ctrl));
+    for (int r = 0; r < opt.universe; r++) munmap((void *)ranks[r].ctrl, sizeof(struct sm_ctrl));
     int hi = highest_open_fd();
     for (int fd = 0; fd <= hi; fd++) if (fd != rd) close(fd);
     char c;
@@ -824,7 +973,7 @@ int main(int argc, char **argv)
     main_argc = argc;
     parse_options(argc, argv, &opt);
     nranks = opt.nranks;
-    ranks = xcalloc((size_t)nranks, sizeof *ranks);
+    ranks = xcalloc((size_t)opt.universe, sizeof *ranks);
     for (int ctx = 0; ctx < opt.napps; ctx++)
         for (int i = 0; i < opt.apps[ctx].nranks; i++) ranks[opt.apps[ctx].first_rank + i].app = ctx;
 
@@ -848,6 +997,7 @@ int main(int argc, char **argv)
     epfd = epoll_create1(EPOLL_CLOEXEC);
     if (epfd < 0) die("epoll_create1");
     add_fd(sigfd, EV_SIGNAL);
+    add_fd(spawn_rd, EV_SPAWN);
     devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull < 0) die("/dev/null");
     start_stdin_relay();
@@ -904,6 +1054,8 @@ int main(int argc, char **argv)
                 while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) on_signal((int)si.ssi_signo);
             } else if (id == EV_STDIN || id == EV_RELAY) {
                 relay_step();
+            } else if (id == EV_SPAWN) {
+                serve_spawn();
             } else {
                 pump((int)(id >> 1), (int)(id & 1));
             }

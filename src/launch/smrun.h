@@ -34,12 +34,16 @@ struct app {
     int    nenv;
     uint64_t heap_bytes;   /* per rank of this context, a multiple of SM_HEAP_ALIGN */
     const char *mem_arg;   /* --mem-per-rank as given in this context; NULL if not */
+    int    world_base, world_size;  /* the world its ranks belong to: all contexts, or one spawn's */
+    int    appnum;                  /* its index in that world's contexts (MPI_APPNUM) */
+    char  *parent;                  /* a spawn's: the spawner's text (SMARTMAP_PARENT); else NULL */
 };
 
 struct options {
     struct app *apps;
     int         napps;
     int         nranks;          /* over all contexts */
+    int         universe;        /* slots: nranks, or --universe-size (MPI_Comm_spawn uses the rest) */
     uint64_t    heap_bytes;      /* the largest heap of a rank (each context has its own) */
     uint64_t    heap_total;      /* the heaps of all ranks */
     uint64_t    mem_limit;       /* the memory smrun may use (machine or cgroup); 0: unknown */
@@ -65,6 +69,7 @@ void check_settings(const struct options *o);
 
 /* options.c */
 void parse_options(int argc, char **argv, struct options *o);
+char *find_program(const char *name, char *why, size_t whylen);
 _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xstrdup(const char *s);

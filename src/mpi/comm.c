@@ -437,6 +437,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return smpi_error(c, MPI_ERR_COMM, R, "cannot free %s", c->name);
     int rc = attrs_free(c, R);
     if (rc) return rc;
+    if (*comm == smpi_comm_parent) smpi_comm_parent = MPI_COMM_NULL;   /* MPI_Comm_get_parent's, no longer */
     c->magic = 0;                        /* the handle is gone; pending requests keep the object */
     *comm = MPI_COMM_NULL;
     smpi_comm_unref(c);
@@ -533,7 +534,8 @@ static int get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, c
         return smpi_attrs_unlock(MPI_SUCCESS);
     }
     int *v = NULL;
-    universe = sm_core.size;
+    universe = sm_core.size;                    /* every slot of the job (smrun --universe-size) */
+    appnum = (int)sm_setting(SM_SET_APPNUM);
     if (c == &smpi_comm_world) {
         switch (keyval) {
         case MPI_TAG_UB: v = &smpi_tag_ub; break;

@@ -5,9 +5,8 @@
  * communicator of the whole job (smpi_comm_universe), its leaders meeting
  * by a first message tagged with the port. Ports are marked open in their
  * owner's SM_AREA_MPI area, published names live in job rank 0's, so any
- * rank reads them without the owner's help. MPI_Comm_spawn has no slot to
- * start a process in (MPI_UNIVERSE_SIZE is the job's size): it fails with
- * MPI_ERR_SPAWN, as the standard says when the processes cannot be started. */
+ * rank reads them without the owner's help. Spawned processes are ranks of
+ * the same job too: smrun starts them in the universe's free slots. */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -254,21 +253,66 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
 }
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 
-/* No process of a smartmap job was spawned: smrun starts them all. */
+/* --- Spawn ---
+ * The root opens a hidden port and asks smrun (sm_spawn) to start the
+ * processes in free slots, the port as their parent text; they connect to
+ * it from MPI_Init (smpi_spawn_connect) while the parents accept on it:
+ * parents and children then hold an intercommunicator like any connection. */
+
+int smpi_spawn_connect(void)
+{
+    const char *port = sm_spawn_parent();
+    if (!port) return MPI_SUCCESS;
+    int rc = PMPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &smpi_comm_parent);
+    if (rc == MPI_SUCCESS) PMPI_Comm_set_name(smpi_comm_parent, "the parent");
+    return rc;
+}
+
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
     static const char R[] = "MPI_Comm_get_parent";
     SMPI_CHECK_INIT(R);
     if (!parent) return smpi_error(NULL, MPI_ERR_ARG, R, "parent is NULL");
-    *parent = MPI_COMM_NULL;
+    *parent = smpi_comm_parent;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
 
-/* Collective over comm: the universe has no free slot (MPI_UNIVERSE_SIZE
- * is the job's size), so no process starts; each gets MPI_ERR_SPAWN. */
-static int spawn(int count, const int maxprocs[], int root, MPI_Comm comm, MPI_Comm *intercomm, int errcodes[],
-                 const char *R)
+/* At the root: check the arguments, open the port, ask smrun. Returns an
+ * MPI error class, with the reason in why. */
+static int spawn_root(int count, char *cmds[], char **argvs[], const int maxprocs[], char *port, int *total,
+                      char *why, size_t whylen)
+{
+    *total = 0;
+    if (count < 1) return snprintf(why, whylen, "count %d is not positive", count), MPI_ERR_ARG;
+    for (int i = 0; i < count; i++) {
+        if (!cmds || !cmds[i] || !*cmds[i])
+            return snprintf(why, whylen, "command %d is NULL or empty", i), MPI_ERR_ARG;
+        if (maxprocs[i] < 1 || maxprocs[i] > SM_NMAX)
+            return snprintf(why, whylen, "maxprocs %d of \"%s\" is not in [1, %d]", maxprocs[i], cmds[i], SM_NMAX),
+                   MPI_ERR_ARG;
+        *total += maxprocs[i];
+    }
+    int rc = PMPI_Open_port(MPI_INFO_NULL, port);
+    if (rc) return snprintf(why, whylen, "cannot open the port for the children"), rc;
+    int base;
+    sm_status_t st = sm_spawn(count, (const char *const *)cmds, argvs ? (char *const *const *)argvs : NULL,
+                              maxprocs, port, &base);
+    if (st == SM_OK) return MPI_SUCCESS;
+    PMPI_Close_port(port);
+    snprintf(why, whylen, "%s", sm_fail_reason());
+    return MPI_ERR_SPAWN;
+}
+
+/* Collective over comm: the root starts the processes, everyone learns
+ * the outcome and the number, then the group accepts the children's
+ * connection. All or nothing: either every process starts, or none.
+ * errcodes: the root fills one per process asked for; the others as many
+ * as their own arguments make room for (ncodes), as Open MPI does: the
+ * root's numbers are significant, theirs size their arrays (mpi4py sizes
+ * them so). */
+static int spawn(int count, char *cmds[], char **argvs[], const int maxprocs[], int root, MPI_Comm comm,
+                 MPI_Comm *intercomm, int errcodes[], int ncodes, const char *R)
 {
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
@@ -276,24 +320,29 @@ static int spawn(int count, const int maxprocs[], int root, MPI_Comm comm, MPI_C
     if (root < 0 || root >= c->pt.size)
         return smpi_error(c, MPI_ERR_ROOT, R, "root %d not in [0, %d)", root, c->pt.size);
     if (!intercomm) return smpi_error(c, MPI_ERR_ARG, R, "intercomm is NULL");
-    int total = 0;
-    if (c->pt.rank == root)
-        for (int i = 0; i < count; i++) total += maxprocs[i] > 0 ? maxprocs[i] : 0;
-    int rc = PMPI_Bcast(&total, 1, MPI_INT, root, comm);
-    if (rc) return rc;
+    char port[MPI_MAX_PORT_NAME] = "", why[320] = "";
+    int head[2] = { MPI_SUCCESS, 0 };             /* the outcome, the processes asked for */
+    if (c->pt.rank == root) head[0] = spawn_root(count, cmds, argvs, maxprocs, port, &head[1], why, sizeof why);
+    int rc = PMPI_Bcast(head, 2, MPI_INT, root, comm);
+    if (rc) return smpi_error(c, rc, R, "the group's broadcast failed");
     *intercomm = MPI_COMM_NULL;
+    if (c->pt.rank == root || ncodes > head[1]) ncodes = head[1];
     if (errcodes != MPI_ERRCODES_IGNORE)
-        for (int i = 0; i < total; i++) errcodes[i] = MPI_ERR_SPAWN;
-    return smpi_error(c, MPI_ERR_SPAWN, R, "cannot start %d process%s: the universe has no free slot "
-                      "(MPI_UNIVERSE_SIZE is the job's %d ranks; smartmap starts no processes after smrun)",
-                      total, total == 1 ? "" : "es", sm_core.size);
+        for (int i = 0; i < ncodes; i++) errcodes[i] = head[0] ? MPI_ERR_SPAWN : MPI_SUCCESS;
+    if (head[0])
+        return smpi_error(c, head[0], R, "%s", c->pt.rank == root ? why : "the root could not start the processes");
+    rc = PMPI_Comm_accept(port, MPI_INFO_NULL, root, comm, intercomm);
+    if (c->pt.rank == root) PMPI_Close_port(port);
+    return rc ? smpi_error(c, rc, R, "the children did not connect") : MPI_SUCCESS;
 }
 
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,
                     MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    (void)command, (void)argv, (void)info;
-    return spawn(1, &maxprocs, root, comm, intercomm, array_of_errcodes, "MPI_Comm_spawn");
+    (void)info;                                   /* no key changes where or how processes start */
+    char *cmd = (char *)command;
+    return spawn(1, &cmd, argv ? &argv : NULL, &maxprocs, root, comm, intercomm, array_of_errcodes,
+                 maxprocs > 0 ? maxprocs : 0, "MPI_Comm_spawn");
 }
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
 
@@ -301,7 +350,13 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
                              const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm,
                              MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    (void)array_of_commands, (void)array_of_argv, (void)array_of_info;
-    return spawn(count, array_of_maxprocs, root, comm, intercomm, array_of_errcodes, "MPI_Comm_spawn_multiple");
+    (void)array_of_info;
+    /* A caller that wants errcodes sizes them by its count and maxprocs
+     * (at the root the significant ones) */
+    int ncodes = 0;
+    for (int i = 0; array_of_errcodes != MPI_ERRCODES_IGNORE && array_of_maxprocs && i < count; i++)
+        ncodes += array_of_maxprocs[i] > 0 && array_of_maxprocs[i] <= SM_NMAX ? array_of_maxprocs[i] : 0;
+    return spawn(count, array_of_commands, array_of_argv, array_of_maxprocs, root, comm, intercomm,
+                 array_of_errcodes, ncodes, "MPI_Comm_spawn_multiple");
 }
 #pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple

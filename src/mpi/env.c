@@ -39,7 +39,9 @@ static int init(int required, int *provided, const char *routine)
     main_thread = pthread_self();
     sm_finalize_required("MPI_Finalize");
     smpi_state = 1;
-    return MPI_SUCCESS;
+    /* A spawned process meets its parents before the program runs. */
+    int rc = smpi_spawn_connect();
+    return rc ? smpi_error(NULL, rc, routine, "cannot connect to the processes that spawned this one") : MPI_SUCCESS;
 }
 
 int PMPI_Init(int *argc, char ***argv)

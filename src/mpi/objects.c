@@ -82,22 +82,28 @@ struct sm_group smpi_group_members(const struct smpi_group *g)
     return m;
 }
 
+MPI_Comm smpi_comm_parent = MPI_COMM_NULL;
+
 /* Context ids: WORLD uses 0/1, SELF 2/3 (comm.c agrees on the next ones).
- * Their collective engine groups are made over the whole job. */
+ * Their collective engine groups are made over the caller's world; the
+ * hidden communicator of the whole job reaches every slot of the universe
+ * (its rank is the job rank). */
 int smpi_comm_init_predef(void)
 {
-    struct smpi_group *w = smpi_group_new(sm_core.size), *s = smpi_group_new(1);
-    if (!w || !s) return MPI_ERR_NO_MEM;
-    for (int i = 0; i < sm_core.size; i++) w->world[i] = i;
+    struct smpi_group *w = smpi_group_new(sm_core.world_size), *s = smpi_group_new(1);
+    struct smpi_group *u = smpi_group_new(sm_core.size);
+    if (!w || !s || !u) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < sm_core.world_size; i++) w->world[i] = sm_core.world_base + i;
+    for (int i = 0; i < sm_core.size; i++) u->world[i] = i;
     s->world[0] = sm_core.rank;
     smpi_group_set_rank(w);
     smpi_group_set_rank(s);
+    smpi_group_set_rank(u);
     smpi_comm_setup(&smpi_comm_world, w, 0, "MPI_COMM_WORLD");
     smpi_comm_setup(&smpi_comm_self, s, 2, "MPI_COMM_SELF");
-    w->refs++;
     if (!smpi_comm_universe && !(smpi_comm_universe = calloc(1, sizeof *smpi_comm_universe)))
         return MPI_ERR_NO_MEM;
-    smpi_comm_setup(smpi_comm_universe, w, SMPI_CTX_UNIVERSE, "the job");
+    smpi_comm_setup(smpi_comm_universe, u, SMPI_CTX_UNIVERSE, "the job");
     smpi_comm_universe->cg.num = -1;
     smpi_comm_universe->errh = MPI_ERRORS_RETURN;
     struct sm_group mw = smpi_group_members(w), ms = smpi_group_members(s);

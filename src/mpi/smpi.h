@@ -224,6 +224,10 @@ extern struct smpi_comm smpi_comm_world, smpi_comm_self;
  * Intercomm_merge makes its communicator over it, and the dynamic-process
  * calls (connect/accept, join) meet on it. */
 extern struct smpi_comm *smpi_comm_universe;   /* a heap object, as handles are */
+/* A spawned process's intercommunicator to its parents (objects.c; made by
+ * dynamic.c's smpi_spawn_connect from MPI_Init, forgotten when freed). */
+extern MPI_Comm smpi_comm_parent;
+int smpi_spawn_connect(void);
 extern struct smpi_type smpi_types[SMPI_TYPE_PREDEF_COUNT];
 static inline struct smpi_comm *smpi_comm(MPI_Comm c)
 {

@@ -216,7 +216,7 @@ sm_status_t rma_sym_open(struct rma_sym *v, size_t bytes, void (*barrier)(void))
 {
     if (v->npes) return sm_fail(SM_ERR_STATE, "the symmetric view is open already");
     sm_core_ensure();
-    struct rma_sym nv = {.npes = (unsigned)sm_core.size, .barrier = barrier,
+    struct rma_sym nv = {.npes = (unsigned)sm_core.world_size, .barrier = barrier,
                          .globals_lo = sm_core.globals_lo, .globals_len = sm_core.globals_len};
     if (!heap.opens) {
         uint64_t seq;
@@ -225,7 +225,7 @@ sm_status_t rma_sym_open(struct rma_sym *v, size_t bytes, void (*barrier)(void))
         if (st == SM_OK) st = sm_symmetric_grow(bytes);
         atomic_store_explicit(&record(sm_core.rank, seq)->result, st, memory_order_relaxed);
         call_end(&nv);
-        for (int r = 0; r < sm_core.size && st == SM_OK; r++)   /* every rank grew, or none opens */
+        for (int r = 0; r < (int)nv.npes && st == SM_OK; r++)   /* every rank grew, or none opens */
             if (atomic_load_explicit(&record(r, seq)->result, memory_order_relaxed) != SM_OK)
                 st = sm_fail(SM_ERR_PEER, "rank %d could not make its symmetric region %zu bytes long", r, bytes);
         if (st != SM_OK) return st;

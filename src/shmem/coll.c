@@ -24,7 +24,7 @@ static inline void symmetric(const void *p, size_t len, const char *routine)
 
 void shmem_teams_init(void)
 {
-    struct sm_group all = { sm_core.size, sm_core.rank, 0, 1, NULL };
+    struct sm_group all = { sm_core.world_size, sm_core.rank, 0, 1, NULL };
     done(coll_group_create(&shmem_team_world_s.g, &all, NULL), "shmem_init");
     done(coll_group_create(&shmem_team_shared_s.g, &all, &shmem_team_world_s.g), "shmem_init");
 }
@@ -161,10 +161,10 @@ void shmem_team_destroy(shmem_team_t team)
 static struct shmem_team_s aset(int start, int logstride, int size, const char *routine)
 {
     shmem_require_init(routine);
-    if (start < 0 || logstride < 0 || logstride > 9 || size < 1 || size > sm_core.size ||
-        (long)start + ((long)(size - 1) << logstride) >= sm_core.size)
+    if (start < 0 || logstride < 0 || logstride > 9 || size < 1 || size > sm_core.world_size ||
+        (long)start + ((long)(size - 1) << logstride) >= sm_core.world_size)
         shmem_fail("%s: active set PE_start %d, logPE_stride %d, PE_size %d does not fit %d PEs",
-                 routine, start, logstride, size, sm_core.size);
+                 routine, start, logstride, size, sm_core.world_size);
     struct shmem_team_s t = { 0 };
     coll_group_aset(&t.g, start, logstride, size);
     if (t.g.m.me < 0)

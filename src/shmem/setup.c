@@ -64,7 +64,7 @@ static void env_report(void)
                "  SHMEM_VERSION         print the library version at start-up\n"
                "  SHMEM_INFO            print this text at start-up\n"
                "  SHMEM_DEBUG           accepted; errors are always reported, one line each\n",
-               SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, sm_core.size, rma_heap_size());
+               SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, sm_core.world_size, rma_heap_size());
     fflush(stdout);
 }
 
@@ -95,6 +95,12 @@ void shmem_init(void)
         shmem_state = SHMEM_ON;   /* the reason, not "before shmem_init" */
         shmem_fail_status("shmem_init", one);
     }
+    /* PEs are slots: a world that does not start at slot 0 (processes an
+     * MPI spawn started) would need a PE -> slot table on every access. */
+    if (sm_core.world_base != 0)
+        shmem_fail("shmem_init: this process was started by MPI_Comm_spawn (ranks %d..%d of the job); "
+                   "OpenSHMEM runs only in the job smrun started", sm_core.world_base,
+                   sm_core.world_base + sm_core.world_size - 1);
     size_t bytes = symmetric_size();
     sm_finalize_required("shmem_finalize");
     shmem_teams_init();
@@ -137,8 +143,8 @@ void shmem_finalize(void)
 void shmem_global_exit(int status) { global_exit(status); }
 
 int shmem_my_pe(void) { sm_core_ensure(); return sm_core.rank; }
-int shmem_n_pes(void) { sm_core_ensure(); return sm_core.size; }
-int shmem_pe_accessible(int pe) { sm_core_ensure(); return (unsigned)pe < (unsigned)sm_core.size; }
+int shmem_n_pes(void) { sm_core_ensure(); return sm_core.world_size; }
+int shmem_pe_accessible(int pe) { sm_core_ensure(); return (unsigned)pe < (unsigned)sm_core.world_size; }
 /* Symmetric data (and the exposed memory of shmem.h's extension) only: a
  * PE's private heap memory is not accessible on another PE. */
 int shmem_addr_accessible(const void *addr, int pe) { return shmem_lookup(pe, addr, "shmem_addr_accessible") != NULL; }

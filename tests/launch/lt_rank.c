@@ -171,15 +171,16 @@ int main(int argc, char **argv)
         while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) total += n;
         printf("rank %d: stdin bytes=%zu\n", lt_rank, total);
     } else if (strcmp(mode, "fds") == 0) {
-        /* Open fds other than stdio and the memfds: smrun must leave none. */
+        /* Open fds other than stdio, the memfds and the spawn service: smrun must leave none. */
         int fd0 = atoi(getenv("SMARTMAP_FD0") ? getenv("SMARTMAP_FD0") : "-1000");
+        int spawn_fd = atoi(getenv("SMARTMAP_SPAWN_FD") ? getenv("SMARTMAP_SPAWN_FD") : "-1000");
         DIR *d = opendir("/proc/self/fd");
         struct dirent *e;
         printf("rank %d: extra fds:", lt_rank);
         while (d && (e = readdir(d))) {
             if (e->d_name[0] == '.') continue;
             int fd = atoi(e->d_name);
-            if (fd <= 2 || fd == dirfd(d) || (fd >= fd0 && fd < fd0 + lt_size)) continue;
+            if (fd <= 2 || fd == dirfd(d) || fd == spawn_fd || (fd >= fd0 && fd < fd0 + lt_size)) continue;
             char path[64], target[256] = "";
             snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
             ssize_t n = readlink(path, target, sizeof target - 1);

@@ -1,0 +1,100 @@
+/* spawn.c: asking smrun to start processes in free slots (the spawn service,
+ * sm_job.h): one datagram on the socket every rank inherits, carrying a
+ * fresh socket for the answer, so that concurrent requests from several
+ * ranks (or threads) never mix their replies, and a requester learns at
+ * once (end of file) if smrun is gone. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "sm_core.h"
+
+const char *sm_spawn_parent(void)
+{
+    const char *p = getenv(SM_ENV_PARENT);
+    return sm_core.world_base > 0 && p && *p ? p : NULL;
+}
+
+/* Append len bytes to the request at *o, within SM_SPAWN_REQ_MAX. */
+static bool put(char *req, size_t *o, const void *p, size_t len)
+{
+    if (len > SM_SPAWN_REQ_MAX - *o) return false;
+    memcpy(req + *o, p, len);
+    *o += len;
+    return true;
+}
+
+static sm_status_t send_request(int service, const char *req, size_t len, struct sm_spawn_reply *rep)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return sm_fail(SM_ERR_NOMEM, "socketpair: %s", strerrordesc_np(errno));
+    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = { (void *)req, len };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf };
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &sv[1], sizeof(int));
+    ssize_t k;
+    while ((k = sendmsg(service, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR) continue;
+    int err = errno;
+    close(sv[1]);
+    if (k != (ssize_t)len) {
+        close(sv[0]);
+        return sm_fail(SM_ERR_STATE, "cannot reach smrun's spawn service (fd %d): %s", service,
+                       k < 0 ? strerrordesc_np(err) : "short write");
+    }
+    while ((k = recv(sv[0], rep, sizeof *rep, 0)) < 0 && errno == EINTR) continue;
+    err = errno;
+    close(sv[0]);
+    if (k != (ssize_t)sizeof *rep)
+        return sm_fail(SM_ERR_STATE, "smrun did not answer the spawn request: %s",
+                       k < 0 ? strerrordesc_np(err) : "it closed the connection");
+    rep->why[sizeof rep->why - 1] = 0;
+    return SM_OK;
+}
+
+sm_status_t sm_spawn(int napps, const char *const cmd[], char *const *const argv[], const int nprocs[],
+                     const char *parent, int *base)
+{
+    sm_core_ensure();
+    uint64_t service = sm_setting(SM_SET_SPAWNFD);
+    if (sm_core.singleton || sm_core.pmix || service == SM_SETTING_UNSET || service > INT32_MAX)
+        return sm_fail(SM_ERR_UNSUPPORTED, "only smrun can start processes, and this process was not started "
+                       "by smrun%s", sm_core.pmix ? " (a PMIx launcher's job)" : "");
+    char *req = malloc(SM_SPAWN_REQ_MAX);
+    if (!req) return sm_fail(SM_ERR_NOMEM, "no memory for a spawn request");
+    struct sm_spawn_req h = { SM_SPAWN_MAGIC, sm_core.rank, napps };
+    size_t o = 0;
+    bool ok = put(req, &o, &h, sizeof h);
+    for (int i = 0; i < napps && ok; i++) ok = put(req, &o, &nprocs[i], sizeof(int32_t));
+    for (int i = 0; i < napps && ok; i++) {
+        int32_t argc = 0;
+        while (argv && argv[i] && argv[i][argc]) argc++;
+        ok = put(req, &o, &argc, sizeof argc);
+    }
+    ok = ok && put(req, &o, parent, strlen(parent) + 1);
+    for (int i = 0; i < napps && ok; i++) {
+        ok = put(req, &o, cmd[i], strlen(cmd[i]) + 1);
+        for (int a = 0; ok && argv && argv[i] && argv[i][a]; a++) ok = put(req, &o, argv[i][a], strlen(argv[i][a]) + 1);
+    }
+    struct sm_spawn_reply rep;
+    sm_status_t st = ok ? send_request((int)service, req, o, &rep)
+                        : sm_fail(SM_ERR_ARG, "the commands and arguments are longer than %u bytes in all",
+                                  SM_SPAWN_REQ_MAX);
+    free(req);
+    if (st) return st;
+    switch (rep.result) {
+    case SM_SPAWN_OK: *base = rep.base; return SM_OK;
+    case SM_SPAWN_NOSLOTS: return sm_fail(SM_ERR_NOMEM, "%s", rep.why);
+    case SM_SPAWN_BADCMD: case SM_SPAWN_BADREQ: return sm_fail(SM_ERR_ARG, "%s", rep.why);
+    default: return sm_fail(SM_ERR_STATE, "%s", rep.why);
+    }
+}
