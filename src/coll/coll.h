@@ -228,6 +228,9 @@ sm_status_t coll_start(struct coll_group *g, const struct coll_args *a, coll_don
 /* Run the schedules started with coll_start as far as they go. Point-to-
  * point progress calls it while any is active; waits in the engine, too. */
 void coll_progress(void);
+/* From now on several threads may start and progress collectives (on
+ * different groups): the nonblocking list takes a lock (MPI_THREAD_MULTIPLE). */
+void coll_threads(void);
 /* Waits in the engine also make point-to-point progress (the MPI binding
  * asks for it: a rank blocked in a collective must still post its sends). */
 void coll_poll_p2p(bool on);

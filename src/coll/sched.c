@@ -6,6 +6,8 @@
  * finish locally. Blocking collectives run their schedule to the end in
  * the caller; nonblocking ones go on the engine's list, which coll_progress
  * runs (point-to-point progress calls it while the list is not empty). */
+#define _GNU_SOURCE             /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,8 +356,14 @@ static void unstage(struct coll_op *o)
 static struct {
     struct coll_op *head, *tail;
     bool busy;                  /* coll_progress is running (no re-entry) */
-} L;
+    bool mt;                    /* threads: the list is under lock */
+    pthread_mutex_t lock;       /* recursive: a callback may start another */
+} L = { .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP };
 static bool poll_p2p;
+
+void coll_threads(void) { L.mt = true; }
+static void list_lock(void) { if (SM_UNLIKELY(L.mt)) pthread_mutex_lock(&L.lock); }
+static void list_unlock(void) { if (SM_UNLIKELY(L.mt)) pthread_mutex_unlock(&L.lock); }
 
 void coll_poll_p2p(bool on) { poll_p2p = on; }
 
@@ -524,7 +532,12 @@ void coll_progress(void)
         coll_span_progress();
         if (!L.head && !coll_span_busy()) p2p_progress_hook = NULL;
     }
-    if (L.busy) return;
+    /* With threads, one runs the list for all (another holding it: go on) */
+    if (SM_UNLIKELY(L.mt) && pthread_mutex_trylock(&L.lock)) return;
+    if (L.busy) {
+        list_unlock();
+        return;
+    }
     L.busy = true;
     for (struct coll_op *o = L.head, *next; o; o = next) {
         next = o->next;
@@ -538,6 +551,7 @@ void coll_progress(void)
         free(o);
     }
     L.busy = false;
+    list_unlock();
 }
 
 /* What ends a collective's sleep: a member's progress (coll_wake_all), and
@@ -563,7 +577,9 @@ sm_status_t coll_launch(struct coll_op *o, bool blocking)
 {
     struct coll_group *g = o->g;
     o->seq = g->seq = g->seq + 1 ? g->seq + 1 : 1;   /* never 0: a record never written */
+    list_lock();
     if (!blocking || g->active) list_add(o);
+    list_unlock();
     if (!blocking) {
         coll_progress();
         return SM_OK;
@@ -571,8 +587,10 @@ sm_status_t coll_launch(struct coll_op *o, bool blocking)
     if (o->listed) {
         coll_progress();
         if (o->pc != -1) block_on(wait_cond, o);
+        list_lock();
         list_del(o);
         advance(o->g);
+        list_unlock();
     } else if (!step(o)) {
         block_on(wait_cond, o);
     }

@@ -32,6 +32,7 @@ static int init(int required, int *provided, const char *routine)
      * locks and atomics from now on; below it, nothing changes. */
     if (required == MPI_THREAD_MULTIPLE) {
         if ((st = p2p_threads())) return smpi_error(NULL, MPI_ERR_NO_MEM, routine, "%s", sm_fail_reason());
+        coll_threads();
         smpi_mt = true;
     }
     thread_level = required;
