@@ -110,7 +110,11 @@ sm_status_t coll_fn_predefined(struct coll_fn *f, enum coll_dtype t, enum coll_r
  * the group's state in each member's area without ambiguity. */
 #define COLL_GROUPS_MAX 2048    /* groups a rank may be a member of at once */
 #define COLL_NUM_ASET   (-2)    /* an active set: a group for one call only */
-#define COLL_RECS       4       /* records per group: collectives a member may be ahead */
+/* Records per group: how many collectives a member may run ahead of the
+ * slowest. Rooted and small collectives complete locally, so with ranks
+ * outnumbering cores a rank given the core runs many before it must yield;
+ * 4 made it yield every fourth call (bench_mpi_coll, 8 ranks, 2 cores). */
+#define COLL_RECS       16
 
 struct coll_group {
     struct sm_group m;

@@ -129,14 +129,20 @@ void *coll_carrier(struct coll_op *o, size_t span)
     if (coll_aset(g) || span > COLL_BOUNCE) return NULL;
     if (span <= COLL_INLINE) return coll_rec_of(g, o->me, o->seq)->data;
     if (!g->bounce) {
-        void *b = malloc(COLL_RECS * COLL_BOUNCE);
-        if (!b || !coll_global(b) || !coll_global((char *)b + COLL_RECS * COLL_BOUNCE - 1)) {   /* peers could not read it */
+        void *b = malloc(COLL_BOUNCES * COLL_BOUNCE);
+        if (!b || !coll_global(b) || !coll_global((char *)b + COLL_BOUNCES * COLL_BOUNCE - 1)) {   /* peers could not read it */
             free(b);
             return NULL;
         }
         g->bounce = b;
     }
-    return (char *)g->bounce + (o->seq % COLL_RECS) * COLL_BOUNCE;
+    /* The part was last used by collective seq - COLL_BOUNCES at the latest:
+     * free once every peer has finished that one; else the caller publishes
+     * in place and waits for its readers. */
+    uint32_t last = o->seq - COLL_BOUNCES;
+    for (int i = 0; i < o->n; i++)
+        if (i != o->me && !coll_finished(g, i, last)) return NULL;
+    return (char *)g->bounce + (o->seq % COLL_BOUNCES) * COLL_BOUNCE;
 }
 
 /* --- Layouts: buffers as peers see them ---------------------------------------------- */

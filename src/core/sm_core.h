@@ -32,13 +32,17 @@
 /* Engine areas: fixed places in every rank's control region that an engine
  * may lay out as it likes (rings, flags, locks). Zero when the job starts. */
 enum sm_area {
-    SM_AREA_P2P, SM_AREA_COLL, SM_AREA_RMA,
+    SM_AREA_P2P, SM_AREA_RMA,
     SM_AREA_MPI,                 /* the MPI binding's (dynamic processes: ports, names) */
+    SM_AREA_COLL,                /* last: larger than the others (SM_AREA_COLL_SIZE) */
     SM_AREA_COUNT
 };
 #define SM_AREA_OFF  (1ULL << 20)
 #define SM_AREA_SIZE (4ULL << 20)
-_Static_assert(SM_AREA_OFF + SM_AREA_COUNT * SM_AREA_SIZE <= SM_CTRL_SIZE, "areas fit");
+/* The collective records of every group a rank may belong to; untouched
+ * pages of the control region cost nothing. */
+#define SM_AREA_COLL_SIZE (12ULL << 20)
+_Static_assert(SM_AREA_OFF + SM_AREA_COLL * SM_AREA_SIZE + SM_AREA_COLL_SIZE <= SM_CTRL_SIZE, "areas fit");
 
 /* The staged copy path: an initiator asks the owner's service thread to copy
  * between the owner's private memory and a global (exposed) buffer. */
