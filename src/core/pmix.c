@@ -155,10 +155,26 @@ static sm_status_t find_node(int size, int *local, int *nlocal, char *node, size
         snprintf(node, nodelen, "v%d", first / (int)k);
         return SM_OK;
     }
+    /* The node is named in the query: without it, PMIx answers for the
+     * node whose name is this machine's hostname, which is another node's
+     * when nodes share a hostname (Open MPI 4.1's mpirun on the first host,
+     * network namespaces). */
+    uint32_t id;
+    bool have_id = get_u32((int)me.rank, PMIX_NODEID, &id) == SM_OK;
     pmix_proc_t p;
     PMIX_LOAD_PROCID(&p, me.nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *v = NULL;
-    int rc = PMIx_Get(&p, PMIX_LOCAL_PEERS, NULL, 0, &v);
+    int rc = PMIX_ERR_NOT_FOUND;
+    if (have_id) {
+        pmix_info_t q[2];
+        bool yes = true;
+        PMIX_INFO_LOAD(&q[0], PMIX_NODE_INFO, &yes, PMIX_BOOL);
+        PMIX_INFO_LOAD(&q[1], PMIX_NODEID, &id, PMIX_UINT32);
+        rc = PMIx_Get(&p, PMIX_LOCAL_PEERS, q, 2, &v);
+        PMIX_INFO_DESTRUCT(&q[0]);
+        PMIX_INFO_DESTRUCT(&q[1]);
+    }
+    if (rc != PMIX_SUCCESS) rc = PMIx_Get(&p, PMIX_LOCAL_PEERS, NULL, 0, &v);   /* a launcher without node ids */
     if (rc != PMIX_SUCCESS) return pmix_fail("PMIx_Get(" PMIX_LOCAL_PEERS ")", rc);
     if (v->type != PMIX_STRING || !v->data.string) {
         PMIX_VALUE_RELEASE(v);
@@ -182,8 +198,7 @@ static sm_status_t find_node(int size, int *local, int *nlocal, char *node, size
     for (int r = 0; r < size; r++)
         if (seen[r]) local[(*nlocal)++] = r;
     if (!seen[me.rank]) return sm_fail(SM_ERR_STATE, "PMIx_Get(" PMIX_LOCAL_PEERS "): this rank is not in its node's list");
-    uint32_t id;
-    if (get_u32((int)me.rank, PMIX_NODEID, &id) == SM_OK) snprintf(node, nodelen, "n%u", id);
+    if (have_id) snprintf(node, nodelen, "n%u", id);
     else gethostname(node, nodelen - 1);
     return SM_OK;
 }
