@@ -28,8 +28,8 @@ done
 mpirun=$1 per=$2
 shift 2
 
-[ "$(id -u)" = 0 ] || { echo "skipped: network namespaces need root"; exit 77; }
 command -v ip >/dev/null 2>&1 || { echo "skipped: no ip(8) (iproute2)"; exit 77; }
+[ "$(id -u 2>/dev/null)" = 0 ] || { echo "skipped: network namespaces need root"; exit 77; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 tag=sm$$
