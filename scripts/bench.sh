@@ -5,7 +5,7 @@
 #                                        tables in the terminal, report and plots in ./smbench-DATE/
 #   scripts/bench.sh --report [options]  the full run (2, 4 and 8 ranks; 0.03 s per size, 5 rounds,
 #                                        then more for noisy rows until 14 minutes have passed: about
-#                                        20 minutes on 2 cores) that docs/PERFORMANCE.md and docs/perf/ hold
+#                                        25 minutes on 2 cores, the offnode suite included) that docs/PERFORMANCE.md and docs/perf/ hold
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh >/dev/null
@@ -24,7 +24,7 @@ if [ "${1:-}" = --report ]; then
     echo "# Performance"
     echo
     echo "Regenerate with \`scripts/bench.sh --report\` (runs \`tools/smbench --ranks 2,4,8 --seconds 0.03 --timeout 180 --time-limit 14 --out docs/perf\`,"
-    echo "about 20 minutes on 2 cores;"
+    echo "about 25 minutes on 2 cores, the offnode suite (smartmap between fake nodes against Open MPI's pml/ucx) included;"
     echo "\`scripts/bench.sh\` alone is the one-minute look). The plots and every sample (\`results.json\`,"
     echo "for \`tools/smbench compare\`) are in [perf/](perf/); how the figures are measured and how far"
     echo "to trust a ratio: \"Method\" below."

@@ -505,7 +505,7 @@ static sm_status_t join_node(void)
     sm_core.world_size = sm_core.size;
     size_t beyond = (size_t)(SM_NMAX - sm_core.size) << SM_SLOT_SHIFT;
     if (beyond) munmap((void *)sm_slot_base(sm_core.size), beyond);
-    sm_core.oversubscribed = sm_core.nlocal > sysconf(_SC_NPROCESSORS_ONLN);
+    /* (sm_pmix_join set oversubscribed: the ranks on this machine) */
     /* A job spanning nodes: the engines reach off-node ranks their own way
      * or refuse (sm_one_node); the core's direct paths refuse them. */
     return SM_OK;

@@ -142,29 +142,35 @@ static sm_status_t get_u32(int rank, const char *key, uint32_t *out)
     return st;
 }
 
-/* The ranks on the caller's node into local[] (ascending), and the node's
- * name for the socket. SMARTMAP_NODE_SIZE=k makes every k consecutive ranks
- * a node of their own, so that a job on one machine has several. */
-static sm_status_t find_node(int size, int *local, int *nlocal, char *node, size_t nodelen)
+/* The ranks PMIx places on the caller's machine, into seen[], and the
+ * node's id if the launcher gives one. */
+static sm_status_t machine_peers(int size, bool seen[SM_NMAX], bool *have_id, uint32_t *id)
 {
-    uint64_t k = sm_setting(SM_SET_NODE_SIZE);
-    if (k) {
-        int first = (int)((uint64_t)me.rank / k * k);
-        *nlocal = 0;
-        for (int r = first; r < size && (uint64_t)(r - first) < k; r++) local[(*nlocal)++] = r;
-        snprintf(node, nodelen, "v%d", first / (int)k);
-        return SM_OK;
-    }
+    /* The node is named in the query: without it, PMIx answers for the
+     * node whose name is this machine's hostname, which is another node's
+     * when nodes share a hostname (Open MPI 4.1's mpirun on the first host,
+     * network namespaces). */
+    *have_id = get_u32((int)me.rank, PMIX_NODEID, id) == SM_OK;
     pmix_proc_t p;
     PMIX_LOAD_PROCID(&p, me.nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *v = NULL;
-    int rc = PMIx_Get(&p, PMIX_LOCAL_PEERS, NULL, 0, &v);
+    int rc = PMIX_ERR_NOT_FOUND;
+    if (*have_id) {
+        pmix_info_t q[2];
+        bool yes = true;
+        PMIX_INFO_LOAD(&q[0], PMIX_NODE_INFO, &yes, PMIX_BOOL);
+        PMIX_INFO_LOAD(&q[1], PMIX_NODEID, id, PMIX_UINT32);
+        rc = PMIx_Get(&p, PMIX_LOCAL_PEERS, q, 2, &v);
+        PMIX_INFO_DESTRUCT(&q[0]);
+        PMIX_INFO_DESTRUCT(&q[1]);
+    }
+    if (rc != PMIX_SUCCESS) rc = PMIx_Get(&p, PMIX_LOCAL_PEERS, NULL, 0, &v);   /* a launcher without node ids */
     if (rc != PMIX_SUCCESS) return pmix_fail("PMIx_Get(" PMIX_LOCAL_PEERS ")", rc);
     if (v->type != PMIX_STRING || !v->data.string) {
         PMIX_VALUE_RELEASE(v);
         return sm_fail(SM_ERR_STATE, "PMIx_Get(" PMIX_LOCAL_PEERS "): not a list of ranks");
     }
-    bool seen[SM_NMAX] = { false };
+    memset(seen, 0, SM_NMAX * sizeof *seen);
     const char *s = v->data.string;
     while (*s) {
         char *end;
@@ -178,12 +184,35 @@ static sm_status_t find_node(int size, int *local, int *nlocal, char *node, size
         if (*end && *end != ',') break;
     }
     PMIX_VALUE_RELEASE(v);
+    if (!seen[me.rank]) return sm_fail(SM_ERR_STATE, "PMIx_Get(" PMIX_LOCAL_PEERS "): this rank is not in its node's list");
+    return SM_OK;
+}
+
+/* The ranks on the caller's node into local[] (ascending), the node's name
+ * for the socket, and how many ranks share this machine (for
+ * oversubscribed). SMARTMAP_NODE_SIZE=k makes every k consecutive ranks a
+ * node of their own, so that a job on one machine has several. */
+static sm_status_t find_node(int size, int *local, int *nlocal, char *node, size_t nodelen, int *on_machine)
+{
+    bool seen[SM_NMAX], have_id;
+    uint32_t id;
+    sm_status_t st = machine_peers(size, seen, &have_id, &id);
+    *on_machine = 0;
+    for (int r = 0; r < size; r++) *on_machine += seen[r];
+    uint64_t k = sm_setting(SM_SET_NODE_SIZE);
+    if (k) {
+        if (st) *on_machine = size;     /* the fake nodes' machines unknown: assume one */
+        int first = (int)((uint64_t)me.rank / k * k);
+        *nlocal = 0;
+        for (int r = first; r < size && (uint64_t)(r - first) < k; r++) local[(*nlocal)++] = r;
+        snprintf(node, nodelen, "v%d", first / (int)k);
+        return SM_OK;
+    }
+    if (st) return st;
     *nlocal = 0;
     for (int r = 0; r < size; r++)
         if (seen[r]) local[(*nlocal)++] = r;
-    if (!seen[me.rank]) return sm_fail(SM_ERR_STATE, "PMIx_Get(" PMIX_LOCAL_PEERS "): this rank is not in its node's list");
-    uint32_t id;
-    if (get_u32((int)me.rank, PMIX_NODEID, &id) == SM_OK) snprintf(node, nodelen, "n%u", id);
+    if (have_id) snprintf(node, nodelen, "n%u", id);
     else gethostname(node, nodelen - 1);
     return SM_OK;
 }
@@ -350,9 +379,9 @@ sm_status_t sm_pmix_join(int fd[SM_NMAX])
     if (st) return st;
     if (size > SM_NMAX || (int)size <= sm_core.rank)
         return sm_fail(SM_ERR_STATE, "the job has %u ranks; smartmap jobs have at most %d", size, SM_NMAX);
-    int local[SM_NMAX], nlocal = 0;
+    int local[SM_NMAX], nlocal = 0, on_machine = 0;
     char node[64] = "";
-    if ((st = find_node((int)size, local, &nlocal, node, sizeof node))) return st;
+    if ((st = find_node((int)size, local, &nlocal, node, sizeof node, &on_machine))) return st;
 
     /* The node's socket is listening before anyone can look for it. */
     struct sockaddr_un a;
@@ -383,6 +412,8 @@ sm_status_t sm_pmix_join(int fd[SM_NMAX])
     memset(sm_core.local, 0, sizeof sm_core.local);
     for (int i = 0; i < nlocal; i++) sm_core.local[local[i] / 64] |= 1ULL << (local[i] % 64);
     sm_core.nlocal = nlocal;
+    /* Ranks of other fake nodes (SMARTMAP_NODE_SIZE) share the CPUs too. */
+    sm_core.oversubscribed = on_machine > sysconf(_SC_NPROCESSORS_ONLN);
     /* Programs this rank starts inherit PMIX_*: they are not the rank. */
     char pid[16];
     snprintf(pid, sizeof pid, "%d", (int)getpid());

@@ -270,7 +270,8 @@ bool sm_pmix_available(void);
 void sm_pmix_norandomize(void);
 /* After the rank's own slot is up: PMIx_Init, the job's size and node, and
  * the node's memfds exchanged into fd[] (all -1 on entry): fd[r] >= 0 for
- * every other rank on the node (the caller maps and closes them). Sets size, nlocal and local. */
+ * every other rank on the node (the caller maps and closes them). Sets size, nlocal, local and
+ * oversubscribed (from the ranks on this machine, fake nodes included). */
 sm_status_t sm_pmix_join(int fd[SM_NMAX]);
 /* A PMIx fence over the whole job, data collected. */
 sm_status_t sm_pmix_fence(void);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of tools/smbench: test_smbench.py quick|shmem|coll|rma|failure|compare|stats SMBENCH BUILD_DIR WORK_DIR.
+"""Tests of tools/smbench: test_smbench.py quick|shmem|coll|rma|failure|compare|stats|offnode SMBENCH BUILD_DIR WORK_DIR.
 Checks files, rows, messages, exit codes and the statistics; never timings."""
 import importlib.machinery, json, os, re, shutil, subprocess, sys, types
 
@@ -223,6 +223,26 @@ elif test == "stats":
     samples, _ = r.run()
     check(len([x for x in samples if x["size"] == 8 and x["impl"] == "smartmap"]) == 3 and r.cut == ["fake, 2 ranks"],
           "the time limit stops the adaptive rounds and says where: %s" % r.cut)
+elif test == "offnode":
+    # smartmap over UCX between fake nodes against Open MPI's pml/ucx, both under mpirun
+    if "openmpi" not in mpis():
+        print("skipped: the offnode suite needs Open MPI (mpicc.openmpi, mpirun.openmpi)")
+        sys.exit(77)
+    r, data, report, out = quick_run("offnode")
+    check(not data["failures"], "no failures: %s" % [(f["impl"], f["benchmark"], f["reason"]) for f in data["failures"]])
+    for impl in ("smartmap", "openmpi"):
+        for m in ("off_pp_lat", "off_pp_bw", "off_pp_bibw"):
+            check(has(data, m, impl, {8, 1024}), "%s under %s" % (m, impl))
+        for m in ("off_msgrate", "off_msgrate_reply"):
+            check(has(data, m, impl, {8}), "%s under %s" % (m, impl))
+        for shape in ("2x2", "4x1"):
+            for op in ("allreduce", "bcast"):
+                check(has(data, "off_%s_%s" % (op, shape), impl, {8, 1024}), "%s on %s under %s" % (op, shape, impl))
+    check({(s["metric"], s["ranks"]) for s in data["samples"] if s["metric"].startswith("off_pp")} ==
+          {(m, 2) for m in ("off_pp_lat", "off_pp_bw", "off_pp_bibw")}, "point-to-point on 2 ranks")
+    check(re.search(r"\| between nodes .*more than 10% \| \d+ of \d+ cases worse", report), "the headline row")
+    check("pml_ucx_tls any" in report and "SMARTMAP_NODE_SIZE" in report, "report says how both sides ran")
+    plotted(out, report, ("offnode",))
 else:
     sys.exit("test_smbench.py: unknown test %r" % test)
 print("FAILED: %d check(s)" % len(fails) if fails else "ok")
