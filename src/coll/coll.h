@@ -124,6 +124,8 @@ struct coll_group {
     int       aset;             /* active sets: where the barrier lives (first member's area) */
     struct p2p_comm *net;       /* the group spans nodes: its collectives go over point-to-point
                                  * on this communicator (span.c); NULL on one node */
+    struct coll_hier *hier;     /* spanning: its node's group and the leaders' (hier.c), made at its
+                                 * first blocking collective; freed with g (not with a copy of g) */
 };
 
 /* Create g over members m (m->me < 0, or m NULL: the caller is not a member

@@ -613,7 +613,7 @@ void coll_wait(bool (*cond)(void *), void *arg)
 
 sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)
 {
-    if (SM_UNLIKELY(g->net != NULL)) return coll_span_run(g, a);
+    if (SM_UNLIKELY(g->net != NULL)) return coll_hier_run(g, a);
     struct coll_op o;
     sm_status_t st = coll_op_init(&o, g, a);
     return st ? st : coll_launch(&o, true);
