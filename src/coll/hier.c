@@ -5,9 +5,10 @@
  * point-to-point (span.c's rounds, on a group of the leaders), so a
  * collective costs a message or two between nodes instead of one per pair
  * of members. Both groups are made at the first blocking collective on the
- * group and kept on it (coll_group.hier). What does not fit (alltoall, the
- * rooted v kinds, user operations over nodes whose members are not
- * consecutive, every node holding one member) stays on span.c. */
+ * group and kept on it (coll_group.hier). What does not fit stays on
+ * span.c: the all-to-all kinds, user operations and scans over nodes whose
+ * members are not consecutive in the group, every node holding one member,
+ * and the nonblocking collectives. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,9 +409,11 @@ static sm_status_t h_allgather(struct coll_group *g, struct coll_hier *h, const 
     return st;
 }
 
-/* Nodes consecutive, in order: each node's scan, then a chain between the
- * nodes' last members carries the prefix of the nodes before (P), which
- * each node's last member broadcasts and every member puts on the left. */
+/* Nodes consecutive, in order: each node's scan; then a chain carries the
+ * prefix of the nodes before (P) from node k - 1's last member to node k's
+ * first, which sends it on to the others in its node, where every member
+ * puts it on the left of its own result. A member waits only for members before it
+ * (a small scan completes before the next rank calls it, as on one node). */
 static sm_status_t h_scan(struct coll_group *g, struct coll_hier *h, const struct coll_args *a)
 {
     int me = g->m.me, k = h->mynode, K = h->nnodes, nk = h->nsize[k], li = h->node_idx[me];
@@ -418,8 +421,8 @@ static sm_status_t h_scan(struct coll_group *g, struct coll_hier *h, const struc
     const struct coll_buf sb = inpl ? a->dst : a->src;
     const struct dt_type *t = sb.type;
     size_t count = sb.count, bytes = count * tsize(t);
-    void *m1 = NULL, *m2 = NULL;
-    char *P = NULL, *x = NULL;
+    void *m1 = NULL, *m2 = NULL, *m3 = NULL;
+    char *P = NULL, *x = NULL, *T = NULL;
     sm_status_t st = SM_OK;
     if (k > 0 && !(P = tmp_like(t, count, &m1))) st = sm_fail(SM_ERR_NOMEM, "no memory for a scan's prefix");
     /* the exscan's chain needs the last member's own value after its node's exscan overwrote it */
@@ -429,35 +432,189 @@ static sm_status_t h_scan(struct coll_group *g, struct coll_hier *h, const struc
     }
     struct coll_args ns = { .kind = a->kind, .red = a->red, .src = a->src, .dst = a->dst };
     if (!st) st = node_run(h, &ns);
-    if (!st && last) {
-        if (k > 0) st = xfer(g, false, P, bytes, t, last_of(h, k - 1));
-        if (!st && k < K - 1) {
-            /* P(k+1) = P(k) op T(k), T(k) the node's total: the scan's
-             * result here, or the exscan's op this member's own value */
-            void *m3 = NULL;
-            char *T = tmp_like(t, count, &m3);
-            if (!T) st = sm_fail(SM_ERR_NOMEM, "no memory for a scan");
-            else {
-                if (!ex) dt_copy(T, t, a->dst.base, t, 0, bytes);
-                else {
-                    dt_copy(T, t, x, t, 0, bytes);
-                    if (nk > 1) st = combine_left(&a->red, a->dst.base, T, t, count);
-                }
-                if (!st && k > 0) st = combine_left(&a->red, P, T, t, count);
-                if (!st) st = xfer(g, true, T, bytes, t, last_of(h, k + 1));
-            }
-            free(m3);
-        }
-    }
     if (!st && k > 0) {
-        struct coll_args b = { .kind = COLL_BCAST, .root = nk - 1, .dst = { .base = P, .count = count, .type = t } };
-        st = node_run(h, &b);
+        /* from the first member to the others by messages in the node: a
+         * broadcast's root would wait for the next member's record */
+        if (li == 0) {
+            st = xfer(g, false, P, bytes, t, last_of(h, k - 1));
+            for (int i = 1; i < nk && !st; i++) st = xfer(g, true, P, bytes, t, h->members[h->first[k] + i]);
+        } else {
+            st = xfer(g, false, P, bytes, t, leader_of(h, k));
+        }
         if (!st) {
-            if (ex && li == 0) dt_copy(a->dst.base, a->dst.type, P, t, 0, bytes);
+            if (ex && li == 0) dt_copy(a->dst.base, t, P, t, 0, bytes);
             else st = combine_left(&a->red, P, a->dst.base, t, count);
         }
     }
-    free(m1), free(m2);
+    if (!st && last && k < K - 1) {
+        /* P(k + 1): the scan's result here, or the exscan's op this member's own value */
+        if (!(T = tmp_like(t, count, &m3))) st = sm_fail(SM_ERR_NOMEM, "no memory for a scan");
+        else if (!ex) dt_copy(T, t, a->dst.base, t, 0, bytes);
+        else {
+            dt_copy(T, t, x, t, 0, bytes);
+            if (k > 0 || nk > 1) st = combine_left(&a->red, a->dst.base, T, t, count);
+        }
+        if (!st) st = xfer(g, true, T, bytes, t, leader_of(h, k + 1));
+    }
+    free(m1), free(m2), free(m3);
+    return st;
+}
+
+/* Rooted gathers and scatters, v or not (a member that is not the root
+ * cannot tell): the members' sizes are gathered at each leader on the
+ * node, and the root tells its leader every node's total; the data then
+ * travels as packed streams, node by node in one block per node between
+ * leaders, and the root's leader hands the whole to the root (or takes it
+ * from it) within their node. */
+struct rooted {
+    uint64_t *nsz;              /* leader: its node's members' bytes, in node order */
+    uint64_t *tot;              /* the root's node's leader and the root: bytes per node */
+    size_t *noff;               /* ... where each node's block starts (K + 1) */
+    int *nc, *lc;               /* the same as int counts and displacements (node, leaders) */
+};
+
+static void rooted_free(struct rooted *x) { free(x->nsz), free(x->tot), free(x->noff), free(x->nc), free(x->lc); }
+
+/* Everything above, from this member's bytes (mine) and, at the root, each member's (blocks of b). */
+static sm_status_t rooted_sizes(struct coll_group *g, struct coll_hier *h, int root, uint64_t mine,
+                                const struct coll_buf *b, struct rooted *x)
+{
+    int me = g->m.me, K = h->nnodes, k = h->mynode, nk = h->nsize[k], R = h->node_of[root];
+    memset(x, 0, sizeof *x);
+    x->nsz = malloc(sizeof *x->nsz * (size_t)nk), x->tot = malloc(sizeof *x->tot * (size_t)K);
+    x->noff = malloc(sizeof *x->noff * ((size_t)K + 1));
+    x->nc = malloc(sizeof(int) * 2 * (size_t)nk), x->lc = malloc(sizeof(int) * 2 * (size_t)K);
+    if (!x->nsz || !x->tot || !x->noff || !x->nc || !x->lc) return sm_fail(SM_ERR_NOMEM, "no memory for a collective of %d", g->m.size);
+    struct coll_args sa = { .kind = COLL_GATHER, .root = 0, .src = { .base = &mine, .count = sizeof mine },
+                            .dst = { .base = x->nsz, .count = sizeof mine } };
+    sm_status_t st = node_run(h, &sa);
+    if (st) return st;
+    if (me == root) {
+        for (int q = 0; q < K; q++) {
+            x->tot[q] = 0;
+            for (int i = 0; i < h->nsize[q]; i++) {
+                const struct dt_type *t;
+                size_t n;
+                blk(b, h->members[h->first[q] + i], &t, &n);
+                x->tot[q] += n;
+            }
+        }
+    }
+    if (h->mynode == R && h->node_idx[root] != 0) {
+        struct coll_args ta = { .kind = COLL_BCAST, .root = h->node_idx[root], .dst = { .base = x->tot, .count = sizeof *x->tot * (size_t)K } };
+        if ((st = node_run(h, &ta))) return st;
+    }
+    if (me == root || (h->mynode == R && is_leader(h))) {
+        x->noff[0] = 0;
+        for (int q = 0; q < K; q++) x->noff[q + 1] = x->noff[q] + x->tot[q];
+        if (x->noff[K] > INT_MAX) return sm_fail(SM_ERR_ARG, "a gather or scatter of more than %d bytes across nodes", INT_MAX);
+        for (int q = 0; q < K; q++) x->lc[q] = (int)x->tot[q], x->lc[K + q] = (int)x->noff[q];
+    }
+    if (is_leader(h)) {
+        size_t o = 0;
+        for (int i = 0; i < nk; i++) x->nc[i] = (int)x->nsz[i], x->nc[nk + i] = (int)o, o += x->nsz[i];
+        if (o > INT_MAX) return sm_fail(SM_ERR_ARG, "a gather or scatter of more than %d bytes across nodes", INT_MAX);
+        x->noff[K] = h->mynode == R ? x->noff[K] : o;      /* elsewhere: this node's block */
+    }
+    return SM_OK;
+}
+
+static sm_status_t h_gather(struct coll_group *g, struct coll_hier *h, const struct coll_args *a)
+{
+    int me = g->m.me, root = a->root, R = h->node_of[root], k = h->mynode, K = h->nnodes;
+    bool inpl = me == root && a->src.base == COLL_IN_PLACE;
+    struct coll_buf sb = a->src;
+    const struct dt_type *t;
+    size_t mine;
+    if (inpl) {
+        void *p = blk(&a->dst, me, &t, &mine);
+        sb = (struct coll_buf){ .base = p, .count = t ? mine / t->size : mine, .type = t };
+    } else {
+        mine = sb.count * tsize(sb.type);
+    }
+    struct rooted x;
+    char *buf = NULL;
+    sm_status_t st = rooted_sizes(g, h, root, mine, &a->dst, &x);
+    /* the node's block at its leader: in place in the whole at the root's node's leader */
+    size_t whole = !st && (is_leader(h) || me == root) ? x.noff[K] : 0;
+    if (!st && whole && !(buf = malloc(whole))) st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", whole);
+    if (!st) {
+        struct coll_args ga = { .kind = COLL_GATHER, .root = 0, .src = sb };
+        if (is_leader(h)) ga.dst = (struct coll_buf){ .base = buf + (k == R ? x.noff[k] : 0), .counts = x.nc, .displs = x.nc + h->nsize[k] };
+        st = node_run(h, &ga);
+    }
+    if (!st && is_leader(h)) {
+        struct coll_args la = { .kind = COLL_GATHER, .root = R };
+        if (k == R) la.src.base = COLL_IN_PLACE, la.dst = (struct coll_buf){ .base = buf, .counts = x.lc, .displs = x.lc + K };
+        else la.src = (struct coll_buf){ .base = buf, .count = x.noff[K] };
+        st = lead_run(h, &la);
+        if (!st && k == R && me != root) st = xfer(g, true, buf, x.noff[K], NULL, root);
+    } else if (!st && me == root) {
+        st = xfer(g, false, buf, x.noff[K], NULL, leader_of(h, R));
+    }
+    if (!st && me == root) {
+        for (int q = 0; q < K; q++) {
+            size_t o = x.noff[q];
+            for (int i = 0; i < h->nsize[q]; i++) {
+                int j = h->members[h->first[q] + i];
+                size_t n;
+                void *p = blk(&a->dst, j, &t, &n);
+                if (n && !(j == me && inpl)) dt_copy(p, t, buf + o, NULL, 0, n);
+                o += n;
+            }
+        }
+    }
+    free(buf);
+    rooted_free(&x);
+    return st;
+}
+
+static sm_status_t h_scatter(struct coll_group *g, struct coll_hier *h, const struct coll_args *a)
+{
+    int me = g->m.me, root = a->root, R = h->node_of[root], k = h->mynode, K = h->nnodes;
+    bool inpl = me == root && a->dst.base == COLL_IN_PLACE;
+    struct coll_buf db = a->dst;
+    const struct dt_type *t;
+    size_t mine;
+    void *scratch = NULL;
+    if (inpl) blk(&a->src, me, &t, &mine);
+    else mine = db.count * tsize(db.type);
+    struct rooted x;
+    char *buf = NULL;
+    sm_status_t st = rooted_sizes(g, h, root, mine, &a->src, &x);
+    size_t whole = !st && (is_leader(h) || me == root) ? x.noff[K] : 0;
+    if (!st && whole && !(buf = malloc(whole))) st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", whole);
+    if (!st && me == root) {
+        for (int q = 0; q < K; q++) {
+            size_t o = x.noff[q];
+            for (int i = 0; i < h->nsize[q]; i++) {
+                size_t n;
+                void *p = blk(&a->src, h->members[h->first[q] + i], &t, &n);
+                if (n) dt_copy(buf + o, NULL, p, t, 0, n);
+                o += n;
+            }
+        }
+        if (!is_leader(h)) st = xfer(g, true, buf, x.noff[K], NULL, leader_of(h, R));
+    } else if (!st && k == R && is_leader(h)) {
+        st = xfer(g, false, buf, x.noff[K], NULL, root);
+    }
+    if (!st && is_leader(h)) {
+        struct coll_args la = { .kind = COLL_SCATTER, .root = R };
+        if (k == R) la.dst.base = COLL_IN_PLACE, la.src = (struct coll_buf){ .base = buf, .counts = x.lc, .displs = x.lc + K };
+        else la.dst = (struct coll_buf){ .base = buf, .count = x.noff[K] };
+        st = lead_run(h, &la);
+    }
+    if (!st) {
+        struct coll_args sa = { .kind = COLL_SCATTER, .root = 0, .dst = db };
+        if (is_leader(h)) sa.src = (struct coll_buf){ .base = buf + (k == R ? x.noff[k] : 0), .counts = x.nc, .displs = x.nc + h->nsize[k] };
+        if (inpl && !is_leader(h)) {        /* the root's block stays in its source: it takes its copy aside */
+            if (!(scratch = malloc(mine ? mine : 1))) st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", mine);
+            sa.dst = (struct coll_buf){ .base = scratch, .count = mine };
+        }
+        if (!st) st = node_run(h, &sa);
+    }
+    free(scratch), free(buf);
+    rooted_free(&x);
     return st;
 }
 
@@ -468,13 +625,14 @@ sm_status_t coll_hier_run(struct coll_group *g, const struct coll_args *a)
     if (g->num < 0 || g->m.me < 0) return coll_span_run(g, a);
     switch (a->kind) {      /* what stays direct, decided alike in every member */
     case COLL_BARRIER: case COLL_BCAST: case COLL_REDUCE: case COLL_ALLREDUCE: case COLL_ALLGATHER:
-    case COLL_REDUCE_SCATTER: case COLL_SCAN: case COLL_EXSCAN:
+    case COLL_REDUCE_SCATTER: case COLL_SCAN: case COLL_EXSCAN: case COLL_GATHER: case COLL_SCATTER:
         break;
     default:
         return coll_span_run(g, a);
     }
     if (a->kind == COLL_BCAST && a->src.base && a->src.base != COLL_IN_PLACE) return coll_span_run(g, a);
-    if ((a->kind == COLL_BCAST || a->kind == COLL_REDUCE) && (unsigned)a->root >= (unsigned)g->m.size)
+    if ((a->kind == COLL_BCAST || a->kind == COLL_REDUCE || a->kind == COLL_GATHER || a->kind == COLL_SCATTER) &&
+        (unsigned)a->root >= (unsigned)g->m.size)
         return coll_span_run(g, a);     /* it says why */
     if (!g->hier) {
         sm_status_t st = build(g);
@@ -493,6 +651,8 @@ sm_status_t coll_hier_run(struct coll_group *g, const struct coll_args *a)
     case COLL_ALLREDUCE: return h_allreduce(h, a);
     case COLL_REDUCE_SCATTER: return h_reduce_scatter(g, h, a);
     case COLL_ALLGATHER: return h_allgather(g, h, a);
+    case COLL_GATHER: return h_gather(g, h, a);
+    case COLL_SCATTER: return h_scatter(g, h, a);
     default: return h_scan(g, h, a);
     }
 }

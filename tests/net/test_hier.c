@@ -107,7 +107,35 @@ static void rooted(MPI_Comm c, int r, int s)
             for (int i = 0; i < s; i++) CHECK(all[2 * i] == i && all[2 * i + 1] == 1000 + i, "gather to %d: %d", root, i);
         OK(MPI_Scatter(all, 2, MPI_INT, got2, 2, MPI_INT, root, c));
         CHECK(got2[0] == r && got2[1] == 1000 + r, "scatter from %d", root);
+        /* in place at the root, both ways */
+        if (r == root) {
+            OK(MPI_Scatter(all, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, root, c));
+            for (int i = 0; i < 2 * s; i++) all[i] = i / 2 == r ? all[i] : -1;
+            OK(MPI_Gather(MPI_IN_PLACE, 2, MPI_INT, all, 2, MPI_INT, root, c));
+            for (int i = 0; i < s; i++) CHECK(all[2 * i] == i && all[2 * i + 1] == 1000 + i, "gather in place to %d: %d", root, i);
+        } else {
+            OK(MPI_Scatter(NULL, 0, MPI_INT, got2, 2, MPI_INT, root, c));
+            CHECK(got2[0] == r && got2[1] == 1000 + r, "scatter in place from %d", root);
+            OK(MPI_Gather(got2, 2, MPI_INT, NULL, 0, MPI_INT, root, c));
+        }
         free(all);
+        /* the v forms: rank i's i % 3 + 1 ints, with gaps, into a vector type at the root */
+        int *cnt = malloc(sizeof(int) * 2 * (size_t)s), *dis = cnt + s, tot = 0, sv[3], rv[3];
+        for (int i = 0; i < s; i++) cnt[i] = i % 3 + 1, dis[i] = tot + 1, tot += cnt[i] + 1;
+        int *gv = malloc(sizeof(int) * (size_t)tot);
+        for (int k = 0; k < 3; k++) sv[k] = r * 10 + k + root;
+        for (int i = 0; i < tot; i++) gv[i] = HOLE;
+        OK(MPI_Gatherv(sv, cnt[r], MPI_INT, gv, cnt, dis, MPI_INT, root, c));
+        if (r == root)
+            for (int i = 0; i < s; i++) {
+                CHECK(gv[dis[i] - 1] == HOLE, "gatherv: a gap written");
+                for (int k = 0; k < cnt[i]; k++) CHECK(gv[dis[i] + k] == i * 10 + k + root, "gatherv to %d: %d.%d", root, i, k);
+            }
+        for (int k = 0; k < 3; k++) rv[k] = -1;
+        OK(MPI_Scatterv(gv, cnt, dis, MPI_INT, rv, cnt[r], MPI_INT, root, c));
+        for (int k = 0; k < cnt[r]; k++) CHECK(rv[k] == r * 10 + k + root, "scatterv from %d: [%d] %d", root, k, rv[k]);
+        CHECK(cnt[r] == 3 || rv[cnt[r]] == -1, "scatterv wrote past its block");
+        free(gv), free(cnt);
     }
 }
 
