@@ -142,6 +142,7 @@ sm_status_t coll_span_attach(struct coll_group *g);        /* g (numbered) spans
 sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a);
 sm_status_t coll_span_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx);
 void coll_span_progress(void);
+bool coll_threaded(void);                                  /* coll_threads was called: lists under locks */
 bool coll_span_busy(void);
 /* hier.c: the blocking ones hierarchically (the node's engine, leaders over
  * span.c), or on span.c where that does not fit; and what g->hier holds. */

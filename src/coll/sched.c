@@ -362,6 +362,7 @@ static struct {
 static bool poll_p2p;
 
 void coll_threads(void) { L.mt = true; }
+bool coll_threaded(void) { return L.mt; }
 static void list_lock(void) { if (SM_UNLIKELY(L.mt)) pthread_mutex_lock(&L.lock); }
 static void list_unlock(void) { if (SM_UNLIKELY(L.mt)) pthread_mutex_unlock(&L.lock); }
 
