@@ -240,11 +240,37 @@ static void everyone(MPI_Comm c, int r, int s)
     if (r > 0) check_aff(a, 0, r - 1, 3, 3, "exscan in place (holes)");
 }
 
+/* Large ones: rendezvous between nodes, the engine's sliced paths in them. */
+static void large(MPI_Comm c, int r, int s)
+{
+    enum { N = 150000 };
+    int *v = malloc(sizeof(int) * N), *w = malloc(sizeof(int) * N), *g = malloc(sizeof(int) * (size_t)s * N / 8);
+    for (int i = 0; i < N; i++) v[i] = r + i % 1000;
+    OK(MPI_Allreduce(v, w, N, MPI_INT, MPI_SUM, c));
+    for (int i = 0; i < N; i++) CHECK(w[i] == s * (s - 1) / 2 + s * (i % 1000), "large allreduce [%d] %d", i, w[i]);
+    OK(MPI_Scan(v, w, N, MPI_INT, MPI_SUM, c));
+    for (int i = 0; i < N; i++) CHECK(w[i] == r * (r + 1) / 2 + (r + 1) * (i % 1000), "large scan [%d] %d", i, w[i]);
+    for (int i = 0; i < N; i++) w[i] = r == s - 1 ? i * 3 : -1;
+    OK(MPI_Bcast(w, N, MPI_INT, s - 1, c));
+    for (int i = 0; i < N; i++) CHECK(w[i] == i * 3, "large bcast [%d] %d", i, w[i]);
+    OK(MPI_Allgather(v, N / 8, MPI_INT, g, N / 8, MPI_INT, c));
+    for (int j = 0; j < s; j++)
+        for (int i = 0; i < N / 8; i++) CHECK(g[j * (N / 8) + i] == j + i % 1000, "large allgather %d.%d", j, i);
+    int *p = malloc(sizeof(int) * 2 * 20000), *q = malloc(sizeof(int) * 2 * 20000);
+    put_aff(p, r, 20000, 2);
+    OK(MPI_Allreduce(p, q, 20000, pair, aff, c));
+    check_aff(q, 0, s - 1, 20000, 2, "large allreduce (pairs)");
+    OK(MPI_Reduce(p, q, 20000, pair, aff, 0, c));
+    if (r == 0) check_aff(q, 0, s - 1, 20000, 2, "large reduce (pairs)");
+    free(v), free(w), free(g), free(p), free(q);
+}
+
 static void check_comm(MPI_Comm c)
 {
     int r, s;
     MPI_Comm_rank(c, &r);
     MPI_Comm_size(c, &s);
+    large(c, r, s);
     everyone(c, r, s);
     rooted(c, r, s);
     everyone(c, r, s);          /* again: the groups made at the first call serve */
