@@ -188,6 +188,7 @@ struct coll_red {
     enum coll_redop op;
     const struct dt_type *elem;
     struct coll_fn fn;          /* COLL_USER: fn.elem is unused (the extent is the datatype's) */
+    bool commute;               /* COLL_USER: fn commutes (results may be grouped in any member order) */
 };
 
 enum coll_kind {

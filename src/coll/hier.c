@@ -6,8 +6,8 @@
  * collective costs a message or two between nodes instead of one per pair
  * of members. Both groups are made at the first blocking collective on the
  * group and kept on it (coll_group.hier). What does not fit stays on
- * span.c: the all-to-all kinds, user operations and scans over nodes whose
- * members are not consecutive in the group, every node holding one member,
+ * span.c: the all-to-all kinds, non-commutative user operations and scans
+ * over nodes whose members are not consecutive in the group, every node holding one member,
  * and the nonblocking collectives. */
 #include <stdint.h>
 #include <stdio.h>
@@ -640,7 +640,7 @@ sm_status_t coll_hier_run(struct coll_group *g, const struct coll_args *a)
     }
     struct coll_hier *h = g->hier;
     if (h->flat) return coll_span_run(g, a);
-    bool ordered = a->kind == COLL_SCAN || a->kind == COLL_EXSCAN || a->red.op == COLL_USER;
+    bool ordered = a->kind == COLL_SCAN || a->kind == COLL_EXSCAN || (a->red.op == COLL_USER && !a->red.commute);
     bool red = a->kind >= COLL_REDUCE && a->kind <= COLL_EXSCAN;
     if (red && ordered && !h->consecutive) return coll_span_run(g, a);
     if (red && a->red.op != COLL_USER && !coll_kernel(a->red.t, a->red.op)) return coll_span_run(g, a);

@@ -43,7 +43,14 @@ static void fold(int lo, int hi, int e, int *v)
     }
 }
 
-static MPI_Op aff;
+/* A user sum that says it commutes: it may go by nodes on any layout. */
+static void usum(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static MPI_Op aff, csum;
 static MPI_Datatype pair, holey, vec3;    /* 2 ints; 2 ints in 3 (a hole); 3 ints every other one */
 #define HOLE (-7)
 
@@ -155,6 +162,8 @@ static void everyone(MPI_Comm c, int r, int s)
     struct { int v, i; } in = { (r * 5) % s == 0 ? -1 : r, r }, out;
     OK(MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, c));
     CHECK(out.v == -1 && out.i == 0, "minloc (%d, %d)", out.v, out.i);
+    OK(MPI_Allreduce(MPI_IN_PLACE, w, 4, MPI_INT, csum, c));
+    for (int k = 0; k < 4; k++) CHECK(w[k] == s * s * (s + 1) / 2 * (k + 1), "allreduce (user sum) [%d] %d", k, w[k]);
     int a[9], q[9];
     put_aff(a, r, 3, 2);
     OK(MPI_Allreduce(a, q, 3, pair, aff, c));
@@ -306,6 +315,7 @@ int main(int argc, char **argv)
     OK(MPI_Type_vector(3, 1, 2, MPI_INT, &vec3));
     OK(MPI_Type_commit(&vec3));
     OK(MPI_Op_create(affine, 0, &aff));
+    OK(MPI_Op_create(usum, 1, &csum));
     const char *ns = getenv("SMARTMAP_NODE_SIZE");
     int k = ns && atoi(ns) > 0 ? atoi(ns) : ws, nn = (ws + k - 1) / k;
 
@@ -322,6 +332,7 @@ int main(int argc, char **argv)
     OK(MPI_Comm_free(&mix));
     OK(MPI_Comm_free(&half));
     OK(MPI_Op_free(&aff));
+    OK(MPI_Op_free(&csum));
     MPI_Type_free(&pair), MPI_Type_free(&holey), MPI_Type_free(&vec3);
     MPI_Finalize();
     if (wr == 0) printf("hier: %d ranks, nodes of %d: every collective as the serial reference\n", ws, k);
