@@ -202,13 +202,16 @@ static sm_status_t combine_left(const struct coll_red *red, const void *left, vo
 
 /* --- The collectives --------------------------------------------------------------- */
 
+/* The first failure (later stages still run: a leader that failed between
+ * nodes must not leave its node waiting for it, under MPI_ERRORS_RETURN). */
+static sm_status_t first(sm_status_t a, sm_status_t b) { return a ? a : b; }
+
 static sm_status_t h_barrier(struct coll_hier *h)
 {
     struct coll_args b = { .kind = COLL_BARRIER };
     sm_status_t st = node_run(h, &b);
-    if (!st) st = lead_run(h, &b);
-    if (!st) st = node_run(h, &b);
-    return st;
+    st = first(st, lead_run(h, &b));
+    return first(st, node_run(h, &b));
 }
 
 /* The root's node first, from the root, when the root is not its leader;
@@ -223,10 +226,10 @@ static sm_status_t h_bcast(struct coll_hier *h, const struct coll_args *a)
         st = node_run(h, &b);
     }
     struct coll_args l = { .kind = COLL_BCAST, .root = R, .dst = a->dst };
-    if (!st) st = lead_run(h, &l);
-    if (!st && (!rootnode || lead_root)) {
+    st = first(st, lead_run(h, &l));
+    if (!rootnode || lead_root) {
         struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = a->dst };
-        st = node_run(h, &b);
+        st = first(st, node_run(h, &b));
     }
     return st;
 }
@@ -289,7 +292,7 @@ static sm_status_t h_allreduce(struct coll_hier *h, const struct coll_args *a)
     }
     free(mem);
     struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = a->dst };
-    return st ? st : node_run(h, &b);
+    return first(st, node_run(h, &b));
 }
 
 /* The whole vector reduced (as an allreduce's), then each node's leader

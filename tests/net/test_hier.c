@@ -303,6 +303,16 @@ int main(int argc, char **argv)
     int wr, ws;
     MPI_Comm_rank(MPI_COMM_WORLD, &wr);
     MPI_Comm_size(MPI_COMM_WORLD, &ws);
+    if (argc > 1 && !strcmp(argv[1], "mismatch")) {
+        /* the second node's ranks expect less than the root sends: its
+         * leader's receive between nodes is truncated, and says so */
+        int b[2] = { 1, 2 };
+        const char *ns = getenv("SMARTMAP_NODE_SIZE");
+        int k = ns && atoi(ns) > 0 ? atoi(ns) : ws;
+        OK(MPI_Bcast(b, wr < k ? 2 : 1, MPI_INT, 0, MPI_COMM_WORLD));
+        MPI_Finalize();
+        return 0;
+    }
     if (argc > 3 && !strcmp(argv[1], "loop")) {
         loop(argv[2], atoi(argv[3]));
         MPI_Finalize();
