@@ -128,6 +128,8 @@ struct coll_group {
     int       aset;             /* active sets: where the barrier lives (first member's area) */
     struct p2p_comm *net;       /* the group spans nodes: its collectives go over point-to-point
                                  * on this communicator (span.c); NULL on one node */
+    struct coll_hier *hier;     /* spanning: its node's group and the leaders' (hier.c), made at its
+                                 * first blocking collective; freed with g (not with a copy of g) */
 };
 
 /* Create g over members m (m->me < 0, or m NULL: the caller is not a member
@@ -190,6 +192,7 @@ struct coll_red {
     enum coll_redop op;
     const struct dt_type *elem;
     struct coll_fn fn;          /* COLL_USER: fn.elem is unused (the extent is the datatype's) */
+    bool commute;               /* COLL_USER: fn commutes (results may be grouped in any member order) */
 };
 
 enum coll_kind {

@@ -145,7 +145,12 @@ sm_status_t coll_span_attach(struct coll_group *g);        /* g (numbered) spans
 sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a);
 sm_status_t coll_span_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx);
 void coll_span_progress(void);
+bool coll_threaded(void);                                  /* coll_threads was called: lists under locks */
 bool coll_span_busy(void);
+/* hier.c: the blocking ones hierarchically (the node's engine, leaders over
+ * span.c), or on span.c where that does not fit; and what g->hier holds. */
+sm_status_t coll_hier_run(struct coll_group *g, const struct coll_args *a);
+void coll_hier_free(struct coll_group *g);
 extern const struct coll_kind_ops coll_barrier_ops, coll_bcast_ops, coll_gather_ops, coll_scatter_ops,
     coll_allgather_ops, coll_alltoall_ops, coll_reduce_ops, coll_create_ops;
 

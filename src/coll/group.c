@@ -350,6 +350,7 @@ void coll_group_destroy(struct coll_group *g)
 {
     if (g->num < 0) return;
     if (SM_UNLIKELY(g->net != NULL)) {     /* nothing of it in the areas: nobody to wait for */
+        coll_hier_free(g);
         free(g->net), free(g->seen);
         mark(g->num, false);
         g->net = NULL, g->seen = NULL, g->num = -1;

@@ -368,6 +368,7 @@ static struct {
 static bool poll_p2p;
 
 void coll_threads(void) { L.mt = true; }
+bool coll_threaded(void) { return L.mt; }
 static void list_lock(void) { if (SM_UNLIKELY(L.mt)) pthread_mutex_lock(&L.lock); }
 static void list_unlock(void) { if (SM_UNLIKELY(L.mt)) pthread_mutex_unlock(&L.lock); }
 
@@ -619,7 +620,7 @@ void coll_wait(bool (*cond)(void *), void *arg)
 
 sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)
 {
-    if (SM_UNLIKELY(g->net != NULL)) return coll_span_run(g, a);
+    if (SM_UNLIKELY(g->net != NULL)) return coll_hier_run(g, a);
     struct coll_op o;
     sm_status_t st = coll_op_init(&o, g, a);
     return st ? st : coll_launch(&o, true);

@@ -5,8 +5,11 @@
  * sends what each other needs, as packed streams where datatypes differ),
  * then a local step (copies, the reduction in member order). So nonblocking
  * ones need no schedule: start posts the round, progress tests it. Linear
- * in the members (n^2 messages for the all-to-all kinds): the hierarchical
- * algorithms (the node's SMARTMAP engine, leaders between nodes) are to come. */
+ * in the members (n^2 messages for the all-to-all kinds). The blocking
+ * ones go by nodes where they can (hier.c: the node's SMARTMAP engine,
+ * these rounds between the nodes' leaders); the nonblocking ones stay here. */
+#define _GNU_SOURCE             /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,6 +428,9 @@ sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a)
 /* --- Nonblocking ------------------------------------------------------------------- */
 
 static struct span_op *active;          /* started, not finished (any order) */
+/* With threads (coll_threads) the list is under this lock; one thread runs
+ * it for all, as sched.c's list. Recursive: a done callback may start another. */
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 bool coll_span_busy(void) { return active != NULL; }
 
@@ -438,7 +444,12 @@ static bool round_done(const struct span_op *o)
 void coll_span_progress(void)
 {
     static bool busy;
-    if (busy) return;
+    bool mt = coll_threaded();
+    if (mt && pthread_mutex_trylock(&lock)) return;     /* another thread runs the list */
+    if (busy) {
+        if (mt) pthread_mutex_unlock(&lock);
+        return;
+    }
     busy = true;
     for (struct span_op **p = &active, *o; (o = *p);) {
         if (!round_done(o)) {
@@ -453,6 +464,7 @@ void coll_span_progress(void)
         free(o);
     }
     busy = false;
+    if (mt) pthread_mutex_unlock(&lock);
 }
 
 sm_status_t coll_span_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx)
@@ -465,7 +477,10 @@ sm_status_t coll_span_start(struct coll_group *g, const struct coll_args *a, col
         return st;
     }
     o->done = done, o->ctx = ctx;
+    bool mt = coll_threaded();
+    if (mt) pthread_mutex_lock(&lock);
     o->next = active, active = o;
+    if (mt) pthread_mutex_unlock(&lock);
     p2p_progress_hook = coll_progress;
     coll_span_progress();
     return SM_OK;

@@ -189,7 +189,7 @@ static int prepare_op(struct smpi_comm *c, struct call *k, MPI_Op op, MPI_Dataty
     int rc = smpi_op_prepare(c, op, h, t, R, &k->red);
     if (rc) return rc;
     if (!k->red.predefined) {
-        k->a.red = (struct coll_red){ .op = COLL_USER, .fn = k->red.fn };
+        k->a.red = (struct coll_red){ .op = COLL_USER, .fn = k->red.fn, .commute = k->red.uop.op->commute != 0 };
         return MPI_SUCCESS;
     }
     const struct dt_type *e = smpi_types[t->dt->basic].dt;

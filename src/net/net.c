@@ -85,6 +85,7 @@ static struct {
     ucp_ep_h      *ep;              /* per job rank, made on first use */
     _Atomic long   inflight;        /* sends not yet complete */
     _Atomic uint64_t sent, received;
+    _Atomic uint64_t msgs_sent, msgs_received;  /* messages, for SMARTMAP_STATS (what collectives cost) */
 } N;
 
 static sm_status_t ucx_fail(const char *call, int peer, ucs_status_t s)
@@ -160,6 +161,7 @@ sm_status_t net_send(struct net_op *op, int peer, const void *buf, size_t len, u
     op->err = SM_OK, op->cancelled = false, op->ucx = NULL;
     atomic_fetch_add_explicit(&N.inflight, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&N.sent, len, memory_order_relaxed);
+    atomic_fetch_add_explicit(&N.msgs_sent, 1, memory_order_relaxed);
     ucs_status_ptr_t r = sync ? U.ucp_tag_send_sync_nbx(N.ep[peer], buf, len, tag, &p)
                               : U.ucp_tag_send_nbx(N.ep[peer], buf, len, tag, &p);
     if (UCS_PTR_IS_ERR(r)) {
@@ -180,6 +182,7 @@ static void received(struct net_op *op, ucs_status_t s, const ucp_tag_recv_info_
         op->tag = info->sender_tag;
         op->len = info->length < cap ? info->length : cap;
         atomic_fetch_add_explicit(&N.received, op->len, memory_order_relaxed);
+        atomic_fetch_add_explicit(&N.msgs_received, 1, memory_order_relaxed);
     }
     op->done(op);
 }
@@ -247,8 +250,9 @@ sm_status_t net_finalize(void)
     if (!N.up) return SM_OK;
     while (atomic_load(&N.inflight) > 0) U.ucp_worker_progress(N.worker);
     if (sm_setting(SM_SET_STATS))
-        sm_say("bytes between nodes (UCX): sent %llu, received %llu", (unsigned long long)atomic_load(&N.sent),
-               (unsigned long long)atomic_load(&N.received));
+        sm_say("bytes between nodes (UCX): sent %llu, received %llu; messages sent %llu, received %llu",
+               (unsigned long long)atomic_load(&N.sent), (unsigned long long)atomic_load(&N.received),
+               (unsigned long long)atomic_load(&N.msgs_sent), (unsigned long long)atomic_load(&N.msgs_received));
     return sm_pmix_fence();
 }
 #endif

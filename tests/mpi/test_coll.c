@@ -10,10 +10,14 @@
 static int me, n;
 
 /* Not commutative: inout = in * 10 + inout, so the result spells the ranks in order. */
-static void digits(void *in, void *inout, int *len, MPI_Datatype *t)
+/* Concatenation of decimal strings, each a pair (value, 10^digits): it
+ * does not commute but is associative, as MPI assumes of every operation
+ * (a hierarchical reduction groups the operands differently). */
+static void concat(void *in, void *inout, int *len, MPI_Datatype *t)
 {
     (void)t;
-    for (int i = 0; i < *len; i++) ((int *)inout)[i] = ((int *)in)[i] * 10 + ((int *)inout)[i];
+    int *a = in, *b = inout;
+    for (int i = 0; i + 1 < *len; i += 2) b[i] = a[i] * b[i + 1] + b[i], b[i + 1] *= a[i + 1];
 }
 
 /* The v-variants: rank i contributes i + 1 ints, stored in reverse rank order. */
@@ -112,12 +116,12 @@ static void collectives(MPI_Comm c)
         CHECK(blk[k] == s * (s - 1) / 2 + s * (2 * r + k), "reduce_scatter_block %d", blk[k]);
     free(vec);
     MPI_Op dop;
-    OK(MPI_Op_create(digits, 0, &dop));
-    int dig[2] = { r, r }, dres[2], want = 0;
+    OK(MPI_Op_create(concat, 0, &dop));
+    int dig[2] = { r, 10 }, dres[2], want = 0;
     for (int i = 0; i < s && i < 9; i++) want = want * 10 + i;
     if (s <= 9) {
         OK(MPI_Allreduce(dig, dres, 2, MPI_INT, dop, c));
-        CHECK(dres[0] == want && dres[1] == want, "user op gave %d, expected %d", dres[0], want);
+        CHECK(dres[0] == want, "user op gave %d, expected %d", dres[0], want);
     }
     OK(MPI_Op_free(&dop));
     CHECK(dop == MPI_OP_NULL, "op_free");

@@ -1,0 +1,661 @@
+/* hier.c: hierarchical blocking collectives on groups spanning nodes (as
+ * Open MPI's HAN does): each node's members run the SMARTMAP engine among
+ * themselves (a group per node), and one rank per node (its leader, the
+ * first member in the group's order) exchanges with the other leaders over
+ * point-to-point (span.c's rounds, on a group of the leaders), so a
+ * collective costs a message or two between nodes instead of one per pair
+ * of members. Both groups are made at the first blocking collective on the
+ * group and kept on it (coll_group.hier). What does not fit stays on
+ * span.c: the all-to-all kinds, non-commutative user operations and scans
+ * over nodes whose members are not consecutive in the group, every node holding one member,
+ * and the nonblocking collectives. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_internal.h"
+
+/* The tag of the transfers between two members of the group itself (a
+ * root and its node's leader, the scans' chain): apart from span.c's
+ * (0x400000 | sequence) and creation's (0), below the 2^23 tags UCX carries; blocking collectives on a group
+ * are ordered, and messages between a pair do not overtake. */
+#define HIER_TAG 0x3ffffe
+
+struct coll_hier {
+    struct coll_group *owner;   /* the group that frees it (a copy by value does not) */
+    bool flat;                  /* every node holds one member: nothing to gain */
+    bool consecutive;           /* every node's members are consecutive in the group's order */
+    int nnodes, mynode;
+    int *node_of;               /* per member: its node (numbered by first member) */
+    int *node_idx;              /* per member: its index in its node's group */
+    int *first, *nsize;         /* per node: where its members start in members[], how many */
+    int *members;               /* the members, node by node, each node's in the group's order */
+    int *node_ranks, *lead_ranks;   /* the job ranks of the two groups (their tables) */
+    struct coll_group node, lead;   /* lead.num < 0: this member is not a leader */
+};
+
+static bool is_leader(const struct coll_hier *h) { return h->lead.num >= 0; }
+static int leader_of(const struct coll_hier *h, int k) { return h->members[h->first[k]]; }
+static int last_of(const struct coll_hier *h, int k) { return h->members[h->first[k] + h->nsize[k] - 1]; }
+
+void coll_hier_free(struct coll_group *g)
+{
+    struct coll_hier *h = g->hier;
+    g->hier = NULL;
+    if (!h || h->owner != g) return;
+    if (!h->flat) {
+        coll_group_destroy(&h->node);
+        coll_group_destroy(&h->lead);
+    }
+    free(h->node_of), free(h->node_idx), free(h->first), free(h->nsize), free(h->members);
+    free(h->node_ranks), free(h->lead_ranks);
+    free(h);
+}
+
+/* The node of this rank, as every rank names it: the lowest job rank on it. */
+static int my_node_id(void)
+{
+    for (int r = 0; r < sm_core.size; r++)
+        if (sm_rank_local(r)) return r;
+    return sm_core.rank;
+}
+
+/* Collective over g: who is on which node (one allgather over point-to-point),
+ * then the node's group and the leaders' group, each made over g. */
+static sm_status_t build(struct coll_group *g)
+{
+    int n = g->m.size, me = g->m.me;
+    struct coll_hier *h = calloc(1, sizeof *h);
+    int *ids = malloc(sizeof *ids * (size_t)n);
+    if (!h || !ids) {
+        free(h), free(ids);
+        return sm_fail(SM_ERR_NOMEM, "no memory to split a group of %d by nodes", n);
+    }
+    h->owner = g;
+    int id = my_node_id();
+    struct coll_args a = { .kind = COLL_ALLGATHER, .src = { .base = &id, .count = sizeof id },
+                           .dst = { .base = ids, .count = sizeof id } };
+    sm_status_t st = coll_span_run(g, &a);
+    h->node_of = malloc(sizeof(int) * (size_t)n), h->node_idx = malloc(sizeof(int) * (size_t)n);
+    h->first = calloc((size_t)n + 1, sizeof(int)), h->nsize = calloc((size_t)n, sizeof(int));
+    h->members = malloc(sizeof(int) * (size_t)n);
+    int *seen = malloc(sizeof(int) * (size_t)n);         /* node number -> its id */
+    if (!st && (!h->node_of || !h->node_idx || !h->first || !h->nsize || !h->members || !seen))
+        st = sm_fail(SM_ERR_NOMEM, "no memory to split a group of %d by nodes", n);
+    if (st) {
+        free(ids), free(seen);
+        g->hier = h;
+        coll_hier_free(g);
+        return st;
+    }
+    int K = 0;
+    h->consecutive = true;
+    for (int j = 0; j < n; j++) {
+        int k = 0;
+        while (k < K && seen[k] != ids[j]) k++;
+        if (k == K) seen[K++] = ids[j];
+        if (j > 0 && k != h->node_of[j - 1] && k != K - 1) h->consecutive = false;  /* back to an earlier node */
+        h->node_of[j] = k;
+        h->node_idx[j] = h->nsize[k]++;
+    }
+    for (int k = 0; k < K; k++) h->first[k + 1] = h->first[k] + h->nsize[k];
+    for (int j = 0; j < n; j++) h->members[h->first[h->node_of[j]] + h->node_idx[j]] = j;
+    free(ids), free(seen);
+    h->nnodes = K, h->mynode = h->node_of[me];
+    h->flat = K == n;
+    g->hier = h;
+    if (h->flat) return SM_OK;
+    int k = h->mynode;
+    h->node_ranks = malloc(sizeof(int) * (size_t)h->nsize[k]);
+    h->lead_ranks = malloc(sizeof(int) * (size_t)K);
+    if (!h->node_ranks || !h->lead_ranks) {
+        h->flat = true;                 /* no groups to destroy */
+        coll_hier_free(g);
+        return sm_fail(SM_ERR_NOMEM, "no memory to split a group of %d by nodes", n);
+    }
+    for (int i = 0; i < h->nsize[k]; i++) h->node_ranks[i] = sm_group_rank(&g->m, h->members[h->first[k] + i]);
+    for (int q = 0; q < K; q++) h->lead_ranks[q] = sm_group_rank(&g->m, leader_of(h, q));
+    struct sm_group nm = { .size = h->nsize[k], .me = h->node_idx[me], .stride = 1, .ranks = h->node_ranks };
+    struct sm_group lm = { .size = K, .me = leader_of(h, k) == me ? k : -1, .stride = 1, .ranks = h->lead_ranks };
+    h->node.num = h->lead.num = -1;
+    if ((st = coll_group_create(&h->node, &nm, g)) || (st = coll_group_create(&h->lead, &lm, g))) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", sm_fail_reason());
+        coll_hier_free(g);
+        return sm_fail(st, "splitting a group by nodes: %s", why);
+    }
+    return SM_OK;
+}
+
+/* --- Helpers -------------------------------------------------------------------------- */
+
+static size_t tsize(const struct dt_type *t) { return t ? t->size : 1; }
+
+/* Room for count elements of t (NULL: bytes): the address of element 0, *mem to free. */
+static void *tmp_like(const struct dt_type *t, size_t count, void **mem)
+{
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)count;
+    if (t) dt_span(t, count, &lo, &hi);
+    *mem = malloc(hi > lo ? (size_t)(hi - lo) : 1);
+    return *mem ? (char *)*mem - lo : NULL;
+}
+
+/* Block j of b: its address, type and stream bytes (as span.c reads it). */
+static void *blk(const struct coll_buf *b, int j, const struct dt_type **t, size_t *bytes)
+{
+    const struct dt_type *ty = b->types ? b->types[j] : b->type;
+    size_t cnt = b->counts ? (size_t)(b->counts[j] > 0 ? b->counts[j] : 0) : b->count;
+    ptrdiff_t ext = ty ? dt_extent(ty) : 1;
+    char *base = b->base;
+    *t = ty, *bytes = cnt * tsize(ty);
+    if (b->types) return base + b->displs[j];
+    if (b->counts) return base + (ptrdiff_t)b->displs[j] * ext;
+    return base + (ptrdiff_t)j * (ptrdiff_t)cnt * ext;
+}
+
+/* A blocking transfer to or from member peer of g (on g's own context). */
+static sm_status_t xfer(struct coll_group *g, bool send, void *buf, size_t bytes, const struct dt_type *t, int peer)
+{
+    struct p2p_req *r = p2p_req_alloc();
+    if (!r) return sm_fail(SM_ERR_NOMEM, "no memory for a request");
+    sm_status_t st = send ? p2p_isend(r, buf, bytes, peer, HIER_TAG, g->net, P2P_STANDARD, t)
+                          : p2p_irecv(r, buf, bytes, peer, HIER_TAG, g->net, t);
+    if (!st) {
+        p2p_wait(r);
+        if (r->st.err) st = sm_fail(r->st.err, "%s", r->why ? r->why : "a transfer between nodes failed");
+    }
+    p2p_req_free(r);
+    return st;
+}
+
+static sm_status_t node_run(struct coll_hier *h, const struct coll_args *a) { return coll_run(&h->node, a); }
+static sm_status_t lead_run(struct coll_hier *h, const struct coll_args *a)
+{
+    return is_leader(h) ? coll_span_run(&h->lead, a) : SM_OK;
+}
+
+/* dst (count elements of t) = left op dst, left laid out as dst. */
+static sm_status_t combine_left(const struct coll_red *red, const void *left, void *dst, const struct dt_type *t,
+                                size_t count)
+{
+    if (red->op == COLL_USER) {         /* fn(in, inout): inout = in op inout */
+        red->fn.fn(left, dst, count, red->fn.ctx);
+        return SM_OK;
+    }
+    size_t bytes = count * tsize(t), es = t && t->nbasic ? t->size / t->nbasic : coll_dtype_size(red->t);
+    size_t n = es ? bytes / es : 0;
+    if (!n) return SM_OK;
+    const struct dt_type *wt = t ? red->elem : NULL;
+    char *x = malloc(n * coll_dtype_size(red->t)), *y = malloc(n * coll_dtype_size(red->t));
+    if (!x || !y) {
+        free(x), free(y);
+        return sm_fail(SM_ERR_NOMEM, "no memory to combine %zu bytes", bytes);
+    }
+    dt_copy(x, wt, left, t, 0, bytes);
+    dt_copy(y, wt, dst, t, 0, bytes);
+    coll_kernel(red->t, red->op)(y, x, y, n);
+    dt_copy(dst, t, y, wt, 0, bytes);
+    free(x), free(y);
+    return SM_OK;
+}
+
+/* --- The collectives --------------------------------------------------------------- */
+
+/* The first failure (later stages still run: a leader that failed between
+ * nodes must not leave its node waiting for it, under MPI_ERRORS_RETURN). */
+static sm_status_t first(sm_status_t a, sm_status_t b) { return a ? a : b; }
+
+static sm_status_t h_barrier(struct coll_hier *h)
+{
+    struct coll_args b = { .kind = COLL_BARRIER };
+    sm_status_t st = node_run(h, &b);
+    st = first(st, lead_run(h, &b));
+    return first(st, node_run(h, &b));
+}
+
+/* The root's node first, from the root, when the root is not its leader;
+ * then the leaders; then every other node from its leader. */
+static sm_status_t h_bcast(struct coll_hier *h, const struct coll_args *a)
+{
+    int R = h->node_of[a->root];
+    bool rootnode = h->mynode == R, lead_root = h->node_idx[a->root] == 0;
+    sm_status_t st = SM_OK;
+    if (rootnode && !lead_root) {
+        struct coll_args b = { .kind = COLL_BCAST, .root = h->node_idx[a->root], .dst = a->dst };
+        st = node_run(h, &b);
+    }
+    struct coll_args l = { .kind = COLL_BCAST, .root = R, .dst = a->dst };
+    st = first(st, lead_run(h, &l));
+    if (!rootnode || lead_root) {
+        struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = a->dst };
+        st = first(st, node_run(h, &b));
+    }
+    return st;
+}
+
+/* The node's reduction at its leader: *part is where it is (the source
+ * itself when the node holds one member). */
+static sm_status_t node_reduce(struct coll_hier *h, const struct coll_args *a, const struct coll_buf *sb,
+                               struct coll_buf *part, void **mem)
+{
+    *mem = NULL;
+    *part = *sb;
+    if (h->nsize[h->mynode] == 1) return SM_OK;
+    struct coll_args r = { .kind = COLL_REDUCE, .root = 0, .red = a->red, .src = *sb };
+    if (is_leader(h)) {
+        void *p = tmp_like(sb->type, sb->count, mem);
+        if (!p) return sm_fail(SM_ERR_NOMEM, "no memory for a node's partial result");
+        r.dst = (struct coll_buf){ .base = p, .count = sb->count, .type = sb->type };
+        *part = r.dst;
+    }
+    return node_run(h, &r);
+}
+
+static sm_status_t h_reduce(struct coll_group *g, struct coll_hier *h, const struct coll_args *a)
+{
+    int me = g->m.me, root = a->root, R = h->node_of[root];
+    bool inpl = a->src.base == COLL_IN_PLACE;
+    struct coll_buf sb = inpl ? a->dst : a->src, part;
+    void *mem, *mem2 = NULL;
+    sm_status_t st = node_reduce(h, a, &sb, &part, &mem);
+    bool root_leads = h->node_idx[root] == 0;
+    if (!st && is_leader(h)) {
+        struct coll_args l = { .kind = COLL_REDUCE, .root = R, .red = a->red, .src = part };
+        if (me == root) {
+            l.dst = a->dst;
+            if (inpl && h->nsize[R] == 1) l.src = (struct coll_buf){ .base = COLL_IN_PLACE };
+        } else if (h->mynode == R) {
+            void *p = tmp_like(sb.type, sb.count, &mem2);
+            if (!p) st = sm_fail(SM_ERR_NOMEM, "no memory for a reduction's result");
+            l.dst = (struct coll_buf){ .base = p, .count = sb.count, .type = sb.type };
+        }
+        if (!st) st = lead_run(h, &l);
+        if (!st && h->mynode == R && !root_leads) st = xfer(g, true, l.dst.base, sb.count * tsize(sb.type), sb.type, root);
+    } else if (!st && me == root) {
+        st = xfer(g, false, a->dst.base, a->dst.count * tsize(a->dst.type), a->dst.type, leader_of(h, R));
+    }
+    free(mem), free(mem2);
+    return st;
+}
+
+static sm_status_t h_allreduce(struct coll_hier *h, const struct coll_args *a)
+{
+    bool inpl = a->src.base == COLL_IN_PLACE;
+    struct coll_buf sb = inpl ? a->dst : a->src, part;
+    void *mem;
+    sm_status_t st = node_reduce(h, a, &sb, &part, &mem);
+    if (!st && is_leader(h)) {
+        struct coll_args l = { .kind = COLL_ALLREDUCE, .red = a->red, .src = part, .dst = a->dst };
+        if (inpl && h->nsize[h->mynode] == 1) l.src = (struct coll_buf){ .base = COLL_IN_PLACE };
+        st = lead_run(h, &l);
+    }
+    free(mem);
+    struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = a->dst };
+    return first(st, node_run(h, &b));
+}
+
+/* The whole vector reduced (as an allreduce's), then each node's leader
+ * scatters its members' blocks to them. */
+static sm_status_t h_reduce_scatter(struct coll_group *g, struct coll_hier *h, const struct coll_args *a)
+{
+    int n = g->m.size, me = g->m.me, k = h->mynode, nk = h->nsize[k];
+    const struct dt_type *dt = a->dst.type;
+    size_t total = 0;
+    for (int j = 0; j < n; j++) total += a->dst.counts ? (size_t)(a->dst.counts[j] > 0 ? a->dst.counts[j] : 0) : a->dst.count;
+    bool inpl = a->src.base == COLL_IN_PLACE;
+    struct coll_buf sb = inpl ? (struct coll_buf){ .base = a->dst.base, .count = total, .type = dt } : a->src, part;
+    size_t bytes = sb.count * tsize(sb.type);
+    if (bytes != total * tsize(dt))
+        return sm_fail(SM_ERR_ARG, "the blocks add up to %zu bytes, the source has %zu", total * tsize(dt), bytes);
+    void *mem, *mem2 = NULL;
+    char *packed = NULL;
+    int *cnt = malloc(sizeof(int) * 2 * (size_t)nk);
+    sm_status_t st = cnt ? node_reduce(h, a, &sb, &part, &mem) : sm_fail(SM_ERR_NOMEM, "no memory");
+    if (!cnt) return st;
+    if (!st && is_leader(h)) {
+        void *p = tmp_like(sb.type, sb.count, &mem2);
+        packed = malloc(bytes ? bytes : 1);
+        if (!p || !packed) st = sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", bytes);
+        struct coll_args l = { .kind = COLL_ALLREDUCE, .red = a->red, .src = part,
+                               .dst = { .base = p, .count = sb.count, .type = sb.type } };
+        if (!st) st = lead_run(h, &l);
+        if (!st) dt_copy(packed, NULL, p, sb.type, 0, bytes);
+    }
+    /* each member's block: its bytes and where it starts in the stream */
+    size_t *off = malloc(sizeof *off * ((size_t)n + 1));
+    if (!off && !st) st = sm_fail(SM_ERR_NOMEM, "no memory");
+    if (!st) {
+        off[0] = 0;
+        for (int j = 0; j < n; j++)
+            off[j + 1] = off[j] + (a->dst.counts ? (size_t)(a->dst.counts[j] > 0 ? a->dst.counts[j] : 0) : a->dst.count) * tsize(dt);
+        for (int i = 0; i < nk; i++) {
+            int j = h->members[h->first[k] + i];
+            if (off[j + 1] > INT_MAX) st = sm_fail(SM_ERR_ARG, "a reduce-scatter of more than %d bytes across nodes", INT_MAX);
+            cnt[i] = (int)(off[j + 1] - off[j]), cnt[nk + i] = (int)off[j];
+        }
+    }
+    if (!st) {
+        size_t mine = off[me + 1] - off[me];
+        struct coll_args s = { .kind = COLL_SCATTER, .root = 0,
+                               .src = { .base = packed, .counts = cnt, .displs = cnt + nk },
+                               .dst = { .base = a->dst.base, .count = dt ? mine / dt->size : mine, .type = dt } };
+        st = node_run(h, &s);
+    }
+    free(off), free(cnt), free(packed), free(mem), free(mem2);
+    return st;
+}
+
+/* Every member's block (stream bytes) gathered at its leader, the nodes'
+ * packs exchanged between leaders, the whole broadcast in each node and
+ * unpacked into each member's blocks. */
+static sm_status_t h_allgather(struct coll_group *g, struct coll_hier *h, const struct coll_args *a)
+{
+    int n = g->m.size, me = g->m.me, K = h->nnodes, k = h->mynode, nk = h->nsize[k];
+    size_t *bytes = malloc(sizeof *bytes * (size_t)n), *noff = malloc(sizeof *noff * ((size_t)K + 1));
+    int *nc = malloc(sizeof(int) * 2 * (size_t)nk), *lc = malloc(sizeof(int) * 2 * (size_t)K);
+    char *big = NULL;
+    sm_status_t st = SM_OK;
+    if (!bytes || !noff || !nc || !lc) st = sm_fail(SM_ERR_NOMEM, "no memory for an allgather of %d", n);
+    if (!st) {
+        const struct dt_type *t;
+        for (int j = 0; j < n; j++) blk(&a->dst, j, &t, &bytes[j]);
+        noff[0] = 0;
+        for (int q = 0; q < K; q++) {
+            size_t s = 0;
+            for (int i = 0; i < h->nsize[q]; i++) s += bytes[h->members[h->first[q] + i]];
+            noff[q + 1] = noff[q] + s;
+        }
+        if (noff[K] > INT_MAX) st = sm_fail(SM_ERR_ARG, "an allgather of more than %d bytes across nodes", INT_MAX);
+    }
+    if (!st && !(big = malloc(noff[K] ? noff[K] : 1))) st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", noff[K]);
+    if (!st) {
+        size_t o = 0;
+        for (int i = 0; i < nk; i++) {
+            nc[i] = (int)bytes[h->members[h->first[k] + i]], nc[nk + i] = (int)o;
+            o += (size_t)nc[i];
+        }
+        for (int q = 0; q < K; q++) lc[q] = (int)(noff[q + 1] - noff[q]), lc[K + q] = (int)noff[q];
+        struct coll_args ga = { .kind = COLL_GATHER, .root = 0, .src = a->src };
+        if (a->src.base == COLL_IN_PLACE) {
+            const struct dt_type *t;
+            size_t b;
+            void *p = blk(&a->dst, me, &t, &b);
+            ga.src = (struct coll_buf){ .base = p, .count = t ? b / t->size : b, .type = t };
+        }
+        if (is_leader(h)) ga.dst = (struct coll_buf){ .base = big + noff[k], .counts = nc, .displs = nc + nk };
+        st = node_run(h, &ga);
+    }
+    if (!st && is_leader(h)) {
+        struct coll_args la = { .kind = COLL_ALLGATHER, .src = { .base = COLL_IN_PLACE },
+                                .dst = { .base = big, .counts = lc, .displs = lc + K } };
+        st = lead_run(h, &la);
+    }
+    if (!st) {
+        struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = { .base = big, .count = noff[K] } };
+        st = node_run(h, &b);
+    }
+    if (!st) {
+        for (int q = 0; q < K; q++) {
+            size_t o = noff[q];
+            for (int i = 0; i < h->nsize[q]; i++) {
+                int j = h->members[h->first[q] + i];
+                const struct dt_type *t;
+                size_t b;
+                void *p = blk(&a->dst, j, &t, &b);
+                if (b && !(j == me && a->src.base == COLL_IN_PLACE)) dt_copy(p, t, big + o, NULL, 0, b);
+                o += bytes[j];
+            }
+        }
+    }
+    free(bytes), free(noff), free(nc), free(lc), free(big);
+    return st;
+}
+
+/* Nodes consecutive, in order: each node's scan; then a chain carries the
+ * prefix of the nodes before (P) from node k - 1's last member to node k's
+ * first, which sends it on to the others in its node, where every member
+ * puts it on the left of its own result. A member waits only for members before it
+ * (a small scan completes before the next rank calls it, as on one node). */
+static sm_status_t h_scan(struct coll_group *g, struct coll_hier *h, const struct coll_args *a)
+{
+    int me = g->m.me, k = h->mynode, K = h->nnodes, nk = h->nsize[k], li = h->node_idx[me];
+    bool ex = a->kind == COLL_EXSCAN, inpl = a->src.base == COLL_IN_PLACE, last = li == nk - 1;
+    const struct coll_buf sb = inpl ? a->dst : a->src;
+    const struct dt_type *t = sb.type;
+    size_t count = sb.count, bytes = count * tsize(t);
+    void *m1 = NULL, *m2 = NULL, *m3 = NULL;
+    char *P = NULL, *x = NULL, *T = NULL;
+    sm_status_t st = SM_OK;
+    if (k > 0 && !(P = tmp_like(t, count, &m1))) st = sm_fail(SM_ERR_NOMEM, "no memory for a scan's prefix");
+    /* the exscan's chain needs the last member's own value after its node's exscan overwrote it */
+    if (!st && ex && last && k < K - 1) {
+        if (!(x = tmp_like(t, count, &m2))) st = sm_fail(SM_ERR_NOMEM, "no memory for a scan");
+        else dt_copy(x, t, sb.base, t, 0, bytes);
+    }
+    struct coll_args ns = { .kind = a->kind, .red = a->red, .src = a->src, .dst = a->dst };
+    if (!st) st = node_run(h, &ns);
+    if (!st && k > 0) {
+        /* from the first member to the others by messages in the node: a
+         * broadcast's root would wait for the next member's record */
+        if (li == 0) {
+            st = xfer(g, false, P, bytes, t, last_of(h, k - 1));
+            for (int i = 1; i < nk && !st; i++) st = xfer(g, true, P, bytes, t, h->members[h->first[k] + i]);
+        } else {
+            st = xfer(g, false, P, bytes, t, leader_of(h, k));
+        }
+        if (!st) {
+            if (ex && li == 0) dt_copy(a->dst.base, t, P, t, 0, bytes);
+            else st = combine_left(&a->red, P, a->dst.base, t, count);
+        }
+    }
+    if (!st && last && k < K - 1) {
+        /* P(k + 1): the scan's result here, or the exscan's op this member's own value */
+        if (!(T = tmp_like(t, count, &m3))) st = sm_fail(SM_ERR_NOMEM, "no memory for a scan");
+        else if (!ex) dt_copy(T, t, a->dst.base, t, 0, bytes);
+        else {
+            dt_copy(T, t, x, t, 0, bytes);
+            if (k > 0 || nk > 1) st = combine_left(&a->red, a->dst.base, T, t, count);
+        }
+        if (!st) st = xfer(g, true, T, bytes, t, leader_of(h, k + 1));
+    }
+    free(m1), free(m2), free(m3);
+    return st;
+}
+
+/* Rooted gathers and scatters, v or not (a member that is not the root
+ * cannot tell): the members' sizes are gathered at each leader on the
+ * node, and the root tells its leader every node's total; the data then
+ * travels as packed streams, node by node in one block per node between
+ * leaders, and the root's leader hands the whole to the root (or takes it
+ * from it) within their node. */
+struct rooted {
+    uint64_t *nsz;              /* leader: its node's members' bytes, in node order */
+    uint64_t *tot;              /* the root's node's leader and the root: bytes per node */
+    size_t *noff;               /* ... where each node's block starts (K + 1) */
+    int *nc, *lc;               /* the same as int counts and displacements (node, leaders) */
+};
+
+static void rooted_free(struct rooted *x) { free(x->nsz), free(x->tot), free(x->noff), free(x->nc), free(x->lc); }
+
+/* Everything above, from this member's bytes (mine) and, at the root, each member's (blocks of b). */
+static sm_status_t rooted_sizes(struct coll_group *g, struct coll_hier *h, int root, uint64_t mine,
+                                const struct coll_buf *b, struct rooted *x)
+{
+    int me = g->m.me, K = h->nnodes, k = h->mynode, nk = h->nsize[k], R = h->node_of[root];
+    memset(x, 0, sizeof *x);
+    x->nsz = malloc(sizeof *x->nsz * (size_t)nk), x->tot = malloc(sizeof *x->tot * (size_t)K);
+    x->noff = malloc(sizeof *x->noff * ((size_t)K + 1));
+    x->nc = malloc(sizeof(int) * 2 * (size_t)nk), x->lc = malloc(sizeof(int) * 2 * (size_t)K);
+    if (!x->nsz || !x->tot || !x->noff || !x->nc || !x->lc) return sm_fail(SM_ERR_NOMEM, "no memory for a collective of %d", g->m.size);
+    struct coll_args sa = { .kind = COLL_GATHER, .root = 0, .src = { .base = &mine, .count = sizeof mine },
+                            .dst = { .base = x->nsz, .count = sizeof mine } };
+    sm_status_t st = node_run(h, &sa);
+    if (st) return st;
+    if (me == root) {
+        for (int q = 0; q < K; q++) {
+            x->tot[q] = 0;
+            for (int i = 0; i < h->nsize[q]; i++) {
+                const struct dt_type *t;
+                size_t n;
+                blk(b, h->members[h->first[q] + i], &t, &n);
+                x->tot[q] += n;
+            }
+        }
+    }
+    if (h->mynode == R && h->node_idx[root] != 0) {
+        struct coll_args ta = { .kind = COLL_BCAST, .root = h->node_idx[root], .dst = { .base = x->tot, .count = sizeof *x->tot * (size_t)K } };
+        if ((st = node_run(h, &ta))) return st;
+    }
+    if (me == root || (h->mynode == R && is_leader(h))) {
+        x->noff[0] = 0;
+        for (int q = 0; q < K; q++) x->noff[q + 1] = x->noff[q] + x->tot[q];
+        if (x->noff[K] > INT_MAX) return sm_fail(SM_ERR_ARG, "a gather or scatter of more than %d bytes across nodes", INT_MAX);
+        for (int q = 0; q < K; q++) x->lc[q] = (int)x->tot[q], x->lc[K + q] = (int)x->noff[q];
+    }
+    if (is_leader(h)) {
+        size_t o = 0;
+        for (int i = 0; i < nk; i++) x->nc[i] = (int)x->nsz[i], x->nc[nk + i] = (int)o, o += x->nsz[i];
+        if (o > INT_MAX) return sm_fail(SM_ERR_ARG, "a gather or scatter of more than %d bytes across nodes", INT_MAX);
+        x->noff[K] = h->mynode == R ? x->noff[K] : o;      /* elsewhere: this node's block */
+    }
+    return SM_OK;
+}
+
+static sm_status_t h_gather(struct coll_group *g, struct coll_hier *h, const struct coll_args *a)
+{
+    int me = g->m.me, root = a->root, R = h->node_of[root], k = h->mynode, K = h->nnodes;
+    bool inpl = me == root && a->src.base == COLL_IN_PLACE;
+    struct coll_buf sb = a->src;
+    const struct dt_type *t;
+    size_t mine;
+    if (inpl) {
+        void *p = blk(&a->dst, me, &t, &mine);
+        sb = (struct coll_buf){ .base = p, .count = t ? mine / t->size : mine, .type = t };
+    } else {
+        mine = sb.count * tsize(sb.type);
+    }
+    struct rooted x;
+    char *buf = NULL;
+    sm_status_t st = rooted_sizes(g, h, root, mine, &a->dst, &x);
+    /* the node's block at its leader: in place in the whole at the root's node's leader */
+    size_t whole = !st && (is_leader(h) || me == root) ? x.noff[K] : 0;
+    if (!st && whole && !(buf = malloc(whole))) st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", whole);
+    if (!st) {
+        struct coll_args ga = { .kind = COLL_GATHER, .root = 0, .src = sb };
+        if (is_leader(h)) ga.dst = (struct coll_buf){ .base = buf + (k == R ? x.noff[k] : 0), .counts = x.nc, .displs = x.nc + h->nsize[k] };
+        st = node_run(h, &ga);
+    }
+    if (!st && is_leader(h)) {
+        struct coll_args la = { .kind = COLL_GATHER, .root = R };
+        if (k == R) la.src.base = COLL_IN_PLACE, la.dst = (struct coll_buf){ .base = buf, .counts = x.lc, .displs = x.lc + K };
+        else la.src = (struct coll_buf){ .base = buf, .count = x.noff[K] };
+        st = lead_run(h, &la);
+        if (!st && k == R && me != root) st = xfer(g, true, buf, x.noff[K], NULL, root);
+    } else if (!st && me == root) {
+        st = xfer(g, false, buf, x.noff[K], NULL, leader_of(h, R));
+    }
+    if (!st && me == root) {
+        for (int q = 0; q < K; q++) {
+            size_t o = x.noff[q];
+            for (int i = 0; i < h->nsize[q]; i++) {
+                int j = h->members[h->first[q] + i];
+                size_t n;
+                void *p = blk(&a->dst, j, &t, &n);
+                if (n && !(j == me && inpl)) dt_copy(p, t, buf + o, NULL, 0, n);
+                o += n;
+            }
+        }
+    }
+    free(buf);
+    rooted_free(&x);
+    return st;
+}
+
+static sm_status_t h_scatter(struct coll_group *g, struct coll_hier *h, const struct coll_args *a)
+{
+    int me = g->m.me, root = a->root, R = h->node_of[root], k = h->mynode, K = h->nnodes;
+    bool inpl = me == root && a->dst.base == COLL_IN_PLACE;
+    struct coll_buf db = a->dst;
+    const struct dt_type *t;
+    size_t mine;
+    void *scratch = NULL;
+    if (inpl) blk(&a->src, me, &t, &mine);
+    else mine = db.count * tsize(db.type);
+    struct rooted x;
+    char *buf = NULL;
+    sm_status_t st = rooted_sizes(g, h, root, mine, &a->src, &x);
+    size_t whole = !st && (is_leader(h) || me == root) ? x.noff[K] : 0;
+    if (!st && whole && !(buf = malloc(whole))) st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", whole);
+    if (!st && me == root) {
+        for (int q = 0; q < K; q++) {
+            size_t o = x.noff[q];
+            for (int i = 0; i < h->nsize[q]; i++) {
+                size_t n;
+                void *p = blk(&a->src, h->members[h->first[q] + i], &t, &n);
+                if (n) dt_copy(buf + o, NULL, p, t, 0, n);
+                o += n;
+            }
+        }
+        if (!is_leader(h)) st = xfer(g, true, buf, x.noff[K], NULL, leader_of(h, R));
+    } else if (!st && k == R && is_leader(h)) {
+        st = xfer(g, false, buf, x.noff[K], NULL, root);
+    }
+    if (!st && is_leader(h)) {
+        struct coll_args la = { .kind = COLL_SCATTER, .root = R };
+        if (k == R) la.dst.base = COLL_IN_PLACE, la.src = (struct coll_buf){ .base = buf, .counts = x.lc, .displs = x.lc + K };
+        else la.dst = (struct coll_buf){ .base = buf, .count = x.noff[K] };
+        st = lead_run(h, &la);
+    }
+    if (!st) {
+        struct coll_args sa = { .kind = COLL_SCATTER, .root = 0, .dst = db };
+        if (is_leader(h)) sa.src = (struct coll_buf){ .base = buf + (k == R ? x.noff[k] : 0), .counts = x.nc, .displs = x.nc + h->nsize[k] };
+        if (inpl && !is_leader(h)) {        /* the root's block stays in its source: it takes its copy aside */
+            if (!(scratch = malloc(mine ? mine : 1))) st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", mine);
+            sa.dst = (struct coll_buf){ .base = scratch, .count = mine };
+        }
+        if (!st) st = node_run(h, &sa);
+    }
+    free(scratch), free(buf);
+    rooted_free(&x);
+    return st;
+}
+
+/* --- Dispatch ------------------------------------------------------------------------ */
+
+sm_status_t coll_hier_run(struct coll_group *g, const struct coll_args *a)
+{
+    if (g->num < 0 || g->m.me < 0) return coll_span_run(g, a);
+    switch (a->kind) {      /* what stays direct, decided alike in every member */
+    case COLL_BARRIER: case COLL_BCAST: case COLL_REDUCE: case COLL_ALLREDUCE: case COLL_ALLGATHER:
+    case COLL_REDUCE_SCATTER: case COLL_SCAN: case COLL_EXSCAN: case COLL_GATHER: case COLL_SCATTER:
+        break;
+    default:
+        return coll_span_run(g, a);
+    }
+    if (a->kind == COLL_BCAST && a->src.base && a->src.base != COLL_IN_PLACE) return coll_span_run(g, a);
+    if ((a->kind == COLL_BCAST || a->kind == COLL_REDUCE || a->kind == COLL_GATHER || a->kind == COLL_SCATTER) &&
+        (unsigned)a->root >= (unsigned)g->m.size)
+        return coll_span_run(g, a);     /* it says why */
+    if (!g->hier) {
+        sm_status_t st = build(g);
+        if (st) return st;
+    }
+    struct coll_hier *h = g->hier;
+    if (h->flat) return coll_span_run(g, a);
+    bool ordered = a->kind == COLL_SCAN || a->kind == COLL_EXSCAN || (a->red.op == COLL_USER && !a->red.commute);
+    bool red = a->kind >= COLL_REDUCE && a->kind <= COLL_EXSCAN;
+    if (red && ordered && !h->consecutive) return coll_span_run(g, a);
+    if (red && a->red.op != COLL_USER && !coll_kernel(a->red.t, a->red.op)) return coll_span_run(g, a);
+    switch (a->kind) {
+    case COLL_BARRIER: return h_barrier(h);
+    case COLL_BCAST: return h_bcast(h, a);
+    case COLL_REDUCE: return h_reduce(g, h, a);
+    case COLL_ALLREDUCE: return h_allreduce(h, a);
+    case COLL_REDUCE_SCATTER: return h_reduce_scatter(g, h, a);
+    case COLL_ALLGATHER: return h_allgather(g, h, a);
+    case COLL_GATHER: return h_gather(g, h, a);
+    case COLL_SCATTER: return h_scatter(g, h, a);
+    default: return h_scan(g, h, a);
+    }
+}

@@ -1,0 +1,350 @@
+/* The blocking collectives on communicators spanning (fake) nodes against a
+ * serial reference: MPI_COMM_WORLD, a split with reversed keys (nodes in
+ * reverse order), one whose nodes' ranks interleave (not consecutive: user
+ * operations must not be grouped by node), and one with half the ranks; in
+ * place, datatypes with holes, and an associative operation that does not
+ * commute (affine maps composed, so any regrouping that changes the order
+ * shows). With "loop KIND N": N calls of one collective on MPI_COMM_WORLD
+ * (barrier, allreduce, allgather, scan or all), for SMARTMAP_STATS' counts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../mpi/mcheck.h"
+
+#define P 10007
+
+/* Pairs (a, b): x -> a x + b mod P; l op r = "l, then r". */
+static void compose(const int *l, int *r)
+{
+    int a = r[0] * l[0] % P, b = (r[0] * l[1] + r[1]) % P;
+    r[0] = a, r[1] = b;
+}
+static void affine(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(*t, &lb, &ext);
+    int stride = (int)(ext / (MPI_Aint)sizeof(int));
+    for (int i = 0; i < *len; i++) compose((int *)in + i * stride, (int *)inout + i * stride);
+}
+/* Rank i's element e. */
+static void fval(int i, int e, int *v)
+{
+    v[0] = 2 + (i * 3 + e) % 11, v[1] = (i * 17 + e * 5 + 1) % P;
+}
+/* The fold of ranks lo..hi (inclusive) for element e. */
+static void fold(int lo, int hi, int e, int *v)
+{
+    v[0] = 1, v[1] = 0;
+    for (int i = lo; i <= hi; i++) {
+        int x[2], y[2] = { v[0], v[1] };
+        fval(i, e, x);
+        compose(y, x);
+        v[0] = x[0], v[1] = x[1];
+    }
+}
+
+/* A user sum that says it commutes: it may go by nodes on any layout. */
+static void usum(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static MPI_Op aff, csum;
+static MPI_Datatype pair, holey, vec3;    /* 2 ints; 2 ints in 3 (a hole); 3 ints every other one */
+#define HOLE (-7)
+
+/* count elements of affine pairs of rank r in buf laid out with stride (2: pair, 3: holey). */
+static void put_aff(int *buf, int r, int count, int stride)
+{
+    for (int e = 0; e < count; e++) {
+        fval(r, e, buf + e * stride);
+        if (stride == 3) buf[e * stride + 2] = HOLE;
+    }
+}
+static void check_aff(const int *buf, int lo, int hi, int count, int stride, const char *what)
+{
+    for (int e = 0; e < count; e++) {
+        int v[2];
+        fold(lo, hi, e, v);
+        CHECK(buf[e * stride] == v[0] && buf[e * stride + 1] == v[1], "%s: element %d of ranks %d..%d: (%d, %d), expected (%d, %d)",
+              what, e, lo, hi, buf[e * stride], buf[e * stride + 1], v[0], v[1]);
+        CHECK(stride != 3 || buf[e * stride + 2] == HOLE, "%s: a hole written (%d)", what, buf[e * stride + 2]);
+    }
+}
+
+static void rooted(MPI_Comm c, int r, int s)
+{
+    for (int root = 0; root < s; root++) {
+        /* broadcast: contiguous, and a vector whose holes stay */
+        int b[6];
+        for (int k = 0; k < 6; k++) b[k] = r == root ? root * 100 + k : -1;
+        OK(MPI_Bcast(b, 5, MPI_INT, root, c));
+        for (int k = 0; k < 5; k++) CHECK(b[k] == root * 100 + k, "bcast from %d: [%d] %d", root, k, b[k]);
+        for (int k = 0; k < 6; k++) b[k] = r == root ? root * 10 + k : -1;
+        OK(MPI_Bcast(b, 1, vec3, root, c));
+        for (int k = 0; k < 6; k++)
+            CHECK(b[k] == (k % 2 == 0 || r == root ? root * 10 + k : -1), "bcast vector from %d: [%d] %d", root, k, b[k]);
+        /* reduce: a sum (in place at odd roots), the affine maps (pairs, and with holes) */
+        int v[4], w[4];
+        for (int k = 0; k < 4; k++) v[k] = (r + 1) * (k + 1), w[k] = -1;
+        if (r == root && root % 2) OK(MPI_Reduce(MPI_IN_PLACE, v, 4, MPI_INT, MPI_SUM, root, c));
+        else OK(MPI_Reduce(v, w, 4, MPI_INT, MPI_SUM, root, c));
+        if (r == root) {
+            int *got = root % 2 ? v : w;
+            for (int k = 0; k < 4; k++) CHECK(got[k] == s * (s + 1) / 2 * (k + 1), "reduce to %d: [%d] %d", root, k, got[k]);
+        }
+        int a[9], q[9];
+        put_aff(a, r, 3, 2);
+        OK(MPI_Reduce(a, q, 3, pair, aff, root, c));
+        if (r == root) check_aff(q, 0, s - 1, 3, 2, "reduce (pairs)");
+        put_aff(a, r, 3, 3);
+        for (int k = 0; k < 9; k++) q[k] = HOLE;
+        if (r == root && root % 2 == 0) {
+            OK(MPI_Reduce(MPI_IN_PLACE, a, 3, holey, aff, root, c));
+            check_aff(a, 0, s - 1, 3, 3, "reduce in place (holes)");
+        } else {
+            OK(MPI_Reduce(a, q, 3, holey, aff, root, c));
+            if (r == root) check_aff(q, 0, s - 1, 3, 3, "reduce (holes)");
+        }
+        /* gather and scatter (direct across nodes) */
+        int mine[2] = { r, 1000 + r }, *all = malloc(sizeof(int) * 2 * (size_t)s), got2[2];
+        OK(MPI_Gather(mine, 2, MPI_INT, all, 2, MPI_INT, root, c));
+        if (r == root)
+            for (int i = 0; i < s; i++) CHECK(all[2 * i] == i && all[2 * i + 1] == 1000 + i, "gather to %d: %d", root, i);
+        OK(MPI_Scatter(all, 2, MPI_INT, got2, 2, MPI_INT, root, c));
+        CHECK(got2[0] == r && got2[1] == 1000 + r, "scatter from %d", root);
+        /* in place at the root, both ways */
+        if (r == root) {
+            OK(MPI_Scatter(all, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, root, c));
+            for (int i = 0; i < 2 * s; i++) all[i] = i / 2 == r ? all[i] : -1;
+            OK(MPI_Gather(MPI_IN_PLACE, 2, MPI_INT, all, 2, MPI_INT, root, c));
+            for (int i = 0; i < s; i++) CHECK(all[2 * i] == i && all[2 * i + 1] == 1000 + i, "gather in place to %d: %d", root, i);
+        } else {
+            OK(MPI_Scatter(NULL, 0, MPI_INT, got2, 2, MPI_INT, root, c));
+            CHECK(got2[0] == r && got2[1] == 1000 + r, "scatter in place from %d", root);
+            OK(MPI_Gather(got2, 2, MPI_INT, NULL, 0, MPI_INT, root, c));
+        }
+        free(all);
+        /* the v forms: rank i's i % 3 + 1 ints, with gaps, into a vector type at the root */
+        int *cnt = malloc(sizeof(int) * 2 * (size_t)s), *dis = cnt + s, tot = 0, sv[3], rv[3];
+        for (int i = 0; i < s; i++) cnt[i] = i % 3 + 1, dis[i] = tot + 1, tot += cnt[i] + 1;
+        int *gv = malloc(sizeof(int) * (size_t)tot);
+        for (int k = 0; k < 3; k++) sv[k] = r * 10 + k + root;
+        for (int i = 0; i < tot; i++) gv[i] = HOLE;
+        OK(MPI_Gatherv(sv, cnt[r], MPI_INT, gv, cnt, dis, MPI_INT, root, c));
+        if (r == root)
+            for (int i = 0; i < s; i++) {
+                CHECK(gv[dis[i] - 1] == HOLE, "gatherv: a gap written");
+                for (int k = 0; k < cnt[i]; k++) CHECK(gv[dis[i] + k] == i * 10 + k + root, "gatherv to %d: %d.%d", root, i, k);
+            }
+        for (int k = 0; k < 3; k++) rv[k] = -1;
+        OK(MPI_Scatterv(gv, cnt, dis, MPI_INT, rv, cnt[r], MPI_INT, root, c));
+        for (int k = 0; k < cnt[r]; k++) CHECK(rv[k] == r * 10 + k + root, "scatterv from %d: [%d] %d", root, k, rv[k]);
+        CHECK(cnt[r] == 3 || rv[cnt[r]] == -1, "scatterv wrote past its block");
+        free(gv), free(cnt);
+    }
+}
+
+static void everyone(MPI_Comm c, int r, int s)
+{
+    for (int k = 0; k < 3; k++) OK(MPI_Barrier(c));
+    /* allreduce: sum (and in place), max on doubles, minloc, the affine maps */
+    int v[4], w[4];
+    for (int k = 0; k < 4; k++) v[k] = (r + 1) * (k + 1);
+    OK(MPI_Allreduce(v, w, 4, MPI_INT, MPI_SUM, c));
+    for (int k = 0; k < 4; k++) CHECK(w[k] == s * (s + 1) / 2 * (k + 1), "allreduce [%d] %d", k, w[k]);
+    OK(MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_INT, MPI_SUM, c));
+    for (int k = 0; k < 4; k++) CHECK(v[k] == w[k], "allreduce in place [%d] %d", k, v[k]);
+    double d = (double)((r * 7) % s), dm;
+    OK(MPI_Allreduce(&d, &dm, 1, MPI_DOUBLE, MPI_MAX, c));
+    CHECK(dm == (double)(s - 1) || s % 7 == 0, "allreduce max %g", dm);
+    struct { int v, i; } in = { (r * 5) % s == 0 ? -1 : r, r }, out;
+    OK(MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, c));
+    CHECK(out.v == -1 && out.i == 0, "minloc (%d, %d)", out.v, out.i);
+    OK(MPI_Allreduce(MPI_IN_PLACE, w, 4, MPI_INT, csum, c));
+    for (int k = 0; k < 4; k++) CHECK(w[k] == s * s * (s + 1) / 2 * (k + 1), "allreduce (user sum) [%d] %d", k, w[k]);
+    int a[9], q[9];
+    put_aff(a, r, 3, 2);
+    OK(MPI_Allreduce(a, q, 3, pair, aff, c));
+    check_aff(q, 0, s - 1, 3, 2, "allreduce (pairs)");
+    put_aff(a, r, 3, 3);
+    OK(MPI_Allreduce(MPI_IN_PLACE, a, 3, holey, aff, c));
+    check_aff(a, 0, s - 1, 3, 3, "allreduce in place (holes)");
+
+    /* allgather: contiguous, in place, into a vector type with holes; allgatherv */
+    int *g = malloc(sizeof(int) * 3 * (size_t)s), mine[2] = { r, 500 + r };
+    OK(MPI_Allgather(mine, 2, MPI_INT, g, 2, MPI_INT, c));
+    for (int i = 0; i < s; i++) CHECK(g[2 * i] == i && g[2 * i + 1] == 500 + i, "allgather %d", i);
+    for (int i = 0; i < 2 * s; i++) g[i] = i / 2 == r ? (i % 2 ? 700 + r : r) : -1;
+    OK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g, 2, MPI_INT, c));
+    for (int i = 0; i < s; i++) CHECK(g[2 * i] == i && g[2 * i + 1] == 700 + i, "allgather in place %d", i);
+    MPI_Datatype v2;
+    OK(MPI_Type_vector(2, 1, 2, MPI_INT, &v2));
+    OK(MPI_Type_commit(&v2));
+    for (int i = 0; i < 3 * s; i++) g[i] = HOLE;
+    OK(MPI_Allgather(mine, 2, MPI_INT, g, 1, v2, c));      /* extent 3 ints: block i at 3 i */
+    for (int i = 0; i < s; i++)
+        CHECK(g[3 * i] == i && g[3 * i + 1] == HOLE && g[3 * i + 2] == 500 + i, "allgather vector %d: %d %d %d", i,
+              g[3 * i], g[3 * i + 1], g[3 * i + 2]);
+    OK(MPI_Type_free(&v2));
+    int *cnt = malloc(sizeof(int) * 2 * (size_t)s), *dis = cnt + s, tot = 0, sv[3];
+    for (int i = 0; i < s; i++) cnt[i] = i % 3 + 1, dis[i] = tot + 1, tot += cnt[i] + 1;
+    int *gv = malloc(sizeof(int) * (size_t)tot);
+    for (int k = 0; k < 3; k++) sv[k] = r * 10 + k;
+    for (int i = 0; i < tot; i++) gv[i] = HOLE;
+    OK(MPI_Allgatherv(sv, cnt[r], MPI_INT, gv, cnt, dis, MPI_INT, c));
+    for (int i = 0; i < s; i++) {
+        CHECK(gv[dis[i] - 1] == HOLE, "allgatherv: a gap written");
+        for (int k = 0; k < cnt[i]; k++) CHECK(gv[dis[i] + k] == i * 10 + k, "allgatherv %d.%d: %d", i, k, gv[dis[i] + k]);
+    }
+    free(gv), free(g);
+
+    /* reduce-scatter: blocks (and in place), counts, the affine maps by blocks */
+    int *src = malloc(sizeof(int) * 6 * (size_t)s), blk[3];
+    for (int i = 0; i < 2 * s; i++) src[i] = (r + 1) * (i + 1);
+    OK(MPI_Reduce_scatter_block(src, blk, 2, MPI_INT, MPI_SUM, c));
+    for (int k = 0; k < 2; k++) CHECK(blk[k] == s * (s + 1) / 2 * (2 * r + k + 1), "reduce_scatter_block [%d] %d", k, blk[k]);
+    OK(MPI_Reduce_scatter_block(MPI_IN_PLACE, src, 2, MPI_INT, MPI_SUM, c));
+    for (int k = 0; k < 2; k++) CHECK(src[k] == blk[k], "reduce_scatter_block in place [%d] %d", k, src[k]);
+    int off = 0;
+    for (int i = 0; i < s; i++) off += cnt[i];
+    for (int i = 0; i < off; i++) src[i] = (r + 1) * (i + 1);
+    OK(MPI_Reduce_scatter(src, blk, cnt, MPI_INT, MPI_SUM, c));
+    off = 0;
+    for (int i = 0; i < r; i++) off += cnt[i];
+    for (int k = 0; k < cnt[r]; k++) CHECK(blk[k] == s * (s + 1) / 2 * (off + k + 1), "reduce_scatter [%d] %d", k, blk[k]);
+    /* element e of the whole vector: rank i's fval(i, e) */
+    for (int e = 0; e < 2 * s; e++) fval(r, e, src + 2 * e);
+    int pr[4];
+    OK(MPI_Reduce_scatter_block(src, pr, 2, pair, aff, c));
+    for (int k = 0; k < 2; k++) {
+        int want[2];
+        fold(0, s - 1, 2 * r + k, want);
+        CHECK(pr[2 * k] == want[0] && pr[2 * k + 1] == want[1], "reduce_scatter_block (pairs) %d", k);
+    }
+    free(src), free(cnt);
+
+    /* scans: sum (in place too), the affine maps (pairs; holes in place) */
+    int x[3], y[3];
+    for (int k = 0; k < 3; k++) x[k] = (r + 1) * (k + 1), y[k] = -5;
+    OK(MPI_Scan(x, y, 3, MPI_INT, MPI_SUM, c));
+    for (int k = 0; k < 3; k++) CHECK(y[k] == (r + 1) * (r + 2) / 2 * (k + 1), "scan [%d] %d", k, y[k]);
+    OK(MPI_Exscan(x, y, 3, MPI_INT, MPI_SUM, c));
+    for (int k = 0; k < 3 && r > 0; k++) CHECK(y[k] == r * (r + 1) / 2 * (k + 1), "exscan [%d] %d", k, y[k]);
+    OK(MPI_Scan(MPI_IN_PLACE, x, 3, MPI_INT, MPI_SUM, c));
+    for (int k = 0; k < 3; k++) CHECK(x[k] == (r + 1) * (r + 2) / 2 * (k + 1), "scan in place [%d] %d", k, x[k]);
+    put_aff(a, r, 3, 2);
+    OK(MPI_Scan(a, q, 3, pair, aff, c));
+    check_aff(q, 0, r, 3, 2, "scan (pairs)");
+    for (int k = 0; k < 9; k++) q[k] = -9;
+    OK(MPI_Exscan(a, q, 3, pair, aff, c));
+    if (r > 0) check_aff(q, 0, r - 1, 3, 2, "exscan (pairs)");
+    else CHECK(q[0] == -9, "exscan touched rank 0's buffer");
+    put_aff(a, r, 3, 3);
+    OK(MPI_Scan(MPI_IN_PLACE, a, 3, holey, aff, c));
+    check_aff(a, 0, r, 3, 3, "scan in place (holes)");
+    put_aff(a, r, 3, 3);
+    OK(MPI_Exscan(MPI_IN_PLACE, a, 3, holey, aff, c));
+    if (r > 0) check_aff(a, 0, r - 1, 3, 3, "exscan in place (holes)");
+}
+
+/* Large ones: rendezvous between nodes, the engine's sliced paths in them. */
+static void large(MPI_Comm c, int r, int s)
+{
+    enum { N = 150000 };
+    int *v = malloc(sizeof(int) * N), *w = malloc(sizeof(int) * N), *g = malloc(sizeof(int) * (size_t)s * N / 8);
+    for (int i = 0; i < N; i++) v[i] = r + i % 1000;
+    OK(MPI_Allreduce(v, w, N, MPI_INT, MPI_SUM, c));
+    for (int i = 0; i < N; i++) CHECK(w[i] == s * (s - 1) / 2 + s * (i % 1000), "large allreduce [%d] %d", i, w[i]);
+    OK(MPI_Scan(v, w, N, MPI_INT, MPI_SUM, c));
+    for (int i = 0; i < N; i++) CHECK(w[i] == r * (r + 1) / 2 + (r + 1) * (i % 1000), "large scan [%d] %d", i, w[i]);
+    for (int i = 0; i < N; i++) w[i] = r == s - 1 ? i * 3 : -1;
+    OK(MPI_Bcast(w, N, MPI_INT, s - 1, c));
+    for (int i = 0; i < N; i++) CHECK(w[i] == i * 3, "large bcast [%d] %d", i, w[i]);
+    OK(MPI_Allgather(v, N / 8, MPI_INT, g, N / 8, MPI_INT, c));
+    for (int j = 0; j < s; j++)
+        for (int i = 0; i < N / 8; i++) CHECK(g[j * (N / 8) + i] == j + i % 1000, "large allgather %d.%d", j, i);
+    int *p = malloc(sizeof(int) * 2 * 20000), *q = malloc(sizeof(int) * 2 * 20000);
+    put_aff(p, r, 20000, 2);
+    OK(MPI_Allreduce(p, q, 20000, pair, aff, c));
+    check_aff(q, 0, s - 1, 20000, 2, "large allreduce (pairs)");
+    OK(MPI_Reduce(p, q, 20000, pair, aff, 0, c));
+    if (r == 0) check_aff(q, 0, s - 1, 20000, 2, "large reduce (pairs)");
+    free(v), free(w), free(g), free(p), free(q);
+}
+
+static void check_comm(MPI_Comm c)
+{
+    int r, s;
+    MPI_Comm_rank(c, &r);
+    MPI_Comm_size(c, &s);
+    large(c, r, s);
+    everyone(c, r, s);
+    rooted(c, r, s);
+    everyone(c, r, s);          /* again: the groups made at the first call serve */
+}
+
+static void loop(const char *kind, int n)
+{
+    int v = 1, w, *g = malloc(sizeof(int) * 1024);
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(kind, "barrier") || !strcmp(kind, "all")) OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (!strcmp(kind, "allreduce") || !strcmp(kind, "all")) OK(MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        if (!strcmp(kind, "allgather") || !strcmp(kind, "all")) OK(MPI_Allgather(&v, 1, MPI_INT, g, 1, MPI_INT, MPI_COMM_WORLD));
+        if (!strcmp(kind, "scan") || !strcmp(kind, "all")) OK(MPI_Scan(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    }
+    free(g);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int wr, ws;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+    MPI_Comm_size(MPI_COMM_WORLD, &ws);
+    if (argc > 1 && !strcmp(argv[1], "mismatch")) {
+        /* the second node's ranks expect less than the root sends: its
+         * leader's receive between nodes is truncated, and says so */
+        int b[2] = { 1, 2 };
+        const char *ns = getenv("SMARTMAP_NODE_SIZE");
+        int k = ns && atoi(ns) > 0 ? atoi(ns) : ws;
+        OK(MPI_Bcast(b, wr < k ? 2 : 1, MPI_INT, 0, MPI_COMM_WORLD));
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 3 && !strcmp(argv[1], "loop")) {
+        loop(argv[2], atoi(argv[3]));
+        MPI_Finalize();
+        return 0;
+    }
+    OK(MPI_Type_contiguous(2, MPI_INT, &pair));
+    OK(MPI_Type_commit(&pair));
+    OK(MPI_Type_create_resized(pair, 0, 3 * sizeof(int), &holey));
+    OK(MPI_Type_commit(&holey));
+    OK(MPI_Type_vector(3, 1, 2, MPI_INT, &vec3));
+    OK(MPI_Type_commit(&vec3));
+    OK(MPI_Op_create(affine, 0, &aff));
+    OK(MPI_Op_create(usum, 1, &csum));
+    const char *ns = getenv("SMARTMAP_NODE_SIZE");
+    int k = ns && atoi(ns) > 0 ? atoi(ns) : ws, nn = (ws + k - 1) / k;
+
+    check_comm(MPI_COMM_WORLD);
+    MPI_Comm rev, mix, half;
+    OK(MPI_Comm_split(MPI_COMM_WORLD, 0, ws - 1 - wr, &rev));
+    check_comm(rev);
+    /* the nodes' ranks interleaved: rank j of node q at q + j * nodes */
+    OK(MPI_Comm_split(MPI_COMM_WORLD, 0, (wr % k) * nn + wr / k, &mix));
+    check_comm(mix);
+    OK(MPI_Comm_split(MPI_COMM_WORLD, wr % 2, wr, &half));
+    check_comm(half);
+    OK(MPI_Comm_free(&rev));
+    OK(MPI_Comm_free(&mix));
+    OK(MPI_Comm_free(&half));
+    OK(MPI_Op_free(&aff));
+    OK(MPI_Op_free(&csum));
+    MPI_Type_free(&pair), MPI_Type_free(&holey), MPI_Type_free(&vec3);
+    MPI_Finalize();
+    if (wr == 0) printf("hier: %d ranks, nodes of %d: every collective as the serial reference\n", ws, k);
+    return 0;
+}
