@@ -923,10 +923,13 @@ static int ext_check(const char *datarep, MPI_Datatype datatype, int count, stru
     return MPI_SUCCESS;
 }
 
-/* An engine's failure: a value external32 cannot hold is a conversion error. */
-static int ext_fail(sm_status_t st, const char *R)
+/* An engine's failure: a basic type with no representation is the type's
+ * fault; converting, a value external32 cannot hold is a conversion error
+ * (sizing, SM_ERR_ARG is an overflow). */
+static int ext_fail(sm_status_t st, bool converting, const char *R)
 {
-    int cls = st == SM_ERR_ARG ? MPI_ERR_CONVERSION : st == SM_ERR_UNSUPPORTED ? MPI_ERR_TYPE : smpi_class_of(st);
+    int cls = st == SM_ERR_UNSUPPORTED ? MPI_ERR_TYPE : st == SM_ERR_ARG && converting ? MPI_ERR_CONVERSION
+            : smpi_class_of(st);
     return smpi_error(NULL, cls, R, "%s", sm_fail_reason());
 }
 
@@ -939,7 +942,7 @@ int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datat
     if (!size) return smpi_error(NULL, MPI_ERR_ARG, R, "size is NULL");
     size_t need;
     sm_status_t st = dt_repr_size(t->dt, (size_t)incount, &ext32, &need);
-    if (st) return ext_fail(st, R);
+    if (st) return ext_fail(st, false, R);
     *size = (MPI_Aint)need;
     return MPI_SUCCESS;
 }
@@ -955,13 +958,13 @@ int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_
     if (!position || *position < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "invalid position");
     size_t need;
     sm_status_t st = dt_repr_size(t->dt, (size_t)incount, &ext32, &need);
-    if (st) return ext_fail(st, R);
+    if (st) return ext_fail(st, false, R);
     if (outsize < *position || need > (size_t)(outsize - *position))
         return smpi_error(NULL, MPI_ERR_TRUNCATE, R, "%zu bytes at position %td do not fit in %td", need, *position,
                           outsize);
     if (need && !outbuf) return smpi_error(NULL, MPI_ERR_BUFFER, R, "outbuf is NULL");
     if (need && (st = dt_repr_pack((char *)outbuf + *position, inbuf, t->dt, (size_t)incount, &ext32)))
-        return ext_fail(st, R);
+        return ext_fail(st, true, R);
     *position += (MPI_Aint)need;
     return MPI_SUCCESS;
 }
@@ -977,12 +980,12 @@ int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize
     if (!position || *position < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "invalid position");
     size_t need;
     sm_status_t st = dt_repr_size(t->dt, (size_t)outcount, &ext32, &need);
-    if (st) return ext_fail(st, R);
+    if (st) return ext_fail(st, false, R);
     if (insize < *position || need > (size_t)(insize - *position))
         return smpi_error(NULL, MPI_ERR_TRUNCATE, R, "%zu bytes at position %td exceed %td", need, *position, insize);
     if (need && !inbuf) return smpi_error(NULL, MPI_ERR_BUFFER, R, "inbuf is NULL");
     if (need && (st = dt_repr_unpack(outbuf, t->dt, (size_t)outcount, (const char *)inbuf + *position, &ext32)))
-        return ext_fail(st, R);
+        return ext_fail(st, true, R);
     *position += (MPI_Aint)need;
     return MPI_SUCCESS;
 }
