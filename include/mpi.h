@@ -394,6 +394,13 @@ SMPI_DECL(int, Type_create_subarray, (int ndims, const int array_of_sizes[], con
                                       MPI_Datatype *newtype))
 SMPI_DECL(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                      MPI_Datatype *newtype))
+/* Distributed arrays (MPI 3.1 §4.1.4) */
+enum { MPI_DISTRIBUTE_BLOCK = 121, MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_NONE };
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+SMPI_DECL(int, Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[],
+                                    const int array_of_distribs[], const int array_of_dargs[],
+                                    const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype))
 SMPI_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
 SMPI_DECL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
 SMPI_DECL(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
@@ -423,6 +430,12 @@ SMPI_DECL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, voi
 SMPI_DECL(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                         MPI_Datatype datatype, MPI_Comm comm))
 SMPI_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
+/* The portable representation (MPI 3.1 §4.2.3, §13.5.2): datarep "external32" */
+SMPI_DECL(int, Pack_external, (const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype,
+                               void *outbuf, MPI_Aint outsize, MPI_Aint *position))
+SMPI_DECL(int, Unpack_external, (const char *datarep, const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+                                 void *outbuf, int outcount, MPI_Datatype datatype))
+SMPI_DECL(int, Pack_external_size, (const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size))
 SMPI_DECL(int, Get_address, (const void *location, MPI_Aint *address))
 SMPI_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
 SMPI_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))

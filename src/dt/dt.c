@@ -16,7 +16,7 @@ void dt_predef_init(struct dt_predef *p, int basic, size_t size, size_t align, s
     struct dt_type *t = &p->t;
     *t = (struct dt_type){ .size = size, .refs = 0, .lb = 0, .ub = (ptrdiff_t)extent, .align = align,
                            .basic = basic, .nruns = 1, .nblk = 1, .nbasic = 1 };
-    p->run[0] = (struct dt_run){ size, 1 };
+    p->run[0] = (struct dt_run){ size, 1, basic };
     p->blk[0] = (struct dt_blk){ 0, size - len2, 0 };
     if (len2 && off2 == size - len2) p->blk[0].len = size;     /* no hole: one block */
     else if (len2) p->blk[t->nblk++] = (struct dt_blk){ (ptrdiff_t)off2, len2, size - len2 };
@@ -82,12 +82,14 @@ static void add_blk(struct build *b, ptrdiff_t off, size_t len)
     b->any_data = true;
 }
 
-static void add_run(struct build *b, size_t size, size_t count)
+/* count basic elements of one basic type: repeated ones stay one run */
+static void add_run(struct build *b, size_t size, size_t count, int64_t basic)
 {
     if (!count || b->st) return;
-    if (b->nrun && b->run[b->nrun - 1].size == size) { b->run[b->nrun - 1].count += count; return; }
+    struct dt_run *last = b->nrun ? &b->run[b->nrun - 1] : NULL;
+    if (last && last->size == size && last->basic == basic) { last->count += count; return; }
     if (!grow((void **)&b->run, &b->rcap, b->nrun, sizeof *b->run, b)) return;
-    b->run[b->nrun++] = (struct dt_run){ size, count };
+    b->run[b->nrun++] = (struct dt_run){ size, count, basic };
 }
 
 static bool too_large(struct build *b, bool overflow)
@@ -129,10 +131,10 @@ static void add_elems(struct build *b, ptrdiff_t disp, size_t n, const struct dt
             for (int k = 0; k < old->nblk; k++) add_blk(b, disp + (ptrdiff_t)j * ext + blk[k].off, blk[k].len);
     }
     const struct dt_run *run = dt_runs(old);
-    if (old->nruns == 1) add_run(b, run[0].size, n * run[0].count);
+    if (old->nruns == 1) add_run(b, run[0].size, n * run[0].count, run[0].basic);
     else
         for (size_t j = 0; j < n && !b->st; j++)
-            for (int k = 0; k < old->nruns; k++) add_run(b, run[k].size, run[k].count);
+            for (int k = 0; k < old->nruns; k++) add_run(b, run[k].size, run[k].count, run[k].basic);
 }
 
 /* The type built, with explicit bounds (resized, subarray) if bounds is not NULL. */
@@ -351,4 +353,169 @@ int64_t dt_elements(const struct dt_type *t, size_t bytes)
         if (k < run[i].count) break;
     }
     return rem ? -1 : n;
+}
+
+/* --- Data representations -----------------------------------------------------
+ * The typed buffer is packed natively (dt_pack) and that stream converted
+ * run by run, basic element by element, part by part; unpacking goes the
+ * other way. Integers change size through 64 bits with a range check. */
+_Static_assert(sizeof(struct dt_run) == 3 * sizeof(int64_t), "no padding in a run (compared bytewise)");
+
+static const struct dt_xrep *xrep_of(const struct dt_xtab *x, const struct dt_run *r)
+{
+    if (r->basic < 0 || r->basic >= x->n) return NULL;
+    const struct dt_xrep *p = &x->rep[r->basic];
+    size_t n = 0;
+    for (int i = 0; i < p->nparts; i++) n += p->part[i].nsize;
+    return p->nparts && n == r->size ? p : NULL;
+}
+
+sm_status_t dt_repr_size(const struct dt_type *t, size_t count, const struct dt_xtab *x, size_t *bytes)
+{
+    const struct dt_run *run = dt_runs(t);
+    size_t per = 0, n;
+    for (int k = 0; k < t->nruns; k++) {
+        const struct dt_xrep *p = xrep_of(x, &run[k]);
+        if (!p) return sm_fail(SM_ERR_UNSUPPORTED, "basic type %lld (%zu bytes) has no external representation",
+                               (long long)run[k].basic, run[k].size);
+        size_t one = 0;
+        for (int i = 0; i < p->nparts; i++) one += p->part[i].xsize;
+        if (__builtin_mul_overflow(one, run[k].count, &n) || __builtin_add_overflow(per, n, &per))
+            return sm_fail(SM_ERR_ARG, "the external size overflows");
+    }
+    if (__builtin_mul_overflow(per, count, bytes)) return sm_fail(SM_ERR_ARG, "the external size overflows");
+    return SM_OK;
+}
+
+static bool host_le(void) { return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__; }
+
+/* n bytes from a native value at p to big-endian at q (or back: the same reversal) */
+static void swap_bytes(unsigned char *q, const unsigned char *p, size_t n)
+{
+    if (!host_le()) { memcpy(q, p, n); return; }
+    for (size_t i = 0; i < n; i++) q[i] = p[n - 1 - i];
+}
+
+/* a native integer of n <= 8 bytes, as 64 bits (sign-extended if sgn) */
+static uint64_t load_native(const unsigned char *p, size_t n, bool sgn)
+{
+    unsigned char be[8];
+    swap_bytes(be, p, n);          /* big-endian: most significant first */
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) v = v << 8 | be[i];
+    if (sgn && n < 8 && (be[0] & 0x80)) v |= ~(uint64_t)0 << (8 * n);
+    return v;
+}
+static uint64_t load_be(const unsigned char *p, size_t n, bool sgn)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) v = v << 8 | p[i];
+    if (sgn && n < 8 && n && (p[0] & 0x80)) v |= ~(uint64_t)0 << (8 * n);
+    return v;
+}
+/* Does v fit in n bytes (signed or not)? */
+static bool fits(uint64_t v, size_t n, bool sgn)
+{
+    if (n >= 8) return true;
+    if (!sgn) return v >> (8 * n) == 0;
+    int64_t s = (int64_t)v, lim = (int64_t)1 << (8 * n - 1);
+    return s >= -lim && s < lim;
+}
+static void store_be(unsigned char *q, size_t n, uint64_t v)
+{
+    for (size_t i = n; i-- > 0; v >>= 8) q[i] = (unsigned char)v;
+}
+static void store_native(unsigned char *q, size_t n, uint64_t v)
+{
+    unsigned char be[8];
+    store_be(be, n, v);
+    swap_bytes(q, be, n);
+}
+
+/* One part between native bytes nat and external bytes ext (to_ext: which way). */
+static sm_status_t convert_part(const struct dt_xpart *p, unsigned char *nat, unsigned char *ext, bool to_ext)
+{
+    if (p->kind == DT_X_LDOUBLE) {
+#if defined(__SIZEOF_FLOAT128__)
+        if (p->xsize == 16 && (p->nsize == sizeof(long double) || p->nsize == sizeof(double))) {
+            unsigned char q[16];
+            if (to_ext) {
+                __float128 f;
+                if (p->nsize == sizeof(long double)) { long double l; memcpy(&l, nat, sizeof l); f = (__float128)l; }
+                else { double d; memcpy(&d, nat, sizeof d); f = (__float128)d; }
+                memcpy(q, &f, 16);
+                swap_bytes(ext, q, 16);
+            } else {
+                __float128 f;
+                swap_bytes(q, ext, 16);
+                memcpy(&f, q, 16);
+                if (p->nsize == sizeof(long double)) { long double l = (long double)f; memcpy(nat, &l, sizeof l); }
+                else { double d = (double)f; memcpy(nat, &d, sizeof d); }
+            }
+            return SM_OK;
+        }
+#endif
+        return sm_fail(SM_ERR_UNSUPPORTED, "no conversion of a %u-byte long double to %u bytes", p->nsize, p->xsize);
+    }
+    if (p->nsize == p->xsize) {
+        if (to_ext) swap_bytes(ext, nat, p->nsize); else swap_bytes(nat, ext, p->nsize);
+        return SM_OK;
+    }
+    if (p->nsize > 8 || p->xsize > 8)
+        return sm_fail(SM_ERR_UNSUPPORTED, "no conversion of a %u-byte integer to %u bytes", p->nsize, p->xsize);
+    bool sgn = p->kind == DT_X_SINT;
+    uint64_t v = to_ext ? load_native(nat, p->nsize, sgn) : load_be(ext, p->xsize, sgn);
+    size_t n = to_ext ? p->xsize : p->nsize;
+    if (!fits(v, n, sgn))
+        return sgn ? sm_fail(SM_ERR_ARG, "value %lld does not fit in %zu bytes", (long long)v, n)
+                   : sm_fail(SM_ERR_ARG, "value %llu does not fit in %zu bytes", (unsigned long long)v, n);
+    if (to_ext) store_be(ext, n, v); else store_native(nat, n, v);
+    return SM_OK;
+}
+
+/* Convert count elements' native stream nat to or from the representation ext. */
+static sm_status_t convert(unsigned char *nat, unsigned char *ext, const struct dt_type *t, size_t count,
+                           const struct dt_xtab *x, bool to_ext)
+{
+    const struct dt_run *run = dt_runs(t);
+    for (size_t e = 0; e < count; e++)
+        for (int k = 0; k < t->nruns; k++) {
+            const struct dt_xrep *p = xrep_of(x, &run[k]);
+            if (!p) return sm_fail(SM_ERR_UNSUPPORTED, "basic type %lld has no external representation",
+                                   (long long)run[k].basic);
+            for (size_t i = 0; i < run[k].count; i++)
+                for (int j = 0; j < p->nparts; j++) {
+                    sm_status_t st = convert_part(&p->part[j], nat, ext, to_ext);
+                    if (st) return st;
+                    nat += p->part[j].nsize, ext += p->part[j].xsize;
+                }
+        }
+    return SM_OK;
+}
+
+sm_status_t dt_repr_pack(void *out, const void *in, const struct dt_type *t, size_t count, const struct dt_xtab *x)
+{
+    size_t bytes, len = count * t->size;
+    sm_status_t st = dt_repr_size(t, count, x, &bytes);
+    if (st || !len) return st;
+    unsigned char *tmp = malloc(len);
+    if (!tmp) return sm_fail(SM_ERR_NOMEM, "no memory to convert %zu bytes", len);
+    dt_pack(tmp, in, t, count);
+    st = convert(tmp, out, t, count, x, true);
+    free(tmp);
+    return st;
+}
+
+sm_status_t dt_repr_unpack(void *out, const struct dt_type *t, size_t count, const void *in, const struct dt_xtab *x)
+{
+    size_t bytes, len = count * t->size;
+    sm_status_t st = dt_repr_size(t, count, x, &bytes);
+    if (st || !len) return st;
+    /* zeroed: padding inside a native basic type (long double's) is defined */
+    unsigned char *tmp = calloc(1, len);
+    if (!tmp) return sm_fail(SM_ERR_NOMEM, "no memory to convert %zu bytes", len);
+    st = convert(tmp, (unsigned char *)in, t, count, x, false);
+    if (!st) dt_unpack(out, t, count, tmp);
+    free(tmp);
+    return st;
 }

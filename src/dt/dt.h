@@ -19,8 +19,10 @@
 
 #define DT_MIXED (-1)   /* dt_type.basic: more than one basic type, or none */
 
-/* count basic elements of size bytes each, in typemap order (MPI_Get_elements) */
-struct dt_run { size_t size, count; };
+/* count basic elements of size bytes each, all of basic type basic (the
+ * binding's id), in typemap order (MPI_Get_elements, external32). No
+ * padding inside: layouts are compared bytewise (coll's same_type). */
+struct dt_run { size_t size, count; int64_t basic; };
 /* len data bytes at off from the element's address; at: data bytes of the
  * element before this block (its position in the element's stream) */
 struct dt_blk { ptrdiff_t off; size_t len; size_t at; };
@@ -123,5 +125,32 @@ static inline void dt_unpack(void *out, const struct dt_type *t, size_t count, c
 /* Basic elements in the first bytes of a stream of t, or -1 when bytes
  * end inside one (MPI_Get_elements' MPI_UNDEFINED). */
 int64_t dt_elements(const struct dt_type *t, size_t bytes);
+
+/* --- Data representations (MPI-3.1 §13.5.2, "external32") ---------------------
+ * A basic type's representation: one or two parts (pair types, complex
+ * numbers) in its packed bytes, each nsize bytes natively and xsize bytes
+ * big-endian in the representation. The binding gives a table indexed by
+ * basic id (nparts 0: the type has no representation). */
+enum dt_xkind {
+    DT_X_UINT,      /* unsigned integer (also floats and bytes: only the byte order changes) */
+    DT_X_SINT,      /* signed integer: sign-extended or range-checked when the size changes */
+    DT_X_LDOUBLE,   /* long double <-> IEEE binary128 */
+};
+struct dt_xpart { uint8_t kind, nsize, xsize; };
+struct dt_xrep { int nparts; struct dt_xpart part[2]; };
+struct dt_xtab { const struct dt_xrep *rep; int n; };
+
+/* Bytes of count elements of t in the representation; SM_ERR_UNSUPPORTED
+ * when a basic type of t has none (or its size disagrees with the table),
+ * SM_ERR_ARG when the size overflows. */
+sm_status_t dt_repr_size(const struct dt_type *t, size_t count, const struct dt_xtab *x, size_t *bytes);
+/* Write count elements of t at in (a typed buffer) in the representation
+ * at out; SM_ERR_ARG when a value does not fit its external size (a long
+ * beyond 32 bits: out then holds the values before it), SM_ERR_UNSUPPORTED
+ * as dt_repr_size, SM_ERR_NOMEM. */
+sm_status_t dt_repr_pack(void *out, const void *in, const struct dt_type *t, size_t count, const struct dt_xtab *x);
+/* Read count elements of t at out (a typed buffer) from the representation
+ * at in; the same errors (a value too large for a smaller native type). */
+sm_status_t dt_repr_unpack(void *out, const struct dt_type *t, size_t count, const void *in, const struct dt_xtab *x);
 
 #endif

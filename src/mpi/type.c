@@ -102,11 +102,11 @@ void *smpi_contig_buf(void *buf, int count, const struct smpi_type *t, bool pack
 
 /* --- Constructors ------------------------------------------------------------
  * Each checks MPI's arguments, has src/dt build the layout, and keeps how
- * the type was made (MPI_Type_get_envelope/contents): up to five integer
+ * the type was made (MPI_Type_get_envelope/contents): up to six integer
  * arrays (concatenated), the addresses, and the component types, which it
  * holds references to (a component's handle may be freed before). */
 struct contents {
-    struct { const int *v; int n; } i[5];
+    struct { const int *v; int n; } i[6];
     const MPI_Aint *a;
     int na;
     struct smpi_type *const *d;
@@ -117,7 +117,7 @@ struct contents {
 static bool record(struct smpi_type *t, const struct contents *c)
 {
     t->ni = 0;
-    for (int k = 0; k < 5; k++) t->ni += c->i[k].n;
+    for (int k = 0; k < 6; k++) t->ni += c->i[k].n;
     t->na = c->na, t->nd = c->nd;
     t->ci = malloc(sizeof(int) * (size_t)(t->ni + 1));
     t->ca = malloc(sizeof(MPI_Aint) * (size_t)(t->na + 1));
@@ -127,7 +127,7 @@ static bool record(struct smpi_type *t, const struct contents *c)
         t->ci = NULL, t->ca = NULL, t->cd = NULL, t->ni = t->na = t->nd = 0;
         return false;
     }
-    for (int k = 0, at = 0; k < 5; at += c->i[k].n, k++)
+    for (int k = 0, at = 0; k < 6; at += c->i[k].n, k++)
         if (c->i[k].n) memcpy(t->ci + at, c->i[k].v, sizeof(int) * (size_t)c->i[k].n);
     if (t->na) memcpy(t->ca, c->a, sizeof(MPI_Aint) * (size_t)t->na);
     for (int i = 0; i < t->nd; i++) {
@@ -321,6 +321,93 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     return made(st, d, MPI_COMBINER_RESIZED, &(struct contents){ .a = a, .na = 2, .d = &old, .nd = 1 }, newtype, R);
 }
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+
+/* --- Distributed arrays (MPI 3.1 §4.1.4) -------------------------------------
+ * Built as the standard's reference construction does, one dimension at a
+ * time from the fastest varying: the blocks of darg elements a process owns
+ * (dealt round robin over the psize processes of its grid dimension; the
+ * last block of all may be short) in a type resized to the whole
+ * dimension, which the next dimension takes as its element. */
+static sm_status_t darray_dim(int gsize, int distrib, int darg, int psize, int r, const struct dt_type *old,
+                              struct dt_type **out)
+{
+    if (distrib == MPI_DISTRIBUTE_NONE) darg = gsize, psize = 1, r = 0;
+    else if (darg == MPI_DISTRIBUTE_DFLT_DARG)
+        darg = distrib == MPI_DISTRIBUTE_BLOCK ? (int)(((int64_t)gsize + psize - 1) / psize) : 1;
+    ptrdiff_t ext = dt_extent(old), bytes, stride, first, lastd, whole;
+    int64_t nblocks = ((int64_t)gsize + darg - 1) / darg;
+    int64_t mine = nblocks > r ? (nblocks - r - 1) / psize + 1 : 0;
+    int last = (int)(gsize - (nblocks - 1) * darg);          /* elements in the last block of all */
+    bool short_last = mine && (nblocks - 1) % psize == r && last < darg;
+    if (__builtin_mul_overflow((ptrdiff_t)darg, ext, &bytes) || __builtin_mul_overflow(bytes, (ptrdiff_t)psize, &stride) ||
+        __builtin_mul_overflow(bytes, (ptrdiff_t)r, &first) ||
+        __builtin_mul_overflow(bytes, (ptrdiff_t)(nblocks - 1), &lastd) ||
+        __builtin_mul_overflow((ptrdiff_t)gsize, ext, &whole))
+        return sm_fail(SM_ERR_ARG, "the array's extent overflows");
+    struct dt_type *v = NULL, *st = NULL;
+    sm_status_t rc = dt_hvector((size_t)(mine - short_last), (size_t)darg, stride, old, &v);
+    if (!rc) {
+        int bl[2] = { 1, last };
+        ptrdiff_t disp[2] = { first, lastd };
+        const struct dt_type *types[2] = { v, old };
+        rc = dt_struct(short_last ? 2 : 1, bl, disp, types, &st);
+    }
+    if (!rc) rc = dt_resized(st, 0, whole, out);
+    dt_unref(v), dt_unref(st);
+    return rc;
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                            const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    static const char R[] = "MPI_Type_create_darray";
+    CHECK_OLD(old, oldtype, R); CHECK_OUT(newtype, R);
+    if (size < 1 || rank < 0 || rank >= size)
+        return smpi_error(NULL, MPI_ERR_ARG, R, "rank %d of a group of %d", rank, size);
+    if (ndims < 1 || !gsizes || !distribs || !dargs || !psizes)
+        return smpi_error(NULL, MPI_ERR_ARG, R, "ndims %d or NULL array", ndims);
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return smpi_error(NULL, MPI_ERR_ARG, R, "invalid order %d", order);
+    int64_t procs = 1;
+    for (int d = 0; d < ndims; d++) {
+        if (gsizes[d] < 1 || psizes[d] < 1)
+            return smpi_error(NULL, MPI_ERR_ARG, R, "dimension %d: gsize %d, psize %d", d, gsizes[d], psizes[d]);
+        if (distribs[d] != MPI_DISTRIBUTE_BLOCK && distribs[d] != MPI_DISTRIBUTE_CYCLIC &&
+            distribs[d] != MPI_DISTRIBUTE_NONE)
+            return smpi_error(NULL, MPI_ERR_ARG, R, "dimension %d: invalid distribution %d", d, distribs[d]);
+        if (dargs[d] < 1 && dargs[d] != MPI_DISTRIBUTE_DFLT_DARG)
+            return smpi_error(NULL, MPI_ERR_ARG, R, "dimension %d: distribution argument %d", d, dargs[d]);
+        if (distribs[d] == MPI_DISTRIBUTE_NONE && psizes[d] != 1)
+            return smpi_error(NULL, MPI_ERR_ARG, R, "dimension %d is not distributed but has %d processes", d,
+                              psizes[d]);
+        if (distribs[d] == MPI_DISTRIBUTE_BLOCK && dargs[d] != MPI_DISTRIBUTE_DFLT_DARG &&
+            (int64_t)dargs[d] * psizes[d] < gsizes[d])
+            return smpi_error(NULL, MPI_ERR_ARG, R, "dimension %d: %d blocks of %d do not cover %d elements", d,
+                              psizes[d], dargs[d], gsizes[d]);
+        procs *= psizes[d];
+        if (procs > size) break;
+    }
+    if (procs != size)
+        return smpi_error(NULL, MPI_ERR_ARG, R, "the process grid's size is not the group's %d", size);
+    /* the process grid is row-major whatever the array's order */
+    int coord[ndims];
+    for (int d = ndims - 1, q = rank; d >= 0; d--) coord[d] = q % psizes[d], q /= psizes[d];
+    struct dt_type *cur = dt_ref(old->dt), *next = NULL;
+    sm_status_t st = SM_OK;
+    for (int k = 0; k < ndims && !st; k++) {
+        int d = order == MPI_ORDER_FORTRAN ? k : ndims - 1 - k;
+        st = darray_dim(gsizes[d], distribs[d], dargs[d], psizes[d], coord[d], cur, &next);
+        dt_unref(cur);
+        cur = st ? NULL : next;
+    }
+    int hdr[3] = { size, rank, ndims };
+    struct contents c = { .i = { { hdr, 3 }, { gsizes, ndims }, { distribs, ndims }, { dargs, ndims }, { psizes, ndims },
+                                 { &order, 1 } },
+                          .d = &old, .nd = 1 };
+    return made(st, cur, MPI_COMBINER_DARRAY, &c, newtype, R);
+}
+#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
 
 /* --- Fortran 90 parameterised types (MPI 3.1 §17.1.9) ---------------------------------
  * The smallest kind with the precision p and decimal exponent range r asked
@@ -786,3 +873,120 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Unpack = PMPI_Unpack
+
+/* --- external32 (MPI 3.1 §4.2.3, §13.5.2) ------------------------------------
+ * Each predefined type's parts: native size, external size (Table 13.2:
+ * long and unsigned long are 4 bytes, long double IEEE binary128, the pair
+ * types their two members). */
+#define XU(T, x) { DT_X_UINT, sizeof(T), x }
+#define XS(T, x) { DT_X_SINT, sizeof(T), x }
+#define XL { DT_X_LDOUBLE, sizeof(long double), 16 }
+#define X1(a) { 1, { a } }
+#define X2(a, b) { 2, { a, b } }
+#define XI(id) [(intptr_t)(id)]
+static const struct dt_xrep ext32_rep[SMPI_TYPE_PREDEF_COUNT] = {
+    XI(MPI_CHAR) = X1(XU(char, 1)), XI(MPI_SIGNED_CHAR) = X1(XS(signed char, 1)),
+    XI(MPI_UNSIGNED_CHAR) = X1(XU(unsigned char, 1)), XI(MPI_BYTE) = X1(XU(char, 1)),
+    XI(MPI_WCHAR) = X1(XS(wchar_t, 4)), XI(MPI_SHORT) = X1(XS(short, 2)),
+    XI(MPI_UNSIGNED_SHORT) = X1(XU(unsigned short, 2)), XI(MPI_INT) = X1(XS(int, 4)),
+    XI(MPI_UNSIGNED) = X1(XU(unsigned, 4)), XI(MPI_LONG) = X1(XS(long, 4)),
+    XI(MPI_UNSIGNED_LONG) = X1(XU(unsigned long, 4)), XI(MPI_LONG_LONG_INT) = X1(XS(long long, 8)),
+    XI(MPI_UNSIGNED_LONG_LONG) = X1(XU(unsigned long long, 8)), XI(MPI_FLOAT) = X1(XU(float, 4)),
+    XI(MPI_DOUBLE) = X1(XU(double, 8)), XI(MPI_LONG_DOUBLE) = X1(XL),
+    XI(MPI_INT8_T) = X1(XS(int8_t, 1)), XI(MPI_INT16_T) = X1(XS(int16_t, 2)), XI(MPI_INT32_T) = X1(XS(int32_t, 4)),
+    XI(MPI_INT64_T) = X1(XS(int64_t, 8)), XI(MPI_UINT8_T) = X1(XU(uint8_t, 1)), XI(MPI_UINT16_T) = X1(XU(uint16_t, 2)),
+    XI(MPI_UINT32_T) = X1(XU(uint32_t, 4)), XI(MPI_UINT64_T) = X1(XU(uint64_t, 8)), XI(MPI_C_BOOL) = X1(XU(_Bool, 1)),
+    XI(MPI_C_FLOAT_COMPLEX) = X2(XU(float, 4), XU(float, 4)), XI(MPI_C_DOUBLE_COMPLEX) = X2(XU(double, 8), XU(double, 8)),
+    XI(MPI_C_LONG_DOUBLE_COMPLEX) = X2(XL, XL), XI(MPI_AINT) = X1(XS(MPI_Aint, 8)),
+    XI(MPI_OFFSET) = X1(XS(MPI_Offset, 8)), XI(MPI_COUNT) = X1(XS(MPI_Count, 8)), XI(MPI_PACKED) = X1(XU(char, 1)),
+    XI(MPI_FLOAT_INT) = X2(XU(float, 4), XS(int, 4)), XI(MPI_DOUBLE_INT) = X2(XU(double, 8), XS(int, 4)),
+    XI(MPI_LONG_INT) = X2(XS(long, 4), XS(int, 4)), XI(MPI_2INT) = X2(XS(int, 4), XS(int, 4)),
+    XI(MPI_SHORT_INT) = X2(XS(short, 2), XS(int, 4)), XI(MPI_LONG_DOUBLE_INT) = X2(XL, XS(int, 4)),
+};
+#undef XU
+#undef XS
+#undef XL
+#undef X1
+#undef X2
+#undef XI
+static const struct dt_xtab ext32 = { ext32_rep, SMPI_TYPE_PREDEF_COUNT };
+
+/* The checks common to the three: datarep, datatype, count. */
+static int ext_check(const char *datarep, MPI_Datatype datatype, int count, struct smpi_type **t, const char *R)
+{
+    if (!datarep) return smpi_error(NULL, MPI_ERR_ARG, R, "datarep is NULL");
+    if (strcmp(datarep, "external32"))
+        return smpi_error(NULL, MPI_ERR_ARG, R, "datarep \"%.64s\" is not \"external32\"", datarep);
+    int rc = smpi_type_check(NULL, datatype, R, t);
+    if (rc) return rc;
+    if (count < 0) return smpi_error(NULL, MPI_ERR_COUNT, R, "count %d is negative", count);
+    return MPI_SUCCESS;
+}
+
+/* An engine's failure: a basic type with no representation is the type's
+ * fault; converting, a value external32 cannot hold is a conversion error
+ * (sizing, SM_ERR_ARG is an overflow). */
+static int ext_fail(sm_status_t st, bool converting, const char *R)
+{
+    int cls = st == SM_ERR_UNSUPPORTED ? MPI_ERR_TYPE : st == SM_ERR_ARG && converting ? MPI_ERR_CONVERSION
+            : smpi_class_of(st);
+    return smpi_error(NULL, cls, R, "%s", sm_fail_reason());
+}
+
+int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size)
+{
+    static const char R[] = "MPI_Pack_external_size";
+    struct smpi_type *t;
+    int rc = ext_check(datarep, datatype, incount, &t, R);
+    if (rc) return rc;
+    if (!size) return smpi_error(NULL, MPI_ERR_ARG, R, "size is NULL");
+    size_t need;
+    sm_status_t st = dt_repr_size(t->dt, (size_t)incount, &ext32, &need);
+    if (st) return ext_fail(st, false, R);
+    *size = (MPI_Aint)need;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+
+int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+                       MPI_Aint outsize, MPI_Aint *position)
+{
+    static const char R[] = "MPI_Pack_external";
+    struct smpi_type *t;
+    int rc = ext_check(datarep, datatype, incount, &t, R);
+    if (rc) return rc;
+    if (!position || *position < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "invalid position");
+    size_t need;
+    sm_status_t st = dt_repr_size(t->dt, (size_t)incount, &ext32, &need);
+    if (st) return ext_fail(st, false, R);
+    if (outsize < *position || need > (size_t)(outsize - *position))
+        return smpi_error(NULL, MPI_ERR_TRUNCATE, R, "%zu bytes at position %td do not fit in %td", need, *position,
+                          outsize);
+    if (need && !outbuf) return smpi_error(NULL, MPI_ERR_BUFFER, R, "outbuf is NULL");
+    if (need && (st = dt_repr_pack((char *)outbuf + *position, inbuf, t->dt, (size_t)incount, &ext32)))
+        return ext_fail(st, true, R);
+    *position += (MPI_Aint)need;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Pack_external = PMPI_Pack_external
+
+int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf,
+                         int outcount, MPI_Datatype datatype)
+{
+    static const char R[] = "MPI_Unpack_external";
+    struct smpi_type *t;
+    int rc = ext_check(datarep, datatype, outcount, &t, R);
+    if (rc) return rc;
+    if (!position || *position < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "invalid position");
+    size_t need;
+    sm_status_t st = dt_repr_size(t->dt, (size_t)outcount, &ext32, &need);
+    if (st) return ext_fail(st, false, R);
+    if (insize < *position || need > (size_t)(insize - *position))
+        return smpi_error(NULL, MPI_ERR_TRUNCATE, R, "%zu bytes at position %td exceed %td", need, *position, insize);
+    if (need && !inbuf) return smpi_error(NULL, MPI_ERR_BUFFER, R, "inbuf is NULL");
+    if (need && (st = dt_repr_unpack(outbuf, t->dt, (size_t)outcount, (const char *)inbuf + *position, &ext32)))
+        return ext_fail(st, true, R);
+    *position += (MPI_Aint)need;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Unpack_external = PMPI_Unpack_external
