@@ -388,9 +388,11 @@ sm_status_t net_amo(int peer, uint64_t raddr, enum net_amo op, size_t width, uin
     sm_status_t st = ready(peer);
     if (st) return st;
     /* Operands in the width's own type: UCX reads width bytes at each. */
+    /* cswap: UCX compares with buffer and swaps in reply_buffer (ucp.h's table). */
+    uint64_t x = op == NET_AMO_CSWAP ? compare : value, z = op == NET_AMO_CSWAP ? value : 0;
     union { uint32_t w4; uint64_t w8; } v, rep;
-    if (width == 4) v.w4 = (uint32_t)value, rep.w4 = (uint32_t)compare;
-    else v.w8 = value, rep.w8 = compare;
+    if (width == 4) v.w4 = (uint32_t)x, rep.w4 = (uint32_t)z;
+    else v.w8 = x, rep.w8 = z;
     ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE, .datatype = ucp_dt_make_contig(width) };
     if (result) p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER, p.reply_buffer = &rep;
     ucs_status_ptr_t r = U.ucp_atomic_op_nbx(N.ep[peer], code[op], &v, 1, raddr, N.rkey[peer], &p);
