@@ -156,7 +156,7 @@ static sm_status_t create_job(struct coll_group *g, const struct sm_group *m)
     if (SM_UNLIKELY(coll_spans(m))) {
         /* A program without MPI (OpenSHMEM) starts the point-to-point
          * engine here: groups spanning nodes run over it. */
-        sm_status_t st = p2p_init(P2P_REQ_SIZE_ANY);
+        sm_status_t st = p2p_started() ? SM_OK : p2p_init(P2P_REQ_SIZE_ANY);
         if (st) return st;
         return create_over(g, m, coll_span_job());
     }

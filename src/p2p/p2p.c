@@ -228,6 +228,8 @@ static uint32_t pow2floor(size_t x)
     return p;
 }
 
+bool p2p_started(void) { return P.up; }
+
 sm_status_t p2p_init(size_t req_size)
 {
     if (P.up && req_size > P.req_size)
