@@ -153,7 +153,13 @@ static sm_status_t create_over(struct coll_group *g, const struct sm_group *m, c
 /* --- Over the whole job (start-up: nothing else in flight) ------------------------ */
 static sm_status_t create_job(struct coll_group *g, const struct sm_group *m)
 {
-    if (SM_UNLIKELY(coll_spans(m))) return create_over(g, m, coll_span_job());
+    if (SM_UNLIKELY(coll_spans(m))) {
+        /* A program without MPI (OpenSHMEM) starts the point-to-point
+         * engine here: groups spanning nodes run over it. */
+        sm_status_t st = p2p_started() ? SM_OK : p2p_init(P2P_REQ_SIZE_ANY);
+        if (st) return st;
+        return create_over(g, m, coll_span_job());
+    }
     uint64_t all[USED_WORDS] = { 0 };
     /* Every rank's set is current (it has finished its earlier creations) ... */
     sm_barrier();

@@ -39,12 +39,39 @@ sm_status_t net_mrecv(struct net_op *op, void *buf, size_t cap, void *msg)
 }
 void net_cancel(struct net_op *op) { (void)op; }
 void net_bytes(uint64_t *sent, uint64_t *received) { *sent = *received = 0; }
+sm_status_t net_mem_init(void *base, size_t len)
+{
+    (void)base, (void)len;
+    return sm_fail(SM_ERR_UNSUPPORTED, "built without UCX");
+}
+bool net_mem_up(void) { return false; }
+sm_status_t net_put(int peer, uint64_t raddr, const void *src, size_t len)
+{
+    (void)raddr, (void)src, (void)len;
+    return sm_fail(SM_ERR_UNSUPPORTED, "rank %d is on another node and this smartmap was built without UCX", peer);
+}
+sm_status_t net_get(int peer, void *dst, uint64_t raddr, size_t len)
+{
+    (void)raddr, (void)dst, (void)len;
+    return sm_fail(SM_ERR_UNSUPPORTED, "rank %d is on another node and this smartmap was built without UCX", peer);
+}
+sm_status_t net_wait_local(void) { return SM_OK; }
+sm_status_t net_amo(int peer, uint64_t raddr, enum net_amo op, size_t width, uint64_t value, uint64_t compare,
+                    uint64_t *result)
+{
+    (void)raddr, (void)op, (void)width, (void)value, (void)compare, (void)result;
+    return sm_fail(SM_ERR_UNSUPPORTED, "rank %d is on another node and this smartmap was built without UCX", peer);
+}
+sm_status_t net_flush(void) { return SM_OK; }
+sm_status_t net_fence(void) { return SM_OK; }
+sm_status_t net_mem_finalize(void) { return SM_OK; }
 
 #else
 #include <dlfcn.h>
 #include <ucp/api/ucp.h>
 
 #define NET_KEY "smartmap.ucx"
+#define NET_RKEY "smartmap.rkey"
 
 /* UCX is loaded (dlopen) by the first job that spans nodes, not linked:
  * its memory hooks (libucm patches mmap, munmap, madvise and brk as it
@@ -55,7 +82,10 @@ void net_bytes(uint64_t *sent, uint64_t *received) { *sent = *received = 0; }
     X(ucp_config_read) X(ucp_config_release) X(ucp_init_version) X(ucp_worker_create)              \
     X(ucp_worker_get_address) X(ucp_worker_release_address) X(ucp_ep_create) X(ucp_worker_progress) \
     X(ucp_request_free) X(ucp_request_cancel) X(ucp_tag_send_nbx) X(ucp_tag_send_sync_nbx)          \
-    X(ucp_tag_recv_nbx) X(ucp_tag_probe_nb) X(ucp_tag_msg_recv_nbx) X(ucs_status_string)
+    X(ucp_tag_recv_nbx) X(ucp_tag_probe_nb) X(ucp_tag_msg_recv_nbx) X(ucs_status_string)              \
+    X(ucp_mem_map) X(ucp_rkey_pack) X(ucp_rkey_buffer_release) X(ucp_ep_rkey_unpack) X(ucp_put_nbx) \
+    X(ucp_get_nbx) X(ucp_atomic_op_nbx) X(ucp_worker_flush_nbx) X(ucp_worker_fence)                  \
+    X(ucp_request_check_status)
 static struct {
 #define X(f) __typeof__(f) *f;
     UCX_CALLS(X)
@@ -86,6 +116,13 @@ static struct {
     _Atomic long   inflight;        /* sends not yet complete */
     _Atomic uint64_t sent, received;
     _Atomic uint64_t msgs_sent, msgs_received;  /* messages, for SMARTMAP_STATS (what collectives cost) */
+    /* one-sided */
+    bool           mem_up;
+    ucp_mem_h      memh;
+    ucp_rkey_h    *rkey;            /* per job rank, unpacked on first use */
+    _Atomic long   pending;         /* puts and gets not yet complete locally */
+    _Atomic int    rma_err;         /* a put or get failed: the peer */
+    _Atomic uint64_t put_bytes, get_bytes;
 } N;
 
 static sm_status_t ucx_fail(const char *call, int peer, ucs_status_t s)
@@ -102,7 +139,8 @@ sm_status_t net_init(void)
     ucp_config_t *cfg;
     ucs_status_t s = U.ucp_config_read(NULL, NULL, &cfg);
     if (s != UCS_OK) return ucx_fail("ucp_config_read", -1, s);
-    ucp_params_t p = { .field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_TAG };
+    ucp_params_t p = { .field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_TAG | UCP_FEATURE_RMA |
+                                                                UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 };
     s = U.ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &p, cfg, &N.ctx);
     U.ucp_config_release(cfg);
     if (s != UCS_OK) return ucx_fail("ucp_init", -1, s);
@@ -243,6 +281,157 @@ void net_cancel(struct net_op *op)
 void net_bytes(uint64_t *s, uint64_t *r)
 {
     *s = atomic_load(&N.sent), *r = atomic_load(&N.received);
+}
+
+/* --- One-sided ------------------------------------------------------------------- */
+
+sm_status_t net_mem_init(void *base, size_t len)
+{
+    if (N.mem_up) return SM_OK;
+    sm_status_t st = net_init();
+    if (st) return st;
+    ucp_mem_map_params_t mp = { .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+                                .address = base, .length = len };
+    ucs_status_t s = U.ucp_mem_map(N.ctx, &mp, &N.memh);
+    if (s != UCS_OK) return ucx_fail("ucp_mem_map", -1, s);
+    void *kb;
+    size_t klen;
+    if ((s = U.ucp_rkey_pack(N.ctx, N.memh, &kb, &klen)) != UCS_OK) return ucx_fail("ucp_rkey_pack", -1, s);
+    st = sm_pmix_put(NET_RKEY, kb, klen);
+    U.ucp_rkey_buffer_release(kb);
+    if (!st) st = sm_pmix_fence();
+    if (st) return st;
+    if (!(N.rkey = calloc((size_t)sm_core.size, sizeof *N.rkey)))
+        return sm_fail(SM_ERR_NOMEM, "no memory for %d remote keys", sm_core.size);
+    N.mem_up = true;
+    return SM_OK;
+}
+
+bool net_mem_up(void) { return N.mem_up; }
+
+/* The endpoint and remote key of peer, made on first use. */
+static __attribute__((noinline)) sm_status_t rkey_of(int peer)
+{
+    sm_status_t st;
+    if (!N.mem_up) return sm_fail(SM_ERR_STATE, "rank %d is on another node and one-sided access to it is not set up", peer);
+    if (!N.ep[peer] && (st = connect_to(peer))) return st;
+    void *kb;
+    size_t klen;
+    if ((st = sm_pmix_get(peer, NET_RKEY, &kb, &klen))) return st;
+    ucs_status_t s = U.ucp_ep_rkey_unpack(N.ep[peer], kb, &N.rkey[peer]);
+    free(kb);
+    return s == UCS_OK ? SM_OK : ucx_fail("ucp_ep_rkey_unpack", peer, s);
+}
+static inline sm_status_t ready(int peer)
+{
+    return SM_LIKELY(N.rkey && N.rkey[peer]) ? SM_OK : rkey_of(peer);
+}
+
+static void rma_cb(void *req, ucs_status_t s, void *user)
+{
+    if (s != UCS_OK) atomic_store(&N.rma_err, (int)(intptr_t)user + 1);
+    U.ucp_request_free(req);
+    atomic_fetch_sub_explicit(&N.pending, 1, memory_order_release);
+}
+
+static sm_status_t rma_started(ucs_status_ptr_t r, const char *call, int peer)
+{
+    if (UCS_PTR_IS_ERR(r)) return ucx_fail(call, peer, UCS_PTR_STATUS(r));
+    if (r) atomic_fetch_add_explicit(&N.pending, 1, memory_order_relaxed);
+    return SM_OK;
+}
+
+sm_status_t net_put(int peer, uint64_t raddr, const void *src, size_t len)
+{
+    sm_status_t st = ready(peer);
+    if (st) return st;
+    ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+                              .cb.send = rma_cb, .user_data = (void *)(intptr_t)peer };
+    atomic_fetch_add_explicit(&N.put_bytes, len, memory_order_relaxed);
+    return rma_started(U.ucp_put_nbx(N.ep[peer], src, len, raddr, N.rkey[peer], &p), "ucp_put_nbx", peer);
+}
+
+sm_status_t net_get(int peer, void *dst, uint64_t raddr, size_t len)
+{
+    sm_status_t st = ready(peer);
+    if (st) return st;
+    ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+                              .cb.send = rma_cb, .user_data = (void *)(intptr_t)peer };
+    atomic_fetch_add_explicit(&N.get_bytes, len, memory_order_relaxed);
+    return rma_started(U.ucp_get_nbx(N.ep[peer], dst, len, raddr, N.rkey[peer], &p), "ucp_get_nbx", peer);
+}
+
+sm_status_t net_wait_local(void)
+{
+    while (atomic_load_explicit(&N.pending, memory_order_acquire) > 0) U.ucp_worker_progress(N.worker);
+    int e = atomic_exchange(&N.rma_err, 0);
+    if (e) return sm_fail(SM_ERR_PEER, "ucp_put_nbx/ucp_get_nbx (rank %d): the operation failed", e - 1);
+    return SM_OK;
+}
+
+/* Wait for request r of call (to peer) to complete; its status. */
+static sm_status_t wait_req(ucs_status_ptr_t r, const char *call, int peer)
+{
+    if (UCS_PTR_IS_ERR(r)) return ucx_fail(call, peer, UCS_PTR_STATUS(r));
+    if (!r) return SM_OK;
+    ucs_status_t s;
+    while ((s = U.ucp_request_check_status(r)) == UCS_INPROGRESS) U.ucp_worker_progress(N.worker);
+    U.ucp_request_free(r);
+    return s == UCS_OK ? SM_OK : ucx_fail(call, peer, s);
+}
+
+sm_status_t net_amo(int peer, uint64_t raddr, enum net_amo op, size_t width, uint64_t value, uint64_t compare,
+                    uint64_t *result)
+{
+    static const ucp_atomic_op_t code[] = {
+        [NET_AMO_ADD] = UCP_ATOMIC_OP_ADD, [NET_AMO_AND] = UCP_ATOMIC_OP_AND, [NET_AMO_OR] = UCP_ATOMIC_OP_OR,
+        [NET_AMO_XOR] = UCP_ATOMIC_OP_XOR, [NET_AMO_SWAP] = UCP_ATOMIC_OP_SWAP, [NET_AMO_CSWAP] = UCP_ATOMIC_OP_CSWAP,
+    };
+    if (width != 4 && width != 8) return sm_fail(SM_ERR_ARG, "atomic of %zu bytes on rank %d: 4 or 8 only", width, peer);
+    sm_status_t st = ready(peer);
+    if (st) return st;
+    /* Operands in the width's own type: UCX reads width bytes at each. */
+    /* cswap: UCX compares with buffer and swaps in reply_buffer (ucp.h's table). */
+    uint64_t x = op == NET_AMO_CSWAP ? compare : value, z = op == NET_AMO_CSWAP ? value : 0;
+    union { uint32_t w4; uint64_t w8; } v, rep;
+    if (width == 4) v.w4 = (uint32_t)x, rep.w4 = (uint32_t)z;
+    else v.w8 = x, rep.w8 = z;
+    ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE, .datatype = ucp_dt_make_contig(width) };
+    if (result) p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER, p.reply_buffer = &rep;
+    ucs_status_ptr_t r = U.ucp_atomic_op_nbx(N.ep[peer], code[op], &v, 1, raddr, N.rkey[peer], &p);
+    /* Waited for even without a result: UCX may read the operand until the
+     * request completes (a post completes once sent, at its target at the next flush). */
+    if ((st = wait_req(r, "ucp_atomic_op_nbx", peer))) return st;
+    if (result) *result = width == 4 ? rep.w4 : rep.w8;
+    return SM_OK;
+}
+
+sm_status_t net_flush(void)
+{
+    if (!N.up) return SM_OK;
+    sm_status_t st = net_wait_local();
+    ucp_request_param_t p = { .op_attr_mask = 0 };
+    sm_status_t fs = wait_req(U.ucp_worker_flush_nbx(N.worker, &p), "ucp_worker_flush_nbx", -1);
+    return st ? st : fs;
+}
+
+sm_status_t net_fence(void)
+{
+    if (!N.up) return SM_OK;
+    ucs_status_t s = U.ucp_worker_fence(N.worker);
+    return s == UCS_OK ? SM_OK : ucx_fail("ucp_worker_fence", -1, s);
+}
+
+sm_status_t net_mem_finalize(void)
+{
+    if (!N.mem_up) return SM_OK;
+    sm_status_t st = net_flush();
+    while (atomic_load(&N.inflight) > 0) U.ucp_worker_progress(N.worker);
+    if (sm_setting(SM_SET_STATS))
+        sm_say("one-sided bytes between nodes (UCX): put %llu, got %llu", (unsigned long long)atomic_load(&N.put_bytes),
+               (unsigned long long)atomic_load(&N.get_bytes));
+    sm_status_t fs = sm_pmix_fence();
+    return st ? st : fs;
 }
 
 sm_status_t net_finalize(void)

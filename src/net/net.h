@@ -48,4 +48,33 @@ void net_cancel(struct net_op *op);
 /* Bytes sent and received between nodes (SMARTMAP_STATS). */
 void net_bytes(uint64_t *sent, uint64_t *received);
 
+/* --- One-sided between nodes (UCX RMA and atomics) ---
+ * Each rank registers its memory once (net_mem_init, collective over the
+ * job: a PMIx fence) and publishes the rkey; a peer's rkey is unpacked on
+ * first use. A remote address is a number in the target's own address
+ * space: for smartmap, its slot, where it sits at the same address as in
+ * every rank's view (sm_slot_base). Errors name the UCX call and the peer. */
+sm_status_t net_mem_init(void *base, size_t len);
+bool net_mem_up(void);
+/* Start a put or get of len bytes; both are complete locally (the source
+ * reusable, the data arrived) after net_wait_local, at the target after
+ * net_flush. */
+sm_status_t net_put(int peer, uint64_t raddr, const void *src, size_t len);
+sm_status_t net_get(int peer, void *dst, uint64_t raddr, size_t len);
+sm_status_t net_wait_local(void);
+/* Atomic on width (4 or 8) bytes at raddr: value is the operand (the new
+ * value for swap and cswap), compare cswap's; with result (required for
+ * SWAP and CSWAP) the old value is fetched, and the call returns once it
+ * has; without, it completes at net_flush. */
+enum net_amo { NET_AMO_ADD, NET_AMO_AND, NET_AMO_OR, NET_AMO_XOR, NET_AMO_SWAP, NET_AMO_CSWAP };
+sm_status_t net_amo(int peer, uint64_t raddr, enum net_amo op, size_t width, uint64_t value, uint64_t compare,
+                    uint64_t *result);
+/* Every operation started is complete at its target (ucp_worker_flush). */
+sm_status_t net_flush(void);
+/* Operations started before are complete at their targets before any after (ucp_worker_fence). */
+sm_status_t net_fence(void);
+/* Collective at the end of the last one-sided user: flush, sends done, a
+ * PMIx fence; with SMARTMAP_STATS the one-sided bytes. */
+sm_status_t net_mem_finalize(void);
+
 #endif

@@ -228,8 +228,13 @@ static uint32_t pow2floor(size_t x)
     return p;
 }
 
+bool p2p_started(void) { return P.up; }
+
 sm_status_t p2p_init(size_t req_size)
 {
+    if (P.up && req_size > P.req_size)
+        return sm_fail(SM_ERR_STATE, "point-to-point requests of %zu bytes asked for, but the engine was started "
+                       "with %zu", req_size, P.req_size);
     if (P.up) return SM_OK;
     int n = sm_core.size;
     P.req_size = req_size < sizeof(struct p2p_req) ? sizeof(struct p2p_req) : req_size;

@@ -90,6 +90,12 @@ struct p2p_req {
 /* Initialise the engine (after the core): req_size is the bindings' request
  * size. SM_ERR_ARG for a bad SMARTMAP_TRANSPORT, SM_ERR_NOMEM. */
 sm_status_t p2p_init(size_t req_size);
+/* A request size enough for every binding's (MPI's): for an engine that
+ * starts p2p before the binding that will use it (coll, for OpenSHMEM
+ * across nodes), when p2p_started() says nobody has. A later p2p_init
+ * asking for more fails. */
+#define P2P_REQ_SIZE_ANY 1024
+bool p2p_started(void);
 /* From now on any thread may call any entry point at any time (the
  * structures take locks; before this call, none is taken). Before any
  * traffic. SM_ERR_NOMEM if the locks cannot be made. */

@@ -102,12 +102,17 @@ static sm_status_t call_begin(const struct rma_sym *v, uint64_t op, uint64_t a, 
     atomic_store_explicit(&me->result, 0, memory_order_relaxed);
     atomic_store_explicit(&me->seq, *seq, memory_order_release);
     meet(v);
-    int n = (int)v->npes, ref = 0;
-    while (ref + 1 < n && invalid(record_of(ref, *seq)->op)) ref++;
-    if (invalid(record_of(ref, *seq)->op)) ref = 0;
+    /* Across nodes the records of the ranks on this node only are compared
+     * (the others' are not mapped here): each node checks its own. */
+    int n = (int)v->npes, first = 0, ref;
+    while (first + 1 < n && !sm_rank_local(first)) first++;
+    ref = first;
+    while (ref + 1 < n && (!sm_rank_local(ref) || invalid(record_of(ref, *seq)->op))) ref++;
+    if (!sm_rank_local(ref) || invalid(record_of(ref, *seq)->op)) ref = first;
     const struct rma_heap_call *cr = record_of(ref, *seq);
     uint64_t sr = atomic_load_explicit(&cr->seq, memory_order_acquire);
     for (int r = 0; r < n; r++) {
+        if (!sm_rank_local(r)) continue;
         const struct rma_heap_call *c = record_of(r, *seq);
         uint64_t s = atomic_load_explicit(&c->seq, memory_order_acquire);
         if (s == sr && c->op == cr->op && c->a == cr->a && c->b == cr->b) continue;
@@ -225,18 +230,20 @@ sm_status_t rma_sym_open(struct rma_sym *v, size_t bytes, void (*barrier)(void))
         if (st == SM_OK) st = sm_symmetric_grow(bytes);
         atomic_store_explicit(&record(sm_core.rank, seq)->result, st, memory_order_relaxed);
         call_end(&nv);
-        for (int r = 0; r < (int)nv.npes && st == SM_OK; r++)   /* every rank grew, or none opens */
-            if (atomic_load_explicit(&record(r, seq)->result, memory_order_relaxed) != SM_OK)
+        for (int r = 0; r < (int)nv.npes && st == SM_OK; r++)   /* every rank (of the node) grew, or none opens */
+            if (sm_rank_local(r) && atomic_load_explicit(&record(r, seq)->result, memory_order_relaxed) != SM_OK)
                 st = sm_fail(SM_ERR_PEER, "rank %d could not make its symmetric region %zu bytes long", r, bytes);
         if (st != SM_OK) return st;
         heap.base = sm_symmetric_base(&heap.len);
         heap.len = bytes;
         heap.nblk = 0;
         blk_insert(0, (struct blk){0, bytes, false});
+        if ((st = rma_remote_open())) return st;   /* across nodes: the slot, now whole, registered */
     }
     heap.opens++;
     nv.heap_lo = (uintptr_t)heap.base, nv.heap_len = heap.len;
     nv.heap_small = small(nv.heap_len), nv.globals_small = small(nv.globals_len);
+    nv.fast_npes = sm_spans_nodes() ? 0 : nv.npes;
     *v = nv;
     return SM_OK;
 }
@@ -245,7 +252,10 @@ void rma_sym_close(struct rma_sym *v)
 {
     if (!v->npes) return;
     *v = (struct rma_sym){0};
-    if (--heap.opens == 0) heap.nblk = 0;   /* the blocks are forgotten; the region stays */
+    if (--heap.opens == 0) {
+        heap.nblk = 0;   /* the blocks are forgotten; the region stays */
+        rma_remote_close();
+    }
 }
 
 /* --- Collective allocation ------------------------------------------------------------- */

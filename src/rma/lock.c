@@ -3,13 +3,21 @@
  * lock. Waiters spin, then sleep on the word they wait for. */
 #include "rma.h"
 
+/* Wait while *w == seen: asleep on the word; across nodes polling instead,
+ * running UCX, since a release from another node rings no doorbell. */
+static void wait_word(_Atomic uint32_t *w, uint32_t seen)
+{
+    if (SM_UNLIKELY(rma_remote_up)) rma_remote_idle();
+    else sm_wait_word((volatile uint32_t *)w, seen);
+}
+
 /* Wait until *w == want (*w only moves forward, so each other value seen
  * is waited out with sm_wait_word). */
 static void await_eq(_Atomic uint32_t *w, uint32_t want)
 {
     uint32_t v;
     while ((v = atomic_load_explicit(w, memory_order_acquire)) != want)
-        sm_wait_word((volatile uint32_t *)w, v);
+        wait_word(w, v);
 }
 
 static void bump(_Atomic uint32_t *w, uint32_t by)
@@ -49,7 +57,7 @@ void rma_rwlock_acquire(struct rma_rwlock *l, enum rma_lock_mode mode)
         /* Wait only if a writer is present, and only until its phase ends. */
         uint32_t w = atomic_fetch_add(&l->rin, RMA_RW_READER) & RW_WBITS, r;
         while (w && ((r = atomic_load_explicit(&l->rin, memory_order_acquire)) & RW_WBITS) == w)
-            sm_wait_word((volatile uint32_t *)&l->rin, r);
+            wait_word(&l->rin, r);
         return;
     }
     uint32_t ticket = atomic_fetch_add(&l->win, 1);

@@ -50,6 +50,8 @@
  * costs the fast path nothing. The fields are read-only for the binding. */
 struct rma_sym {
     unsigned  npes;                 /* the ranks of the job; 0 while closed */
+    unsigned  fast_npes;            /* npes on one node; 0 across nodes, where every access takes
+                                     * the slow translation and the caller tests rma_remote(pe) */
     void    (*barrier)(void);       /* the binding's barrier over all ranks (NULL: sm_barrier) */
     uintptr_t heap_lo;              /* the caller's symmetric heap ... */
     uint64_t  heap_len;
@@ -71,12 +73,12 @@ static inline __attribute__((always_inline)) bool rma_sym_fast(const struct rma_
 {
     /* len - 1 < room: 1 <= len <= room, one compare (len 0 goes the slow way). */
     uintptr_t d = (uintptr_t)addr - v->heap_lo;
-    if (SM_LIKELY((unsigned)pe < v->npes && d < v->heap_len && len - 1 < v->heap_len - d)) {
+    if (SM_LIKELY((unsigned)pe < v->fast_npes && d < v->heap_len && len - 1 < v->heap_len - d)) {
         *out = (void *)(sm_slot_base(pe) + SM_SYM_OFF + d);
         return true;
     }
     uintptr_t g = (uintptr_t)addr - v->globals_lo;
-    if (SM_LIKELY((unsigned)pe < v->npes && g < v->globals_len && len - 1 < v->globals_len - g)) {
+    if (SM_LIKELY((unsigned)pe < v->fast_npes && g < v->globals_len && len - 1 < v->globals_len - g)) {
         *out = (void *)(sm_slot_base(pe) + SM_GLOBALS_OFF + g);
         return true;
     }
@@ -149,14 +151,20 @@ static inline __attribute__((always_inline)) void rma_wake(int pe) { sm_wake_inl
  * atomics and signals change): only rma_wake ends its sleeps, and only its
  * sleeps make rma_wake pay more than one load (a PE asleep in a collective
  * costs a put nothing). */
-static inline void rma_wait_until(bool (*cond)(void *), void *arg) { sm_wait_for(SM_WAKE_ON(SM_WAKE_RMA), cond, arg); }
+extern bool rma_remote_up;
+void rma_remote_wait(bool (*cond)(void *), void *arg);
+static inline void rma_wait_until(bool (*cond)(void *), void *arg)
+{
+    if (SM_UNLIKELY(rma_remote_up)) rma_remote_wait(cond, arg);   /* remote.c: UCX progressed */
+    else sm_wait_for(SM_WAKE_ON(SM_WAKE_RMA), cond, arg);
+}
 
 /* rma_sym_fast for 1 to RMA_SMALL bytes that do not start in the last
  * RMA_SMALL bytes of the heap or the globals: one compare per region. */
 static inline __attribute__((always_inline)) bool rma_sym_fast_small(const struct rma_sym *v, int pe,
                                                                      const void *addr, size_t len, void **out)
 {
-    if (!(len - 1 < RMA_SMALL && (unsigned)pe < v->npes)) return false;
+    if (!(len - 1 < RMA_SMALL && (unsigned)pe < v->fast_npes)) return false;
     uintptr_t d = (uintptr_t)addr - v->heap_lo;
     if (SM_LIKELY(d < v->heap_small)) {
         *out = (void *)(sm_slot_base(pe) + SM_SYM_OFF + d);
@@ -194,6 +202,42 @@ static inline __attribute__((always_inline)) bool rma_sym_get_small(const struct
 
 static inline void rma_fence(void) { atomic_thread_fence(memory_order_release); }
 static inline void rma_quiet(void) { sm_full_fence(); }   /* arch.h: a locked add on x86 */
+
+/* --- Ranks on other nodes (remote.c) ---------------------------------------------
+ * Across nodes (a job launched by PMIx over several nodes) a translated
+ * address of a rank elsewhere is not mapped here: it is where that rank has
+ * the memory in its own address space, and the operations below reach it
+ * through UCX. Whether pe is elsewhere: rma_remote(pe), for a pe in range
+ * (a translation succeeded). rma_remote_up: the path is open (some rank is
+ * elsewhere and rma_sym_open or a window set it up); waits then poll. */
+static inline __attribute__((always_inline)) bool rma_remote(int pe) { return SM_UNLIKELY(!sm_rank_local(pe)); }
+/* Collective over the job (rma_sym_open calls it): register this rank's
+ * slot and exchange keys; nothing on one node. */
+sm_status_t rma_remote_open(void);
+/* Collective: flush, and a fence over the job (the last rma_sym_close). */
+sm_status_t rma_remote_close(void);
+/* Complete locally before they return (the source reusable, the data here). */
+sm_status_t rma_remote_put(int pe, void *raddr, const void *src, size_t len);
+sm_status_t rma_remote_get(int pe, void *dst, const void *raddr, size_t len);
+/* rma_strided_copy's layout, raddr at pe, local here; put: local -> raddr. */
+sm_status_t rma_remote_strided(bool put, int pe, void *raddr, const ptrdiff_t *rstride, void *local,
+                               const ptrdiff_t *lstride, const size_t *count, int levels);
+/* An atomic of width 4 or 8 on raddr at pe: value the operand (the new
+ * value of SWAP and CSWAP), with result the old value (required for SWAP,
+ * CSWAP); without, it completes at rma_remote_quiet. */
+enum rma_amo_op { RMA_AMO_ADD, RMA_AMO_AND, RMA_AMO_OR, RMA_AMO_XOR, RMA_AMO_SWAP, RMA_AMO_CSWAP };
+sm_status_t rma_remote_amo(int pe, void *raddr, enum rma_amo_op op, size_t width, uint64_t value, uint64_t compare,
+                           uint64_t *result);
+/* Order (fence) or complete (quiet) every remote operation started. */
+sm_status_t rma_remote_fence(void);
+sm_status_t rma_remote_quiet(void);
+/* One round of a poll: UCX progressed, or the CPU yielded. */
+void rma_remote_idle(void);
+struct rma_lock;
+/* The ticket lock (below) at raddr in pe's memory; release quiets first. */
+sm_status_t rma_remote_lock_acquire(int pe, struct rma_lock *l);
+sm_status_t rma_remote_lock_try(int pe, struct rma_lock *l, bool *taken);
+sm_status_t rma_remote_lock_release(int pe, struct rma_lock *l);
 
 /* --- Strided transfers --------------------------------------------------------
  * levels+1 counts: count[0] contiguous bytes, then count[i] blocks at byte

@@ -51,6 +51,12 @@ void *rma_sym_xlate_slow(const struct rma_sym *v, int pe, const void *addr, size
         return NULL;
     }
     if (len == 0) return (void *)sm_slot_base(pe);   /* nothing is accessed */
+    if (v->fast_npes != v->npes) {   /* across nodes the fast path is off: its tests here */
+        uintptr_t d = (uintptr_t)addr - v->heap_lo, g = (uintptr_t)addr - v->globals_lo;
+        if (d < v->heap_len && len - 1 < v->heap_len - d) return (void *)(sm_slot_base(pe) + SM_SYM_OFF + d);
+        if (g < v->globals_len && len - 1 < v->globals_len - g)
+            return (void *)(sm_slot_base(pe) + SM_GLOBALS_OFF + g);
+    }
     if ((ptrdiff_t)len < 0) {   /* a negative size reaches here as a huge size_t: name it as written */
         sm_fail(SM_ERR_ARG, "size %td is negative, target PE %d", (ptrdiff_t)len, pe);
         return NULL;

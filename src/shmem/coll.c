@@ -26,7 +26,18 @@ void shmem_teams_init(void)
 {
     struct sm_group all = { sm_core.world_size, sm_core.rank, 0, 1, NULL };
     done(coll_group_create(&shmem_team_world_s.g, &all, NULL), "shmem_init");
-    done(coll_group_create(&shmem_team_shared_s.g, &all, &shmem_team_world_s.g), "shmem_init");
+    /* SHMEM_TEAM_SHARED: the PEs whose memory shmem_ptr reaches, those of
+     * the node (a team is start and stride: the node's block of consecutive
+     * ranks, or this PE alone if the node's ranks are not consecutive). */
+    struct sm_group shared = all;
+    if (sm_spans_nodes()) {
+        int lo = sm_core.rank, hi = sm_core.rank;
+        while (lo > 0 && sm_rank_local(lo - 1)) lo--;
+        while (hi + 1 < sm_core.world_size && sm_rank_local(hi + 1)) hi++;
+        if (hi - lo + 1 != sm_core.nlocal) lo = hi = sm_core.rank;
+        shared = (struct sm_group){ hi - lo + 1, sm_core.rank - lo, lo, 1, NULL };
+    }
+    done(coll_group_create(&shmem_team_shared_s.g, &shared, &shmem_team_world_s.g), "shmem_init");
 }
 
 struct shmem_team_s *shmem_team_check(shmem_team_t team, const char *routine)
@@ -40,7 +51,7 @@ struct shmem_team_s *shmem_team_check(shmem_team_t team, const char *routine)
 
 void shmem_team_barrier(struct shmem_team_s *t)
 {
-    rma_quiet();
+    shmem_order(true, "shmem_barrier");
     coll_barrier(&t->g);
 }
 

@@ -25,7 +25,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
     if (!ctx) return;
     if (ctx == SHMEM_CTX_DEFAULT) shmem_fail("shmem_ctx_destroy: SHMEM_CTX_DEFAULT cannot be destroyed");
     if (ctx->destroyed) shmem_fail("shmem_ctx_destroy: context %p was destroyed already", (void *)ctx);
-    rma_quiet();
+    shmem_order(true, "shmem_ctx_destroy");
     ctx->destroyed = 1;   /* kept, not freed: later use is reported */
 }
 
@@ -37,8 +37,8 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
     return 0;
 }
 
-void shmem_ctx_fence(shmem_ctx_t ctx) { (void)ctx; shmem_require_init("shmem_ctx_fence"); rma_fence(); }
-void shmem_ctx_quiet(shmem_ctx_t ctx) { (void)ctx; shmem_require_init("shmem_ctx_quiet"); rma_quiet(); }
+void shmem_ctx_fence(shmem_ctx_t ctx) { (void)ctx; shmem_require_init("shmem_ctx_fence"); shmem_order(false, "shmem_ctx_fence"); }
+void shmem_ctx_quiet(shmem_ctx_t ctx) { (void)ctx; shmem_require_init("shmem_ctx_quiet"); shmem_order(true, "shmem_ctx_quiet"); }
 
 _Noreturn void shmem_ctx_bad(shmem_ctx_t ctx, int pe, const char *routine)
 {

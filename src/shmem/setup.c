@@ -47,7 +47,8 @@ _Noreturn void shmem_fail_status(const char *routine, sm_status_t st)
 void *shmem_lookup(int pe, const void *addr, const char *routine)
 {
     shmem_require_init(routine);
-    return rma_sym_xlate(&shmem_sym, pe, addr, 1);
+    void *p = rma_sym_xlate(&shmem_sym, pe, addr, 1);
+    return p && rma_remote(pe) ? NULL : p;   /* on another node: not load/store accessible */
 }
 
 /* The specification's environment variables: SHMEM_VERSION and SHMEM_INFO
@@ -90,11 +91,6 @@ void shmem_init(void)
 {
     if (shmem_state == SHMEM_ON) return;
     sm_core_ensure();
-    sm_status_t one = sm_one_node("OpenSHMEM");
-    if (one) {
-        shmem_state = SHMEM_ON;   /* the reason, not "before shmem_init" */
-        shmem_fail_status("shmem_init", one);
-    }
     /* PEs are slots: a world that does not start at slot 0 (processes an
      * MPI spawn started) would need a PE -> slot table on every access. */
     if (sm_core.world_base != 0)
@@ -147,8 +143,13 @@ int shmem_n_pes(void) { sm_core_ensure(); return sm_core.world_size; }
 int shmem_pe_accessible(int pe) { sm_core_ensure(); return (unsigned)pe < (unsigned)sm_core.world_size; }
 /* Symmetric data (and the exposed memory of shmem.h's extension) only: a
  * PE's private heap memory is not accessible on another PE. */
-int shmem_addr_accessible(const void *addr, int pe) { return shmem_lookup(pe, addr, "shmem_addr_accessible") != NULL; }
-/* Exactly SMARTMAP's remote address: never NULL for symmetric data. */
+int shmem_addr_accessible(const void *addr, int pe)
+{
+    shmem_require_init("shmem_addr_accessible");
+    return rma_sym_xlate(&shmem_sym, pe, addr, 1) != NULL;
+}
+/* Exactly SMARTMAP's remote address: never NULL for symmetric data on the
+ * node; NULL for a PE on another node. */
 void *shmem_ptr(const void *dest, int pe) { return shmem_lookup(pe, dest, "shmem_ptr"); }
 
 void shmem_info_get_version(int *major, int *minor)

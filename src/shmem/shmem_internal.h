@@ -31,6 +31,15 @@ static inline void shmem_require_init(const char *routine)
     if (SM_UNLIKELY(shmem_state != SHMEM_ON)) shmem_fail_engine(routine);
 }
 
+/* Order (fence) or complete (quiet) the puts and atomics issued, on the
+ * node (rma.h) and across nodes (UCX). */
+static inline void shmem_order(bool quiet, const char *routine)
+{
+    if (quiet) rma_quiet();
+    else rma_fence();
+    if (SM_UNLIKELY(rma_remote_up) && (quiet ? rma_remote_quiet() : rma_remote_fence())) shmem_fail_engine(routine);
+}
+
 /* pe's instance of [addr, addr+len) as the caller reaches it (rma.h); the
  * job ends with a report if it cannot be reached. */
 static inline __attribute__((always_inline)) void *shmem_xlate(int pe, const void *addr, size_t len,

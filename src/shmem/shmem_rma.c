@@ -10,16 +10,36 @@
 /* --- RMA --------------------------------------------------------------------
  * Small puts and gets of symmetric heap or globals inline (rma.h), the rest
  * (and every error) in one function out of line. */
+/* Across nodes the fast paths are off (rma.h: fast_npes) and every access
+ * comes here: a PE on another node is reached through UCX (rma_remote). */
+static _Noreturn __attribute__((cold, noinline)) void remote_failed(const char *routine)
+{
+    shmem_fail("%s: %s", routine, sm_fail_reason());
+}
+static inline void remote_check(sm_status_t st, const char *routine)
+{
+    if (SM_UNLIKELY(st)) remote_failed(routine);
+}
 static __attribute__((noinline)) void put_general(void *dest, const void *source, size_t len, int pe,
                                                   const char *routine)
 {
-    rma_copy(shmem_xlate(pe, dest, len, routine), source, len);
+    void *at = shmem_xlate(pe, dest, len, routine);
+    if (rma_remote(pe)) {
+        if (len) remote_check(rma_remote_put(pe, at, source, len), routine);
+        return;
+    }
+    rma_copy(at, source, len);
     rma_wake(pe);
 }
 static __attribute__((noinline)) void get_general(void *dest, const void *source, size_t len, int pe,
                                                   const char *routine)
 {
-    rma_copy(dest, shmem_xlate(pe, source, len, routine), len);
+    void *at = shmem_xlate(pe, source, len, routine);
+    if (rma_remote(pe)) {
+        if (len) remote_check(rma_remote_get(pe, dest, at, len), routine);
+        return;
+    }
+    rma_copy(dest, at, len);
 }
 static inline __attribute__((always_inline)) void put_bytes(void *dest, const void *source, size_t len, int pe,
                                                             const char *routine)
@@ -35,15 +55,28 @@ static inline __attribute__((always_inline)) void get_bytes(void *dest, const vo
 static inline void signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, const char *routine)
 {
     _Atomic uint64_t *s = shmem_xlate(pe, sig_addr, sizeof *sig_addr, routine);
+    if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
+        shmem_fail("%s: sig_op %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", routine, sig_op);
+    if (rma_remote(pe)) {
+        uint64_t old;
+        remote_check(rma_remote_amo(pe, (void *)s, sig_op == SHMEM_SIGNAL_SET ? RMA_AMO_SWAP : RMA_AMO_ADD, 8,
+                                    signal, 0, sig_op == SHMEM_SIGNAL_SET ? &old : NULL), routine);
+        return;
+    }
     if (sig_op == SHMEM_SIGNAL_SET) atomic_store_explicit(s, signal, memory_order_release);
-    else if (sig_op == SHMEM_SIGNAL_ADD) atomic_fetch_add_explicit(s, signal, memory_order_seq_cst);
-    else shmem_fail("%s: sig_op %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", routine, sig_op);
+    else atomic_fetch_add_explicit(s, signal, memory_order_seq_cst);
     rma_wake(pe);
 }
 static inline void put_signal(void *dest, const void *source, size_t len, uint64_t *sig_addr,
                               uint64_t signal, int sig_op, int pe, const char *routine)
 {
-    rma_copy(shmem_xlate(pe, dest, len, routine), source, len);   /* the data, then the signal (release) */
+    void *at = shmem_xlate(pe, dest, len, routine);
+    if (rma_remote(pe)) {   /* the data, a fence, then the signal */
+        if (len) remote_check(rma_remote_put(pe, at, source, len), routine);
+        remote_check(rma_remote_fence(), routine);
+    } else {
+        rma_copy(at, source, len);   /* the data, then the signal (release) */
+    }
     signal_op(sig_addr, signal, sig_op, pe, routine);
 }
 
@@ -73,6 +106,12 @@ void shmem_strided(bool put, int pe, void *dest, const void *source, ptrdiff_t d
     if (__builtin_mul_overflow(dst, (ptrdiff_t)elem, &ds) || __builtin_mul_overflow(sst, (ptrdiff_t)elem, &ss) ||
         rma_strided_span(count, &ds, 1, &dspan) || rma_strided_span(count, &ss, 1, &sspan))
         shmem_fail("%s: %zu elements at strides %td and %td overflow the address space", routine, nelems, dst, sst);
+    if (rma_remote(pe)) {
+        void *at = shmem_xlate(pe, put ? dest : source, put ? dspan : sspan, routine);
+        if (put) remote_check(rma_remote_strided(true, pe, at, &ds, (void *)source, &ss, count, 1), routine);
+        else remote_check(rma_remote_strided(false, pe, at, &ss, dest, &ds, count, 1), routine);
+        return;
+    }
     if (put) {
         rma_strided_copy(shmem_xlate(pe, dest, dspan, routine), &ds, source, &ss, count, 1);
         rma_wake(pe);
@@ -164,51 +203,75 @@ uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
         shmem_xlate(sm_core.rank, sig_addr, sizeof *sig_addr, "shmem_signal_fetch"), memory_order_acquire);
 }
 
-void shmem_fence(void) { shmem_require_init("shmem_fence"); rma_fence(); }
-void shmem_quiet(void) { shmem_require_init("shmem_quiet"); rma_quiet(); }
+void shmem_fence(void) { shmem_require_init("shmem_fence"); shmem_order(false, "shmem_fence"); }
+void shmem_quiet(void) { shmem_require_init("shmem_quiet"); shmem_order(true, "shmem_quiet"); }
 
 /* --- Atomics: seq_cst CPU atomics on the target's memory (rma.h) ------------------
  * The _nbi forms complete at once too: the fetched value is stored before
  * they return. AT: pe's instance of *p. */
 #define AT(pe, p, routine) ((__typeof__(p))shmem_xlate(pe, p, sizeof *(p), routine))
 #define ANM(PFX, N, op) #PFX #N "_atomic_" #op
+/* A PE on another node: the same operations through UCX, on the value's
+ * bits (4 or 8 bytes; a fetch is a fetch-add of 0, a set a swap). */
+static uint64_t amo_remote(int pe, const void *at, enum rma_amo_op op, size_t width, uint64_t v, uint64_t cmp,
+                           bool fetch, const char *routine)
+{
+    uint64_t old = 0;
+    remote_check(rma_remote_amo(pe, (void *)at, op, width, v, cmp, fetch ? &old : NULL), routine);
+    return old;
+}
+#define BITS(T, x) ({ T x_ = (x); uint64_t b_ = 0; memcpy(&b_, &x_, sizeof(T)); b_; })
+#define UNBITS(T, b) ({ uint64_t b_ = (b); T x_; memcpy(&x_, &b_, sizeof(T)); x_; })
+#define RAMO(T, w, a, op, v, cmp, fetch, r) \
+    UNBITS(T, amo_remote(w, a, RMA_AMO_##op, sizeof(T), BITS(T, v), BITS(T, cmp), fetch, r))
+/* The fetching read-modify-write op (add, and, or, xor) at w's *a: its old value. */
+#define FOP(T, w, a, op, OP, v, r) \
+    (rma_remote(w) ? RAMO(T, w, a, OP, v, (T)0, true, r) : ({ T o_ = RMA_FETCH_OP(op, a, v); rma_wake(w); o_; }))
+#define POP(T, w, a, op, OP, v, r) \
+    do { if (rma_remote(w)) RAMO(T, w, a, OP, v, (T)0, false, r); else { RMA_FETCH_OP(op, a, v); rma_wake(w); } } while (0)
+#define LOADV(T, w, a, r) (rma_remote(w) ? RAMO(T, w, a, ADD, (T)0, (T)0, true, r) : ({ T o_; RMA_LOAD(a, &o_); o_; }))
+#define SWAPV(T, w, a, v, r) \
+    (rma_remote(w) ? RAMO(T, w, a, SWAP, v, (T)0, true, r) : ({ T o_, v_ = (v); RMA_SWAP(a, &v_, &o_); rma_wake(w); o_; }))
+#define CSWAPV(T, w, a, c, v, r) \
+    (rma_remote(w) ? RAMO(T, w, a, CSWAP, v, c, true, r) : ({ T c_ = (c); RMA_CSWAP(a, &c_, v); rma_wake(w); c_; }))
 #define DEF_AMO_EXT_(PFX, CTX, PE, N, T) \
 T PFX##N##_atomic_fetch(CTX_##CTX const T *source, int pe) \
-{ const char *r = ANM(PFX, N, fetch); T v; RMA_LOAD(AT(PE(r), source, r), &v); return v; } \
+{ const char *r = ANM(PFX, N, fetch); int w = PE(r); const T *a = AT(w, source, r); return LOADV(T, w, a, r); } \
 void PFX##N##_atomic_set(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, set); int w = PE(r); RMA_STORE(AT(w, dest, r), &value); rma_wake(w); } \
+{ const char *r = ANM(PFX, N, set); int w = PE(r); T *a = AT(w, dest, r); \
+  if (rma_remote(w)) RAMO(T, w, a, SWAP, value, (T)0, true, r); else { RMA_STORE(a, &value); rma_wake(w); } } \
 T PFX##N##_atomic_swap(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, swap); int w = PE(r); T v; RMA_SWAP(AT(w, dest, r), &value, &v); rma_wake(w); return v; } \
+{ const char *r = ANM(PFX, N, swap); int w = PE(r); T *a = AT(w, dest, r); return SWAPV(T, w, a, value, r); } \
 void PFX##N##_atomic_fetch_nbi(CTX_##CTX T *fetch, const T *source, int pe) \
-{ const char *r = ANM(PFX, N, fetch_nbi); RMA_LOAD(AT(PE(r), source, r), fetch); } \
+{ const char *r = ANM(PFX, N, fetch_nbi); int w = PE(r); const T *a = AT(w, source, r); *fetch = LOADV(T, w, a, r); } \
 void PFX##N##_atomic_swap_nbi(CTX_##CTX T *fetch, T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, swap_nbi); int w = PE(r); RMA_SWAP(AT(w, dest, r), &value, fetch); rma_wake(w); }
+{ const char *r = ANM(PFX, N, swap_nbi); int w = PE(r); T *a = AT(w, dest, r); *fetch = SWAPV(T, w, a, value, r); }
 #define DEF_AMO_STD_(PFX, CTX, PE, N, T) \
 T PFX##N##_atomic_compare_swap(CTX_##CTX T *dest, T cond, T value, int pe) \
-{ const char *r = ANM(PFX, N, compare_swap); int w = PE(r); RMA_CSWAP(AT(w, dest, r), &cond, value); rma_wake(w); return cond; } \
+{ const char *r = ANM(PFX, N, compare_swap); int w = PE(r); T *a = AT(w, dest, r); return CSWAPV(T, w, a, cond, value, r); } \
 T PFX##N##_atomic_fetch_inc(CTX_##CTX T *dest, int pe) \
-{ const char *r = ANM(PFX, N, fetch_inc); int w = PE(r); T v = RMA_FETCH_OP(add, AT(w, dest, r), (T)1); rma_wake(w); return v; } \
+{ const char *r = ANM(PFX, N, fetch_inc); int w = PE(r); T *a = AT(w, dest, r); return FOP(T, w, a, add, ADD, (T)1, r); } \
 void PFX##N##_atomic_inc(CTX_##CTX T *dest, int pe) \
-{ const char *r = ANM(PFX, N, inc); int w = PE(r); RMA_FETCH_OP(add, AT(w, dest, r), (T)1); rma_wake(w); } \
+{ const char *r = ANM(PFX, N, inc); int w = PE(r); T *a = AT(w, dest, r); POP(T, w, a, add, ADD, (T)1, r); } \
 T PFX##N##_atomic_fetch_add(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, fetch_add); int w = PE(r); T v = RMA_FETCH_OP(add, AT(w, dest, r), value); rma_wake(w); return v; } \
+{ const char *r = ANM(PFX, N, fetch_add); int w = PE(r); T *a = AT(w, dest, r); return FOP(T, w, a, add, ADD, value, r); } \
 void PFX##N##_atomic_add(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, add); int w = PE(r); RMA_FETCH_OP(add, AT(w, dest, r), value); rma_wake(w); } \
+{ const char *r = ANM(PFX, N, add); int w = PE(r); T *a = AT(w, dest, r); POP(T, w, a, add, ADD, value, r); } \
 void PFX##N##_atomic_compare_swap_nbi(CTX_##CTX T *fetch, T *dest, T cond, T value, int pe) \
-{ const char *r = ANM(PFX, N, compare_swap_nbi); int w = PE(r); RMA_CSWAP(AT(w, dest, r), &cond, value); rma_wake(w); *fetch = cond; } \
+{ const char *r = ANM(PFX, N, compare_swap_nbi); int w = PE(r); T *a = AT(w, dest, r); *fetch = CSWAPV(T, w, a, cond, value, r); } \
 void PFX##N##_atomic_fetch_inc_nbi(CTX_##CTX T *fetch, T *dest, int pe) \
-{ const char *r = ANM(PFX, N, fetch_inc_nbi); int w = PE(r); *fetch = RMA_FETCH_OP(add, AT(w, dest, r), (T)1); rma_wake(w); } \
+{ const char *r = ANM(PFX, N, fetch_inc_nbi); int w = PE(r); T *a = AT(w, dest, r); *fetch = FOP(T, w, a, add, ADD, (T)1, r); } \
 void PFX##N##_atomic_fetch_add_nbi(CTX_##CTX T *fetch, T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, fetch_add_nbi); int w = PE(r); *fetch = RMA_FETCH_OP(add, AT(w, dest, r), value); rma_wake(w); }
-#define DEF_AMO_BIT1_(PFX, CTX, PE, N, T, op) \
+{ const char *r = ANM(PFX, N, fetch_add_nbi); int w = PE(r); T *a = AT(w, dest, r); *fetch = FOP(T, w, a, add, ADD, value, r); }
+#define DEF_AMO_BIT1_(PFX, CTX, PE, N, T, op, OP) \
 T PFX##N##_atomic_fetch_##op(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, fetch_##op); int w = PE(r); T v = RMA_FETCH_OP(op, AT(w, dest, r), value); rma_wake(w); return v; } \
+{ const char *r = ANM(PFX, N, fetch_##op); int w = PE(r); T *a = AT(w, dest, r); return FOP(T, w, a, op, OP, value, r); } \
 void PFX##N##_atomic_##op(CTX_##CTX T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, op); int w = PE(r); RMA_FETCH_OP(op, AT(w, dest, r), value); rma_wake(w); } \
+{ const char *r = ANM(PFX, N, op); int w = PE(r); T *a = AT(w, dest, r); POP(T, w, a, op, OP, value, r); } \
 void PFX##N##_atomic_fetch_##op##_nbi(CTX_##CTX T *fetch, T *dest, T value, int pe) \
-{ const char *r = ANM(PFX, N, fetch_##op##_nbi); int w = PE(r); *fetch = RMA_FETCH_OP(op, AT(w, dest, r), value); rma_wake(w); }
-#define DEF_AMO_BIT_(PFX, CTX, PE, N, T) DEF_AMO_BIT1_(PFX, CTX, PE, N, T, and) \
-    DEF_AMO_BIT1_(PFX, CTX, PE, N, T, or) DEF_AMO_BIT1_(PFX, CTX, PE, N, T, xor)
+{ const char *r = ANM(PFX, N, fetch_##op##_nbi); int w = PE(r); T *a = AT(w, dest, r); *fetch = FOP(T, w, a, op, OP, value, r); }
+#define DEF_AMO_BIT_(PFX, CTX, PE, N, T) DEF_AMO_BIT1_(PFX, CTX, PE, N, T, and, AND) \
+    DEF_AMO_BIT1_(PFX, CTX, PE, N, T, or, OR) DEF_AMO_BIT1_(PFX, CTX, PE, N, T, xor, XOR)
 #define DEF_AMO_EXT(N, T) DEF_AMO_EXT_(shmem_, NOCTX_, PE_WORLD_, N, T) DEF_AMO_EXT_(shmem_ctx_, WITHCTX_, PE_CTX_, N, T)
 #define DEF_AMO_STD(N, T) DEF_AMO_STD_(shmem_, NOCTX_, PE_WORLD_, N, T) DEF_AMO_STD_(shmem_ctx_, WITHCTX_, PE_CTX_, N, T)
 #define DEF_AMO_BIT(N, T) DEF_AMO_BIT_(shmem_, NOCTX_, PE_WORLD_, N, T) DEF_AMO_BIT_(shmem_ctx_, WITHCTX_, PE_CTX_, N, T)
@@ -358,13 +421,27 @@ static struct rma_lock *lock_of(long *lock, const char *routine)
 }
 _Static_assert(sizeof(struct rma_lock) == sizeof(long), "a SHMEM lock is a long");
 
-void shmem_set_lock(long *lock) { rma_lock_acquire(lock_of(lock, "shmem_set_lock")); }
+/* PE 0 on another node: the same ticket lock through UCX atomics. */
+void shmem_set_lock(long *lock)
+{
+    struct rma_lock *l = lock_of(lock, "shmem_set_lock");
+    if (rma_remote(0)) remote_check(rma_remote_lock_acquire(0, l), "shmem_set_lock");
+    else rma_lock_acquire(l);
+}
 
 void shmem_clear_lock(long *lock)
 {
     struct rma_lock *l = lock_of(lock, "shmem_clear_lock");
-    rma_quiet();                      /* the critical section's puts complete first */
-    rma_lock_release(l);
+    shmem_order(true, "shmem_clear_lock");   /* the critical section's puts complete first */
+    if (rma_remote(0)) remote_check(rma_remote_lock_release(0, l), "shmem_clear_lock");
+    else rma_lock_release(l);
 }
 
-int shmem_test_lock(long *lock) { return rma_lock_try(lock_of(lock, "shmem_test_lock")) ? 0 : 1; }
+int shmem_test_lock(long *lock)
+{
+    struct rma_lock *l = lock_of(lock, "shmem_test_lock");
+    bool taken;
+    if (rma_remote(0)) remote_check(rma_remote_lock_try(0, l, &taken), "shmem_test_lock");
+    else taken = rma_lock_try(l);
+    return taken ? 0 : 1;
+}

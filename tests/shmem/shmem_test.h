@@ -16,10 +16,15 @@
 
 static int me, npes;
 #define N 37                    /* odd sizes throughout */
-#define ITER 1000
+/* Iterations of the contended loops: SHMEM_TEST_ITER (jobs across nodes
+ * over TCP run fewer), else 1000. */
+static int shmem_test_iter = 1000;
+#define ITER shmem_test_iter
 
 static inline void test_start(void)
 {
+    const char *it = getenv("SHMEM_TEST_ITER");
+    if (it && atoi(it) > 0) shmem_test_iter = atoi(it);
     shmem_init();
     me = shmem_my_pe(), npes = shmem_n_pes();
 }

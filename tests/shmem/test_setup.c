@@ -12,8 +12,11 @@ static void t_setup(void)
     CHECK(shmem_pe_accessible(npes - 1) && !shmem_pe_accessible(npes) && !shmem_pe_accessible(-1), "pe_accessible");
     long *h = shmem_malloc(sizeof(long));
     for (int pe = 0; pe < npes; pe++) {
-        CHECK(shmem_ptr(&gcounter, pe) == sm_remote(pe, &gcounter), "shmem_ptr(global, %d)", pe);
-        CHECK(shmem_ptr(h, pe) != NULL && shmem_ptr(h, pe) == sm_remote(pe, h), "shmem_ptr(heap, %d)", pe);
+        /* a PE on another node (jobs across nodes): not load/store accessible */
+        bool near = shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED) >= 0;
+        CHECK(shmem_ptr(&gcounter, pe) == (near ? sm_remote(pe, &gcounter) : NULL), "shmem_ptr(global, %d)", pe);
+        CHECK(near ? shmem_ptr(h, pe) != NULL && shmem_ptr(h, pe) == sm_remote(pe, h) : shmem_ptr(h, pe) == NULL,
+              "shmem_ptr(heap, %d)", pe);
         CHECK(shmem_addr_accessible(h, pe) && shmem_addr_accessible(&gcounter, pe), "addr_accessible %d", pe);
     }
     CHECK(shmem_ptr(h, npes) == NULL, "shmem_ptr beyond the last PE");
@@ -29,7 +32,8 @@ static void t_setup(void)
     CHECK(prov == thread_level, "thread level %d, not %d", prov, thread_level);
     /* ptr: direct stores reach the peer */
     long *r = shmem_ptr(h, (me + 1) % npes);
-    *r = 1000 + me;
+    if (r) *r = 1000 + me;
+    else shmem_long_p(h, 1000 + me, (me + 1) % npes);   /* on another node */
     shmem_barrier_all();
     CHECK(*h == 1000 + (me + npes - 1) % npes, "value %ld through shmem_ptr", *h);
     shmem_free(h);
