@@ -158,6 +158,11 @@ static sm_status_t create_job(struct coll_group *g, const struct sm_group *m)
          * engine here: groups spanning nodes run over it. */
         sm_status_t st = p2p_started() ? SM_OK : p2p_init(P2P_REQ_SIZE_ANY);
         if (st) return st;
+        /* A rank waiting in any collective, its node's too, runs UCX: peers'
+         * puts and atomics to it over TCP are carried out by its worker (a
+         * node barrier that slept without it left the other node's quiet
+         * waiting for ever: test_amo on 2x4). */
+        coll_poll_p2p(true);
         return create_over(g, m, coll_span_job());
     }
     uint64_t all[USED_WORDS] = { 0 };
