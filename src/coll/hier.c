@@ -220,17 +220,24 @@ static sm_status_t h_bcast(struct coll_hier *h, const struct coll_args *a)
 {
     int R = h->node_of[a->root];
     bool rootnode = h->mynode == R, lead_root = h->node_idx[a->root] == 0;
+    /* Only the root may pass a separate source (OpenSHMEM's broadcast, the
+     * engine's shorthand): it sends from there, and copies it to its own
+     * destination if it has one; every member takes the same stages. */
+    bool sep = a->src.base && a->src.base != COLL_IN_PLACE;
+    struct coll_buf buf = sep ? a->src : a->dst;
     sm_status_t st = SM_OK;
     if (rootnode && !lead_root) {
-        struct coll_args b = { .kind = COLL_BCAST, .root = h->node_idx[a->root], .dst = a->dst };
+        struct coll_args b = { .kind = COLL_BCAST, .root = h->node_idx[a->root], .dst = buf };
         st = node_run(h, &b);
     }
-    struct coll_args l = { .kind = COLL_BCAST, .root = R, .dst = a->dst };
+    struct coll_args l = { .kind = COLL_BCAST, .root = R, .dst = buf };
     st = first(st, lead_run(h, &l));
     if (!rootnode || lead_root) {
-        struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = a->dst };
+        struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = buf };
         st = first(st, node_run(h, &b));
     }
+    if (!st && sep && a->dst.base && a->dst.base != a->src.base)
+        dt_copy(a->dst.base, a->dst.type, a->src.base, a->src.type, 0, a->src.count * tsize(a->src.type));
     return st;
 }
 
@@ -633,7 +640,6 @@ sm_status_t coll_hier_run(struct coll_group *g, const struct coll_args *a)
     default:
         return coll_span_run(g, a);
     }
-    if (a->kind == COLL_BCAST && a->src.base && a->src.base != COLL_IN_PLACE) return coll_span_run(g, a);
     if ((a->kind == COLL_BCAST || a->kind == COLL_REDUCE || a->kind == COLL_GATHER || a->kind == COLL_SCATTER) &&
         (unsigned)a->root >= (unsigned)g->m.size)
         return coll_span_run(g, a);     /* it says why */

@@ -473,8 +473,34 @@ sm_status_t coll_allgather(struct coll_group *g, void *dst, const void *src, siz
     return coll_run(g, &a);
 }
 
+/* A group spanning nodes: the lengths first (an allgather), then the blocks
+ * as an allgatherv, which the by-nodes and point-to-point paths know. */
+static sm_status_t collect_spanning(struct coll_group *g, void *dst, const void *src, size_t len)
+{
+    int n = g->m.size;
+    uint64_t mine = len, *lens = malloc(sizeof *lens * (size_t)n);
+    int *counts = malloc(sizeof *counts * (size_t)n), *displs = malloc(sizeof *displs * (size_t)n);
+    sm_status_t st = lens && counts && displs ? SM_OK : sm_fail(SM_ERR_NOMEM, "collect: no memory for %d lengths", n);
+    if (!st) st = coll_allgather(g, lens, &mine, sizeof mine);
+    uint64_t total = 0;
+    for (int i = 0; !st && i < n; i++) {
+        if (lens[i] > INT_MAX || total + lens[i] > INT_MAX)
+            st = sm_fail(SM_ERR_UNSUPPORTED, "collect across nodes: %llu bytes in all, more than %d",
+                         (unsigned long long)(total + lens[i]), INT_MAX);
+        counts[i] = (int)lens[i], displs[i] = (int)total, total += lens[i];
+    }
+    if (!st) {
+        struct coll_args a = { .kind = COLL_ALLGATHER, .src = bytes(src, len), .dst = bytes(dst, 0) };
+        a.dst.counts = counts, a.dst.displs = displs;
+        st = coll_run(g, &a);
+    }
+    free(lens), free(counts), free(displs);
+    return st;
+}
+
 sm_status_t coll_collect(struct coll_group *g, void *dst, const void *src, size_t len)
 {
+    if (SM_UNLIKELY(g->net != NULL)) return collect_spanning(g, dst, src, len);
     struct coll_args a = { .kind = COLL_COLLECT, .src = bytes(src, len), .dst = bytes(dst, 0) };
     return coll_run(g, &a);
 }

@@ -169,7 +169,12 @@ static void t_coll(void)
 /* --- teams ------------------------------------------------------------------------------------------------- */
 static void t_team(void)
 {
-    CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && shmem_team_n_pes(SHMEM_TEAM_SHARED) == npes, "world/shared");
+    /* SHMEM_TEAM_SHARED: the PEs whose memory shmem_ptr reaches (every PE
+     * on one node; the node's across nodes) */
+    static int here;
+    int nshared = 0;
+    for (int p = 0; p < npes; p++) nshared += shmem_ptr(&here, p) != NULL;
+    CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && shmem_team_n_pes(SHMEM_TEAM_SHARED) == nshared, "world/shared");
     CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1 && shmem_team_n_pes(SHMEM_TEAM_INVALID) == -1, "invalid");
     /* SHMEM_TEAM_INVALID where the specification defines the outcome */
     shmem_team_t inv = SHMEM_TEAM_WORLD, inv2 = SHMEM_TEAM_WORLD;
