@@ -188,9 +188,9 @@ static void everyone(MPI_Comm c, int r, int s)
         CHECK(g[3 * i] == i && g[3 * i + 1] == HOLE && g[3 * i + 2] == 500 + i, "allgather vector %d: %d %d %d", i,
               g[3 * i], g[3 * i + 1], g[3 * i + 2]);
     OK(MPI_Type_free(&v2));
-    int *cnt = malloc(sizeof(int) * 2 * (size_t)s), *dis = cnt + s, tot = 0, sv[3];
+    int *cnt = malloc(sizeof(int) * 2 * (size_t)(unsigned)s), *dis = cnt + s, tot = 0, sv[3];
     for (int i = 0; i < s; i++) cnt[i] = i % 3 + 1, dis[i] = tot + 1, tot += cnt[i] + 1;
-    int *gv = malloc(sizeof(int) * (size_t)tot);
+    int *gv = malloc(sizeof(int) * (size_t)(unsigned)tot);
     for (int k = 0; k < 3; k++) sv[k] = r * 10 + k;
     for (int i = 0; i < tot; i++) gv[i] = HOLE;
     OK(MPI_Allgatherv(sv, cnt[r], MPI_INT, gv, cnt, dis, MPI_INT, c));
