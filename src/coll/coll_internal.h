@@ -145,6 +145,8 @@ sm_status_t coll_span_attach(struct coll_group *g);        /* g (numbered) spans
 sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a);
 sm_status_t coll_span_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx);
 void coll_span_progress(void);
+/* Block i of b (a block per member): its address, type and stream bytes. */
+void *coll_buf_block(const struct coll_buf *b, int i, const struct dt_type **t, size_t *bytes);
 bool coll_threaded(void);                                  /* coll_threads was called: lists under locks */
 bool coll_span_busy(void);
 /* hier.c: the blocking ones hierarchically (the node's engine, leaders over

@@ -141,19 +141,6 @@ static void *tmp_like(const struct dt_type *t, size_t count, void **mem)
     return *mem ? (char *)*mem - lo : NULL;
 }
 
-/* Block j of b: its address, type and stream bytes (as span.c reads it). */
-static void *blk(const struct coll_buf *b, int j, const struct dt_type **t, size_t *bytes)
-{
-    const struct dt_type *ty = b->types ? b->types[j] : b->type;
-    size_t cnt = b->counts ? (size_t)(b->counts[j] > 0 ? b->counts[j] : 0) : b->count;
-    ptrdiff_t ext = ty ? dt_extent(ty) : 1;
-    char *base = b->base;
-    *t = ty, *bytes = cnt * tsize(ty);
-    if (b->types) return base + b->displs[j];
-    if (b->counts) return base + (ptrdiff_t)b->displs[j] * ext;
-    return base + (ptrdiff_t)j * (ptrdiff_t)cnt * ext;
-}
-
 /* A blocking transfer to or from member peer of g (on g's own context). */
 static sm_status_t xfer(struct coll_group *g, bool send, void *buf, size_t bytes, const struct dt_type *t, int peer)
 {
@@ -366,7 +353,7 @@ static sm_status_t h_allgather(struct coll_group *g, struct coll_hier *h, const 
     if (!bytes || !noff || !nc || !lc) st = sm_fail(SM_ERR_NOMEM, "no memory for an allgather of %d", n);
     if (!st) {
         const struct dt_type *t;
-        for (int j = 0; j < n; j++) blk(&a->dst, j, &t, &bytes[j]);
+        for (int j = 0; j < n; j++) coll_buf_block(&a->dst, j, &t, &bytes[j]);
         noff[0] = 0;
         for (int q = 0; q < K; q++) {
             size_t s = 0;
@@ -387,7 +374,7 @@ static sm_status_t h_allgather(struct coll_group *g, struct coll_hier *h, const 
         if (a->src.base == COLL_IN_PLACE) {
             const struct dt_type *t;
             size_t b;
-            void *p = blk(&a->dst, me, &t, &b);
+            void *p = coll_buf_block(&a->dst, me, &t, &b);
             ga.src = (struct coll_buf){ .base = p, .count = t ? b / t->size : b, .type = t };
         }
         if (is_leader(h)) ga.dst = (struct coll_buf){ .base = big + noff[k], .counts = nc, .displs = nc + nk };
@@ -409,7 +396,7 @@ static sm_status_t h_allgather(struct coll_group *g, struct coll_hier *h, const 
                 int j = h->members[h->first[q] + i];
                 const struct dt_type *t;
                 size_t b;
-                void *p = blk(&a->dst, j, &t, &b);
+                void *p = coll_buf_block(&a->dst, j, &t, &b);
                 if (b && !(j == me && a->src.base == COLL_IN_PLACE)) dt_copy(p, t, big + o, NULL, 0, b);
                 o += bytes[j];
             }
@@ -505,7 +492,7 @@ static sm_status_t rooted_sizes(struct coll_group *g, struct coll_hier *h, int r
             for (int i = 0; i < h->nsize[q]; i++) {
                 const struct dt_type *t;
                 size_t n;
-                blk(b, h->members[h->first[q] + i], &t, &n);
+                coll_buf_block(b, h->members[h->first[q] + i], &t, &n);
                 x->tot[q] += n;
             }
         }
@@ -537,7 +524,7 @@ static sm_status_t h_gather(struct coll_group *g, struct coll_hier *h, const str
     const struct dt_type *t;
     size_t mine;
     if (inpl) {
-        void *p = blk(&a->dst, me, &t, &mine);
+        void *p = coll_buf_block(&a->dst, me, &t, &mine);
         sb = (struct coll_buf){ .base = p, .count = t ? mine / t->size : mine, .type = t };
     } else {
         mine = sb.count * tsize(sb.type);
@@ -568,7 +555,7 @@ static sm_status_t h_gather(struct coll_group *g, struct coll_hier *h, const str
             for (int i = 0; i < h->nsize[q]; i++) {
                 int j = h->members[h->first[q] + i];
                 size_t n;
-                void *p = blk(&a->dst, j, &t, &n);
+                void *p = coll_buf_block(&a->dst, j, &t, &n);
                 if (n && !(j == me && inpl)) dt_copy(p, t, buf + o, NULL, 0, n);
                 o += n;
             }
@@ -587,7 +574,7 @@ static sm_status_t h_scatter(struct coll_group *g, struct coll_hier *h, const st
     const struct dt_type *t;
     size_t mine;
     void *scratch = NULL;
-    if (inpl) blk(&a->src, me, &t, &mine);
+    if (inpl) coll_buf_block(&a->src, me, &t, &mine);
     else mine = db.count * tsize(db.type);
     struct rooted x;
     char *buf = NULL;
@@ -599,7 +586,7 @@ static sm_status_t h_scatter(struct coll_group *g, struct coll_hier *h, const st
             size_t o = x.noff[q];
             for (int i = 0; i < h->nsize[q]; i++) {
                 size_t n;
-                void *p = blk(&a->src, h->members[h->first[q] + i], &t, &n);
+                void *p = coll_buf_block(&a->src, h->members[h->first[q] + i], &t, &n);
                 if (n) dt_copy(buf + o, NULL, p, t, 0, n);
                 o += n;
             }

@@ -78,8 +78,9 @@ static void *op_alloc(struct span_op *o, size_t n)
 
 static size_t type_size(const struct dt_type *t) { return t ? t->size : 1; }
 
-/* Block i of b (a buffer with a block per member): its address, type and stream bytes. */
-static void *block(const struct coll_buf *b, int i, const struct dt_type **t, size_t *bytes)
+/* Block i of b (a buffer with a block per member): its address, type and
+ * stream bytes. Also hier.c's. */
+void *coll_buf_block(const struct coll_buf *b, int i, const struct dt_type **t, size_t *bytes)
 {
     const struct dt_type *ty = b->types ? b->types[i] : b->type;
     size_t cnt = b->counts ? (size_t)(b->counts[i] > 0 ? b->counts[i] : 0) : b->count;
@@ -283,7 +284,7 @@ static sm_status_t start(struct span_op *o)
             return post(o, true, s, sb, st, root);
         }
         for (int j = 0; j < n && !e; j++) {
-            d = block(&a->dst, j, &dt, &db);
+            d = coll_buf_block(&a->dst, j, &dt, &db);
             if (j != me) e = post(o, false, d, db, dt, j);
             else if (a->src.base != COLL_IN_PLACE) {
                 s = whole(&a->src, &st, &sb);
@@ -297,7 +298,7 @@ static sm_status_t start(struct span_op *o)
             return post(o, false, d, db, dt, root);
         }
         for (int j = 0; j < n && !e; j++) {
-            s = block(&a->src, j, &st, &sb);
+            s = coll_buf_block(&a->src, j, &st, &sb);
             if (j != me) e = post(o, true, s, sb, st, j);
             else if (a->dst.base != COLL_IN_PLACE) {
                 d = whole(&a->dst, &dt, &db);
@@ -308,10 +309,10 @@ static sm_status_t start(struct span_op *o)
     case COLL_ALLGATHER:
     case COLL_COLLECT:
         if (a->kind == COLL_COLLECT) return sm_fail(SM_ERR_UNSUPPORTED, "collect: not supported across nodes yet");
-        if (a->src.base == COLL_IN_PLACE) s = block(&a->dst, me, &st, &sb);
+        if (a->src.base == COLL_IN_PLACE) s = coll_buf_block(&a->dst, me, &st, &sb);
         else s = whole(&a->src, &st, &sb);
         for (int j = 0; j < n && !e; j++) {
-            d = block(&a->dst, j, &dt, &db);
+            d = coll_buf_block(&a->dst, j, &dt, &db);
             if (j != me) e = post(o, false, d, db, dt, j);
             else if (a->src.base != COLL_IN_PLACE) local_copy(d, dt, s, st, sb < db ? sb : db);
         }
@@ -328,20 +329,20 @@ static sm_status_t start(struct span_op *o)
             if (!(off = op_alloc(o, sizeof *off * (size_t)(n + 1)))) return sm_fail(SM_ERR_NOMEM, "no memory");
             for (int j = 0; j < n; j++) {
                 off[j] = total;
-                block(&a->dst, j, &dt, &db);
+                coll_buf_block(&a->dst, j, &dt, &db);
                 total += db;
             }
             if (!(packed = op_alloc(o, total))) return sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", total);
             for (int j = 0; j < n; j++) {
-                d = block(&a->dst, j, &dt, &db);
+                d = coll_buf_block(&a->dst, j, &dt, &db);
                 if (j != me) local_copy(packed + off[j], NULL, d, dt, db);
             }
         }
         for (int j = 0; j < n && !e; j++) {
-            d = block(&a->dst, j, &dt, &db);
+            d = coll_buf_block(&a->dst, j, &dt, &db);
             if (j == me) {
                 if (!inpl) {
-                    s = block(&a->src, j, &st, &sb);
+                    s = coll_buf_block(&a->src, j, &st, &sb);
                     local_copy(d, dt, s, st, sb < db ? sb : db);
                 }
                 continue;
@@ -351,10 +352,10 @@ static sm_status_t start(struct span_op *o)
         for (int j = 0; j < n && !e; j++) {
             if (j == me) continue;
             if (inpl) {
-                block(&a->dst, j, &dt, &db);
+                coll_buf_block(&a->dst, j, &dt, &db);
                 e = post(o, true, packed + off[j], db, NULL, j);
             } else {
-                s = block(&a->src, j, &st, &sb);
+                s = coll_buf_block(&a->src, j, &st, &sb);
                 e = post(o, true, s, sb, st, j);
             }
         }
