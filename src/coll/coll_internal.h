@@ -172,6 +172,7 @@ struct coll_op {
     bool read_any;                      /* it checked a peer's record, or one is sure to check its own
                                          * (else it checks one at the end) */
     bool released;
+    bool late;                          /* its record is stamped by the body, not at publication (a chain) */
     uint32_t flags;                     /* its record's */
     size_t len;                         /* its record's */
     sm_status_t st;
@@ -195,6 +196,7 @@ struct coll_op {
         size_t es_c, es_s;              /* predefined: bytes of an element in C layout, in the stream */
         uint32_t nchunks;
         bool sliced, user;
+        bool chain;                     /* a small scan as a chain of prefixes */
         coll_kernel_fn k;
         const struct dt_type *U;        /* user: the datatype (this member's) */
         struct coll_lay mine;           /* this member's source, local addresses */
@@ -230,6 +232,8 @@ static inline int coll_next(const struct coll_op *o, int k) { return o->me + k <
  * wait for its readers: the record, the bounce buffer, or NULL (peers
  * read it in place). */
 void *coll_carrier(struct coll_op *o, size_t span);
+/* Stamp this member's record now (its prepare set o->late): peers may read it. */
+void coll_stamp(struct coll_op *o);
 /* Memory the op owns until it ends (freed then); NULL when out of memory (o fails). */
 void *coll_alloc(struct coll_op *o, size_t bytes);
 

@@ -293,6 +293,32 @@ static void sliced_claims(struct coll_op *o)
     free(s.heap);
 }
 
+/* --- Small scans: a chain -------------------------------------------------------------
+ * Member j of a serial scan would read the records of members 0..j: j line
+ * transfers, most for the last member. As a chain, each member but the first
+ * and last publishes its prefix (sources 0..j combined) in its record and
+ * the next one reads only that (Open MPI's linear scan, without messages);
+ * with the records COLL_RECS deep, the members still run ahead of each
+ * other. For predefined operations on vectors that fit a record. Every
+ * member decides the same (the same type signature and count). */
+static bool chain_fits(const struct coll_op *o)
+{
+    return (o->a->kind == COLL_SCAN || o->a->kind == COLL_EXSCAN) && !o->r.user && !o->r.sliced && o->n > 2 &&
+           !coll_aset(o->g) && o->r.N * o->r.es_c <= COLL_INLINE;
+}
+
+/* Member me > 0: the previous member's prefix, then this one's result and prefix. */
+static void chain_step(struct coll_op *o, const struct coll_rec *prev)
+{
+    struct coll_red_state *r = &o->r;
+    _Alignas(64) char scratch[COLL_INLINE], acc[COLL_INLINE];
+    const char *p = (const char *)prev->data;
+    const char *x = view(o, o->me, 0, r->N, scratch);      /* read before dst is written: in place it is dst */
+    r->k(acc, p, x, r->N);                                 /* sources 0..me, in member order */
+    emit(o, o->me, o->a->kind == COLL_SCAN ? acc : p, 0, r->N);
+    if (o->me < o->n - 1) memcpy(coll_rec_of(o->g, o->me, o->seq)->data, acc, r->N * r->es_c);
+}
+
 /* --- The schedule ---------------------------------------------------------------------- */
 
 /* In place, a reduce-scatter's result goes to the start of dst, which
@@ -379,7 +405,17 @@ static sm_status_t red_prepare(struct coll_op *o, struct coll_rec *mine)
     }
     if (!r->sliced) {
         if (gets_result(o, o->me)) coll_lay_local(&o->dst, &dst);
+        r->chain = chain_fits(o);
         if (!source_read(o, o->me) || o->n == 1) return SM_OK;
+        if (r->chain && o->me > 0) {
+            /* its prefix, not its source, goes in the record, once the
+             * previous member's is there: the body stamps it */
+            struct coll_rec *rec = coll_rec_of(o->g, o->me, o->seq);
+            o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(rec->data), 0, r->N * r->es_c, 0, 0, 0, 1, 1 };
+            o->flags |= REC_CARRIED;
+            o->late = true;
+            return SM_OK;
+        }
         /* a copy for the readers: C arrays of t, or the packed elements */
         size_t bytes = r->user ? o->len : r->N * r->es_c;
         char *c = coll_carrier(o, bytes);
@@ -422,6 +458,13 @@ static bool red_body(struct coll_op *o)
 {
     struct coll_red_state *r = &o->r;
     CO_BEGIN(o->bpc);
+    if (r->chain && o->me > 0) {
+        CO_WAIT(o->bpc, coll_await(o, o->me - 1));
+        struct coll_rec *prev = coll_rec_of(o->g, o->me - 1, o->seq);
+        if (coll_check(o, o->me - 1, prev, true) && !o->st && r->N) chain_step(o, prev);
+        if (o->late) coll_stamp(o);
+        return true;
+    }
     if (r->user && !(r->same = coll_alloc(o, (size_t)o->n))) return true;
     if (r->user) r->same[o->me] = 1;
     /* the records this member reads: every one when sliced; else its sources' */

@@ -443,6 +443,16 @@ static void publish(struct coll_op *o)
         sm_barrier_run(&g->m, (uintptr_t)&coll_area_of(0)->aset_bar[g->aset] - sm_slot_base(0), true);
         return;
     }
+    if (o->late && !st) return;
+    coll_stamp(o);
+}
+
+void coll_stamp(struct coll_op *o)
+{
+    struct coll_group *g = o->g;
+    struct coll_rec *r = coll_rec_of(g, o->me, o->seq);
+    if (o->st) r->flags = o->flags | REC_FAILED;     /* its readers fail too, not wait */
+    o->late = false;
     atomic_store_explicit(&r->stamp, o->seq, memory_order_release);
     g->pub = o->seq;
     coll_wake_all(g);
@@ -502,10 +512,10 @@ sm_status_t coll_op_init(struct coll_op *o, struct coll_group *g, const struct c
      * 700-byte clear on a small collective's path) */
     o->g = g, o->a = a, o->n = g->m.size, o->me = g->m.me;
     o->pc = o->bpc = 0, o->i = o->k = 0, o->x = o->y = 0;
-    o->readers = COLL_NONE, o->listed = o->read_any = o->released = false;
+    o->readers = COLL_NONE, o->listed = o->read_any = o->released = o->late = false;
     o->flags = 0, o->len = 0, o->st = SM_OK, o->why = NULL, o->done = NULL, o->ctx = NULL;
     o->nowned = 0, o->staged_nb = 0, o->finish = NULL, o->kctx = NULL;
-    o->r.bstart = NULL, o->r.cstart = NULL, o->r.same = NULL, o->r.sliced = false, o->r.N = o->r.nchunks = 0;
+    o->r.bstart = NULL, o->r.cstart = NULL, o->r.same = NULL, o->r.sliced = o->r.chain = false, o->r.N = o->r.nchunks = 0;
     if (g->num == -1 || g->m.me < 0) return sm_fail(SM_ERR_ARG, "this rank is not a member of the group");
     if ((unsigned)a->kind >= COLL_KINDS || !coll_kinds[a->kind])
         return sm_fail(SM_ERR_ARG, "no collective of kind %d", (int)a->kind);

@@ -352,6 +352,13 @@ static void bad(void)
         long ones[2] = { 1, 1 }, sums[2];
         expect(MPI_Allreduce(ones, sums, me == 0 ? 2 : 1, MPI_LONG, MPI_SUM, c), MPI_ERR_TRUNCATE, "allreduce counts");
         expect(MPI_Allreduce(&one, &s, 1, MPI_LONG, me == n - 1 ? MPI_MAX : MPI_SUM, c), MPI_ERR_OTHER, "allreduce ops");
+        /* a scan whose member 1 disagrees: every member after member 0
+         * fails (a small scan is a chain: member 2 sees member 1's, and
+         * the members after it see member 2's failure), member 0 does not */
+        rc = MPI_Scan(&one, &s, 1, MPI_LONG, me == 1 ? MPI_MAX : MPI_SUM, c);
+        CHECK(me == 0 ? rc == MPI_SUCCESS : rc != MPI_SUCCESS, "scan ops: rank %d got %d", me, rc);
+        OK(MPI_Allreduce(&one, &s, 1, MPI_LONG, MPI_SUM, c));
+        CHECK(s == n, "allreduce after the failed scan: %ld", s);
         rc = MPI_Iallreduce(&one, &s, 1, me == n - 1 ? MPI_INT : MPI_LONG, MPI_SUM, c, &r);
         OK(rc);
         MPI_Status st;
