@@ -11,19 +11,23 @@ bool rma_remote_up;
 
 sm_status_t rma_remote_open(void)
 {
-    if (rma_remote_up || !sm_spans_nodes()) return SM_OK;
-    /* The whole slot up to the symmetric region's end: control areas,
-     * globals, stack, heap and symmetric heap, as peers translate them. */
-    sm_status_t st = net_mem_init((void *)sm_slot_base(sm_core.rank), sm_core.slot_bytes);
+    if (net_mem_up() || !sm_spans_nodes()) return SM_OK;
+    /* The symmetric region (the slot below it was registered with the
+     * worker, net_init): peers translate into both. */
+    size_t len;
+    void *base = sm_symmetric_base(&len);
+    sm_status_t st = net_mem_init(base, len);
     if (!st) rma_remote_up = true;
     return st;
 }
 
 sm_status_t rma_remote_close(void)
 {
-    if (!rma_remote_up) return SM_OK;
+    if (!net_mem_up()) return SM_OK;
     return net_mem_finalize();
 }
+
+void rma_remote_start(void) { rma_remote_up = true; }
 
 sm_status_t rma_remote_put(int pe, void *raddr, const void *src, size_t len)
 {

@@ -187,13 +187,22 @@ int main(int argc, char **argv)
     OK(MPI_Win_allocate(BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &t.mem, &t.win));
     all_tests(&t);
     OK(MPI_Win_free(&t.win));
-    t.what = "private mmap";   /* every element under the lock, through the fallback copies */
-    t.mem = mmap(NULL, BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(t.mem != MAP_FAILED, "mmap");
-    OK(MPI_Win_create(t.mem, BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &t.win));
-    all_tests(&t);
-    OK(MPI_Win_free(&t.win));
-    munmap(t.mem, BYTES);
+    if (mcheck_nodes(NULL)) {
+        t.what = "private mmap";   /* every element under the lock, through the fallback copies */
+        t.mem = mmap(NULL, BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        CHECK(t.mem != MAP_FAILED, "mmap");
+        OK(MPI_Win_create(t.mem, BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &t.win));
+        all_tests(&t);
+        OK(MPI_Win_free(&t.win));
+        munmap(t.mem, BYTES);
+    } else {   /* across nodes a private mmap is refused (test_rma checks it): malloc'd memory */
+        t.what = "MPI_Win_create(malloc)";
+        t.mem = malloc(BYTES);
+        OK(MPI_Win_create(t.mem, BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &t.win));
+        all_tests(&t);
+        OK(MPI_Win_free(&t.win));
+        free(t.mem);
+    }
     OK(MPI_Finalize());
     if (me == 0) printf("test_rma_atomic: %d ranks x %d: ok\n", n, ITER);
     return 0;
