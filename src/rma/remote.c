@@ -43,6 +43,16 @@ sm_status_t rma_remote_get(int pe, void *dst, const void *raddr, size_t len)
     return st ? st : wt;
 }
 
+sm_status_t rma_remote_put_nbi(int pe, void *raddr, const void *src, size_t len)
+{
+    return net_put(pe, (uintptr_t)raddr, src, len);
+}
+sm_status_t rma_remote_get_nbi(int pe, void *dst, const void *raddr, size_t len)
+{
+    return net_get(pe, dst, (uintptr_t)raddr, len);
+}
+sm_status_t rma_remote_local(void) { return net_wait_local(); }
+
 /* One operation per contiguous block, all in flight together. */
 static sm_status_t strided(bool put, int pe, char *r, const ptrdiff_t *rs, char *l, const ptrdiff_t *ls,
                            const size_t *count, int level)
@@ -120,6 +130,12 @@ sm_status_t rma_remote_lock_try(int pe, struct rma_lock *l, bool *taken)
     if ((st = rma_remote_amo(pe, l, RMA_AMO_CSWAP, 8, want, both, &got))) return st;
     *taken = got == both;
     return SM_OK;
+}
+
+sm_status_t rma_remote_lock_release_to(int pe, struct rma_lock *l)
+{
+    sm_status_t st = net_fence();
+    return st ? st : rma_remote_amo(pe, &l->serving, RMA_AMO_ADD, 4, 1, 0, NULL);
 }
 
 sm_status_t rma_remote_lock_release(int pe, struct rma_lock *l)

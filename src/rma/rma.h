@@ -222,6 +222,11 @@ void rma_remote_start(void);
 /* Complete locally before they return (the source reusable, the data here). */
 sm_status_t rma_remote_put(int pe, void *raddr, const void *src, size_t len);
 sm_status_t rma_remote_get(int pe, void *dst, const void *raddr, size_t len);
+/* The same, started only (many in flight: the pieces of a typemap), all
+ * complete locally at rma_remote_local. */
+sm_status_t rma_remote_put_nbi(int pe, void *raddr, const void *src, size_t len);
+sm_status_t rma_remote_get_nbi(int pe, void *dst, const void *raddr, size_t len);
+sm_status_t rma_remote_local(void);
 /* rma_strided_copy's layout, raddr at pe, local here; put: local -> raddr. */
 sm_status_t rma_remote_strided(bool put, int pe, void *raddr, const ptrdiff_t *rstride, void *local,
                                const ptrdiff_t *lstride, const size_t *count, int levels);
@@ -241,6 +246,10 @@ struct rma_lock;
 sm_status_t rma_remote_lock_acquire(int pe, struct rma_lock *l);
 sm_status_t rma_remote_lock_try(int pe, struct rma_lock *l, bool *taken);
 sm_status_t rma_remote_lock_release(int pe, struct rma_lock *l);
+/* Release ordered after the caller's operations to pe only (a worker fence,
+ * then the add, not waited for): what a lock guarding memory of pe's needs,
+ * without a round trip (the window's accumulate locks; epochs flush). */
+sm_status_t rma_remote_lock_release_to(int pe, struct rma_lock *l);
 
 /* --- Strided transfers --------------------------------------------------------
  * levels+1 counts: count[0] contiguous bytes, then count[i] blocks at byte

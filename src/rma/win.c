@@ -506,6 +506,7 @@ sm_status_t rma_win_test(struct rma_win *w, bool *done)
     int o;
     uint32_t v;
     if ((*done = all_completed(w, &o, &v))) w->exposing = false;
+    else if (w->spans) rma_remote_idle();   /* a caller polling here runs UCX (the origins' words come through it) */
     return SM_OK;
 }
 

@@ -149,7 +149,7 @@ static sm_status_t locate(struct rma_win *w, const struct rma_target *tg, size_t
         if (at->remote && !r.global)   /* (attach refuses them in a window spanning nodes) */
             return sm_fail(SM_ERR_ACCESS, "rank %d's region at %#llx is not exposed", t, (unsigned long long)r.lo);
         at->direct = r.global != 0 && !at->remote;
-        at->addr = (char *)(uintptr_t)(at->direct ? r.global + (a - r.lo) : a);
+        at->addr = (char *)(uintptr_t)(r.global ? r.global + (a - r.lo) : a);
         return SM_OK;
     }
     int64_t off, first, end;
@@ -172,13 +172,16 @@ static sm_status_t reach(const struct where *at, bool write, void *remote, void 
     return copy(at->rank, write, remote, local, len);
 }
 
-/* A piece of a typemap-to-typemap walk through sm_copy or UCX (put: dst is the target's). */
+/* A piece of a typemap-to-typemap walk through sm_copy, or UCX (started
+ * only: move waits for them all; put: dst is the target's). */
 static void xfer_piece(void *dst, const void *src, size_t n, void *ctx)
 {
     struct xfer *x = ctx;
-    struct where at = { NULL, x->rank, false, x->remote };
     if (x->st) return;
-    x->st = x->put ? reach(&at, true, dst, (void *)src, n) : reach(&at, false, (void *)src, dst, n);
+    if (x->remote)
+        x->st = x->put ? rma_remote_put_nbi(x->rank, dst, src, n) : rma_remote_get_nbi(x->rank, dst, src, n);
+    else
+        x->st = x->put ? copy(x->rank, true, dst, (void *)src, n) : copy(x->rank, false, (void *)src, dst, n);
 }
 
 static sm_status_t move(struct rma_win *w, const struct rma_target *tg, const struct rma_buf *o, bool put)
@@ -201,7 +204,8 @@ static sm_status_t move(struct rma_win *w, const struct rma_target *tg, const st
     struct xfer x = { at.rank, put, at.remote, SM_OK };
     if (put) dt_apply(at.addr, tg->type, o->addr, o->type, 0, bytes, xfer_piece, &x);
     else dt_apply(o->addr, o->type, at.addr, tg->type, 0, bytes, xfer_piece, &x);
-    return x.st;
+    sm_status_t ws = at.remote ? rma_remote_local() : SM_OK;   /* (also after a failed start: none left in flight) */
+    return x.st ? x.st : ws;
 }
 
 sm_status_t rma_win_put(struct rma_win *w, const struct rma_target *t, const struct rma_buf *origin)
@@ -242,7 +246,8 @@ struct acc {
 
 /* Up to 4 KiB of elements of memory reached through sm_copy or UCX, under
  * lock: read, update here, write back. A lock on another node is taken
- * with UCX atomics, and its release completes the write first. */
+ * with UCX atomics, and released after a worker fence: the write is done
+ * at the target before the next holder can take the lock and read. */
 static sm_status_t acc_copied(struct acc *c, char *dst, const char *src, char *fetch, size_t k,
                               struct rma_lock *lock)
 {
@@ -256,7 +261,7 @@ static sm_status_t acc_copied(struct acc *c, char *dst, const char *src, char *f
     st = reach(&c->at, false, dst, b, bytes);
     if (!st) st = rma_accumulate(b, src, fetch, k, c->op, &mine);
     if (!st && c->op->native != RMA_NATIVE_NOOP) st = reach(&c->at, true, dst, b, bytes);
-    if (c->at.remote) rs = rma_remote_lock_release(c->at.rank, lock);
+    if (c->at.remote) rs = rma_remote_lock_release_to(c->at.rank, lock);
     else rma_lock_release(lock);
     return st ? st : rs;
 }
@@ -419,7 +424,7 @@ sm_status_t rma_win_compare_swap(struct rma_win *w, int t, int64_t disp, const v
     st = at.direct ? (memcpy(old, dst, width), SM_OK) : reach(&at, false, dst, old, width);
     if (!st && !memcmp(old, compare, width))
         st = at.direct ? (memcpy(dst, value, width), SM_OK) : reach(&at, true, dst, (void *)value, width);
-    if (at.remote) rs = rma_remote_lock_release(at.rank, lock);
+    if (at.remote) rs = rma_remote_lock_release_to(at.rank, lock);
     else rma_lock_release(lock);
     if (!st) memcpy(result, old, width);
     return st ? st : rs;
