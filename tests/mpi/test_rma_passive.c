@@ -16,7 +16,7 @@
 
 #include "mcheck.h"
 
-#define ITER 100
+static int ITER = 100;   /* rounds per origin: argv[1] (fewer across nodes: round trips over TCP) */
 #define SLOTS 16
 static int me, n, one_node;
 
@@ -94,6 +94,7 @@ int main(int argc, char **argv)
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     one_node = mcheck_nodes(NULL);
+    if (argc > 1 && atoi(argv[1]) > 0) ITER = atoi(argv[1]);
     MPI_Aint bytes = (MPI_Aint)sizeof(int64_t) * (2 + SLOTS * n);
     int64_t *mem = calloc(1, (size_t)bytes);
     MPI_Win win;
