@@ -368,13 +368,11 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     SMPI_CHECK_INFO(c, info, R);         /* no hints are read */
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return smpi_error(c, MPI_ERR_ARG, R, "invalid split_type %d", split_type);
-    /* By node: the color is the node's first job rank (under smrun every
-     * rank shares one node's memory). On an intercommunicator, as MPICH
-     * does: each group splits by node, and the result joins the local part
-     * to the remote one (split() hands it to inter.c). */
-    int node = 0;
-    while (node < sm_core.size - 1 && !sm_rank_local(node)) node++;
-    return split(c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node, key, newcomm, R);
+    /* Every rank of a smartmap job shares one node's memory. On an
+     * intercommunicator, as MPICH does: each group splits by node, and the
+     * result joins the local part to the remote one (split() hands it to
+     * inter.c): here the same intercommunicator's groups, or MPI_COMM_NULL. */
+    return split(c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm, R);
 }
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 

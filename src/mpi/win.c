@@ -106,8 +106,8 @@ static int win_new(enum rma_win_kind kind, void *base, MPI_Aint size, int disp_u
     else if (kind != RMA_WIN_CREATE && kind != RMA_WIN_DYNAMIC && !baseptr)
         cls = MPI_ERR_ARG, snprintf(why, sizeof why, "baseptr is NULL");
     if (c->cg.net && kind == RMA_WIN_SHARED)     /* every member sees it: all return */
-        return smpi_error(c, MPI_ERR_COMM, R, "%s spans nodes: its processes cannot share memory (MPI_Comm_split_type "
-                          "with MPI_COMM_TYPE_SHARED gives each node's)", smpi_comm_name(c));
+        return smpi_error(c, MPI_ERR_COMM, R, "%s spans nodes: its processes cannot share memory",
+                          smpi_comm_name(c));
     struct smpi_win *w = calloc(1, sizeof *w);
     if (!w) sm_fatal("MPI: out of memory for a window");
     struct sm_group m = smpi_group_members(c->group);
