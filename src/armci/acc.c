@@ -11,7 +11,9 @@
  *    at memory speed (a compare-and-swap per element moves about 0.5 GB/s
  *    here, the kernel tens), each then atomic as a whole.
  * So concurrent accumulates to the same elements from any processes all
- * take effect. */
+ * take effect. A target on another node: its lock taken exclusive with
+ * UCX atomics, the elements read, added to here and written back
+ * (acc_remote), which the holders of the shared lock there wait for. */
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +97,26 @@ static bool unit(int type, const void *scale)
     }
 }
 
+/* n elements of t at dst in proc on another node under its lock held exclusive. */
+static __attribute__((noinline)) void acc_remote(int datatype, const struct acc_type *t, const void *scale,
+                                                 const char *src, char *dst, size_t n, bool as_is, int proc,
+                                                 const char *routine)
+{
+    struct rma_rwlock *lock = &locks[proc]->l;
+    alignas(64) char in[4096], b[4096];
+    size_t w = t->op.width, per = sizeof b / w;
+    sm_status_t st = rma_remote_rwlock_acquire(proc, lock, RMA_LOCK_EXCLUSIVE), rs;
+    for (size_t i = 0; i < n && !st; i += per) {
+        size_t k = n - i < per ? n - i : per;
+        if (!as_is) scaled(datatype, scale, src + i * w, in, k);
+        if ((st = rma_remote_get(proc, b, dst + i * w, k * w))) break;
+        rma_accumulate_excl(b, as_is ? src + i * w : in, NULL, k, &t->op);
+        st = rma_remote_put(proc, dst + i * w, b, k * w);
+    }
+    rs = rma_remote_rwlock_release(proc, lock, RMA_LOCK_EXCLUSIVE);   /* (the writes complete first) */
+    if (st || rs) armci_fail("%s: %s", routine, sm_fail_reason());
+}
+
 void armci_acc(int datatype, const void *scale, const void *src, void *dst, size_t bytes, int proc, const char *routine)
 {
     if (SM_UNLIKELY(datatype < ARMCI_ACC_INT || datatype > ARMCI_ACC_DCP))
@@ -107,6 +129,7 @@ void armci_acc(int datatype, const void *scale, const void *src, void *dst, size
     size_t n = bytes / w;
     if (!n) return;
     bool as_is = unit(datatype, scale);
+    if (SM_UNLIKELY(rma_remote(proc))) return acc_remote(datatype, t, scale, src, dst, n, as_is, proc, routine);
     alignas(64) char buf[ACC_ATOMIC_MAX];
     struct rma_rwlock *lock = &locks[proc]->l;
     if (bytes <= ACC_ATOMIC_MAX && (uintptr_t)dst % w == 0) {

@@ -45,6 +45,33 @@ static inline __attribute__((always_inline)) void *armci_remote(int proc, const 
     if (SM_LIKELY(r != NULL)) return (void *)((uintptr_t)addr + r->delta);
     return armci_remote_slow(proc, addr, len, routine);
 }
+/* --- Processes on other nodes ---------------------------------------------------------
+ * (a job a PMIx launcher spread over nodes): the translated address is where
+ * the process has the memory in its own slot, reached by UCX (rma_remote);
+ * a failure there ends the job naming the routine. Puts are complete at the
+ * target at the next armci_quiet (fences, barriers), as ARMCI says. */
+void armci_put_remote(int proc, void *dst, const void *src, size_t len, const char *routine)
+    __attribute__((cold, noinline));
+void armci_get_remote(int proc, void *dst, const void *src, size_t len, const char *routine)
+    __attribute__((cold, noinline));
+/* len bytes from src to dst (translated) in proc, and back. */
+static inline __attribute__((always_inline)) void armci_put(int proc, void *dst, const void *src, size_t len,
+                                                            const char *routine)
+{
+    if (SM_UNLIKELY(rma_remote(proc))) armci_put_remote(proc, dst, src, len, routine);
+    else rma_copy(dst, src, len);
+}
+static inline __attribute__((always_inline)) void armci_get(int proc, void *dst, const void *src, size_t len,
+                                                            const char *routine)
+{
+    if (SM_UNLIKELY(rma_remote(proc))) armci_get_remote(proc, dst, src, len, routine);
+    else rma_copy(dst, src, len);
+}
+/* Every operation of the caller's complete at its target: a full barrier,
+ * and across nodes a UCX flush (which also runs this process's worker, so
+ * that others' operations on its memory go on: ARMCI_WaitAll in a loop). */
+void armci_quiet(const char *routine);
+
 /* A size given as an int: the job ends on a negative one. */
 static inline size_t armci_bytes(int bytes, const char *routine)
 {

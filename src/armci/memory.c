@@ -243,7 +243,11 @@ void PARMCI_Lock(int mutex, int proc)
 {
     struct rma_lock *l = mutex_of(mutex, proc, "ARMCI_Lock");
     if (mx.held[proc][mutex]) armci_fail("ARMCI_Lock: this process holds mutex %d of process %d already", mutex, proc);
-    rma_lock_acquire(l);
+    if (SM_UNLIKELY(rma_remote(proc))) {
+        if (rma_remote_lock_acquire(proc, l)) armci_fail("ARMCI_Lock: %s", sm_fail_reason());
+    } else {
+        rma_lock_acquire(l);
+    }
     mx.held[proc][mutex] = 1;
 }
 
@@ -252,7 +256,13 @@ void PARMCI_Unlock(int mutex, int proc)
     struct rma_lock *l = mutex_of(mutex, proc, "ARMCI_Unlock");
     if (!mx.held[proc][mutex]) armci_fail("ARMCI_Unlock: this process does not hold mutex %d of process %d", mutex, proc);
     mx.held[proc][mutex] = 0;
-    rma_lock_release(l);   /* a release: what the critical section wrote is seen by the next holder */
+    /* a release: what the critical section wrote is seen by the next holder (across nodes: complete first) */
+    if (SM_UNLIKELY(rma_remote_up)) armci_quiet("ARMCI_Unlock");
+    if (SM_UNLIKELY(rma_remote(proc))) {
+        if (rma_remote_lock_release(proc, l)) armci_fail("ARMCI_Unlock: %s", sm_fail_reason());
+    } else {
+        rma_lock_release(l);
+    }
 }
 #pragma weak ARMCI_Lock = PARMCI_Lock
 #pragma weak ARMCI_Unlock = PARMCI_Unlock

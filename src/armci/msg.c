@@ -71,7 +71,7 @@ int armci_msg_rcvany(int tag, void *buffer, int buflen, int *msglen)
 void parmci_msg_group_barrier(ARMCI_Group *group)
 {
     struct armci_igroup *g = armci_group_check(group, "armci_msg_group_barrier");
-    rma_quiet();
+    armci_quiet("armci_msg_group_barrier");
     done(coll_barrier(&g->cg), "armci_msg_group_barrier");
 }
 void parmci_msg_barrier(void) { parmci_msg_group_barrier(&armci_world); }

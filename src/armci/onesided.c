@@ -3,22 +3,43 @@
  * single values, read-modify-write, flags, fences and barrier. Each is a
  * check of the remote range against the target's ARMCI memory, then a copy
  * (or atomics) by the caller on the target's memory: complete when it
- * returns, with nothing asked of the target. */
+ * returns, with nothing asked of the target. A process on another node is
+ * reached through UCX at the same address (armci_put, armci_get; remote.c):
+ * complete here when the call returns, at the target at the next fence. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "armci_internal.h"
 
+/* --- Across nodes ------------------------------------------------------------------ */
+
+void armci_put_remote(int proc, void *dst, const void *src, size_t len, const char *routine)
+{
+    if (len && rma_remote_put(proc, dst, src, len)) armci_fail("%s: %s", routine, sm_fail_reason());
+}
+void armci_get_remote(int proc, void *dst, const void *src, size_t len, const char *routine)
+{
+    if (len && rma_remote_get(proc, dst, src, len)) armci_fail("%s: %s", routine, sm_fail_reason());
+}
+void armci_quiet(const char *routine)
+{
+    rma_quiet();
+    if (SM_UNLIKELY(rma_remote_up)) {
+        if (rma_remote_quiet()) armci_fail("%s: %s", routine, sm_fail_reason());
+        rma_remote_idle();
+    }
+}
+
 /* --- Contiguous ------------------------------------------------------------------ */
 
 int PARMCI_Put(void *src, void *dst, int size, int target)
 {
-    rma_copy(armci_remote(target, dst, (size_t)size, "ARMCI_Put"), src, (size_t)size);
+    armci_put(target, armci_remote(target, dst, (size_t)size, "ARMCI_Put"), src, (size_t)size, "ARMCI_Put");
     return 0;
 }
 int PARMCI_Get(void *src, void *dst, int size, int target)
 {
-    rma_copy(dst, armci_remote(target, src, (size_t)size, "ARMCI_Get"), (size_t)size);
+    armci_get(target, dst, armci_remote(target, src, (size_t)size, "ARMCI_Get"), (size_t)size, "ARMCI_Get");
     return 0;
 }
 int PARMCI_Acc(int datatype, void *scale, void *src, void *dst, int bytes, int proc)
@@ -70,7 +91,14 @@ static int copy_strided(bool put, void *src_ptr, int src_stride_ar[], void *dst_
     strided_args(&s, src_stride_ar, dst_stride_ar, count, stride_levels, r);
     if (put) dst_ptr = armci_remote(proc, dst_ptr, s.dspan, r);
     else src_ptr = armci_remote(proc, src_ptr, s.sspan, r);
-    if (s.dspan) rma_strided_copy(dst_ptr, s.ds, src_ptr, s.ss, s.count, s.levels);
+    if (!s.dspan) return 0;
+    if (SM_UNLIKELY(rma_remote(proc))) {
+        sm_status_t st = put ? rma_remote_strided(true, proc, dst_ptr, s.ds, src_ptr, s.ss, s.count, s.levels)
+                             : rma_remote_strided(false, proc, src_ptr, s.ss, dst_ptr, s.ds, s.count, s.levels);
+        if (st) armci_fail("%s: %s", r, sm_fail_reason());
+        return 0;
+    }
+    rma_strided_copy(dst_ptr, s.ds, src_ptr, s.ss, s.count, s.levels);
     return 0;
 }
 
@@ -152,13 +180,18 @@ static void set_flag(int *flag, int value, int proc, const char *r)
 {
     int *f = armci_remote(proc, flag, sizeof *f, r);
     if ((uintptr_t)f % sizeof *f) armci_fail("%s: flag %p is not aligned to %zu bytes", r, (void *)flag, sizeof *f);
+    if (SM_UNLIKELY(rma_remote(proc))) {   /* the data complete there first */
+        armci_quiet(r);
+        armci_put_remote(proc, f, &value, sizeof value, r);
+        return;
+    }
     __atomic_store_n(f, value, __ATOMIC_RELEASE);
     rma_wake(proc);
 }
 int PARMCI_Put_flag(void *src, void *dst, int size, int *flag, int value, int proc)
 {
     const char *r = "ARMCI_Put_flag";
-    rma_copy(armci_remote(proc, dst, armci_bytes(size, r), r), src, (size_t)size);
+    armci_put(proc, armci_remote(proc, dst, armci_bytes(size, r), r), src, (size_t)size, r);
     set_flag(flag, value, proc, r);
     return 0;
 }
@@ -191,8 +224,8 @@ static int vector(enum vop op, int datatype, void *scale, armci_giov_t *iov, int
         for (int i = 0; i < d->ptr_array_len; i++) {
             void *s = d->src_ptr_array[i], *t = d->dst_ptr_array[i];
             switch (op) {
-            case V_PUT: rma_copy(armci_remote(proc, t, len, r), s, len); break;
-            case V_GET: rma_copy(t, armci_remote(proc, s, len, r), len); break;
+            case V_PUT: armci_put(proc, armci_remote(proc, t, len, r), s, len, r); break;
+            case V_GET: armci_get(proc, t, armci_remote(proc, s, len, r), len, r); break;
             default: armci_acc(datatype, scale, s, armci_remote(proc, t, len, r), len, proc, r); break;
             }
         }
@@ -223,13 +256,13 @@ void ARMCI_UNSET_AGGREGATE_HANDLE(armci_hdl_t *handle) { if (handle) handle->agg
 
 int PARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
-    rma_copy(armci_remote(proc, dst, (size_t)bytes, "ARMCI_NbPut"), src, (size_t)bytes);
+    armci_put(proc, armci_remote(proc, dst, (size_t)bytes, "ARMCI_NbPut"), src, (size_t)bytes, "ARMCI_NbPut");
     handle_set(hdl, proc);
     return 0;
 }
 int PARMCI_NbGet(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
-    rma_copy(dst, armci_remote(proc, src, (size_t)bytes, "ARMCI_NbGet"), (size_t)bytes);
+    armci_get(proc, dst, armci_remote(proc, src, (size_t)bytes, "ARMCI_NbGet"), (size_t)bytes, "ARMCI_NbGet");
     handle_set(hdl, proc);
     return 0;
 }
@@ -297,13 +330,13 @@ int PARMCI_Test(armci_hdl_t *hdl) { (void)hdl; return 0; }
 int PARMCI_WaitProc(int proc)
 {
     armci_check_proc(proc, "ARMCI_WaitProc");
-    rma_quiet();
+    armci_quiet("ARMCI_WaitProc");
     return 0;
 }
 int PARMCI_WaitAll(void)
 {
     armci_require_init("ARMCI_WaitAll");
-    rma_quiet();
+    armci_quiet("ARMCI_WaitAll");
     return 0;
 }
 #pragma weak ARMCI_Wait = PARMCI_Wait
@@ -315,19 +348,22 @@ int PARMCI_WaitAll(void)
 #define VALUE_OPS(N, T)                                                                              \
 int PARMCI_PutValue##N(T src, void *dst, int proc)                                                   \
 {                                                                                                    \
-    rma_copy(armci_remote(proc, dst, sizeof(T), "ARMCI_PutValue" #N), &src, sizeof(T));             \
+    armci_put(proc, armci_remote(proc, dst, sizeof(T), "ARMCI_PutValue" #N), &src, sizeof(T),        \
+              "ARMCI_PutValue" #N);                                                                  \
     return 0;                                                                                        \
 }                                                                                                    \
 int PARMCI_NbPutValue##N(T src, void *dst, int proc, armci_hdl_t *hdl)                               \
 {                                                                                                    \
-    rma_copy(armci_remote(proc, dst, sizeof(T), "ARMCI_NbPutValue" #N), &src, sizeof(T));           \
+    armci_put(proc, armci_remote(proc, dst, sizeof(T), "ARMCI_NbPutValue" #N), &src, sizeof(T),      \
+              "ARMCI_NbPutValue" #N);                                                                \
     handle_set(hdl, proc);                                                                           \
     return 0;                                                                                        \
 }                                                                                                    \
 T PARMCI_GetValue##N(void *src, int proc)                                                            \
 {                                                                                                    \
     T v;                                                                                             \
-    rma_copy(&v, armci_remote(proc, src, sizeof(T), "ARMCI_GetValue" #N), sizeof(T));               \
+    armci_get(proc, &v, armci_remote(proc, src, sizeof(T), "ARMCI_GetValue" #N), sizeof(T),          \
+              "ARMCI_GetValue" #N);                                                                  \
     return v;                                                                                        \
 }
 VALUE_OPS(Int, int)
@@ -360,6 +396,17 @@ int PARMCI_Rmw(int op, void *ploc, void *prem, int value, int proc)
     size_t w = is_long ? sizeof(long) : sizeof(int);
     void *p = armci_remote(proc, prem, w, r);
     if ((uintptr_t)p % w) armci_fail("%s: remote address %p is not aligned to %zu bytes", r, prem, w);
+    if (SM_UNLIKELY(rma_remote(proc))) {   /* a UCX atomic, a CPU one at the target: the two mix */
+        bool swap = op == ARMCI_SWAP || op == ARMCI_SWAP_LONG;
+        uint64_t v = (uint64_t)(int64_t)value, old = 0;
+        if (swap && is_long) { long x; memcpy(&x, ploc, sizeof x); v = (uint64_t)x; }
+        else if (swap) { int x; memcpy(&x, ploc, sizeof x); v = (uint64_t)(uint32_t)x; }
+        if (rma_remote_amo(proc, p, swap ? RMA_AMO_SWAP : RMA_AMO_ADD, w, v, 0, &old))
+            armci_fail("%s: %s", r, sm_fail_reason());
+        if (is_long) { long x = (long)old; memcpy(ploc, &x, sizeof x); }
+        else { int x = (int)(uint32_t)old; memcpy(ploc, &x, sizeof x); }
+        return 0;
+    }
     if (is_long) {
         long v = value, old;
         if (op == ARMCI_SWAP_LONG) memcpy(&v, ploc, sizeof v), old = __atomic_exchange_n((long *)p, v, __ATOMIC_SEQ_CST);
@@ -379,17 +426,17 @@ int PARMCI_Rmw(int op, void *ploc, void *prem, int value, int proc)
 void PARMCI_Fence(int proc)
 {
     armci_check_proc(proc, "ARMCI_Fence");
-    rma_quiet();
+    armci_quiet("ARMCI_Fence");
 }
 void PARMCI_AllFence(void)
 {
     armci_require_init("ARMCI_AllFence");
-    rma_quiet();
+    armci_quiet("ARMCI_AllFence");
 }
 void PARMCI_Barrier(void)
 {
     armci_require_init("ARMCI_Barrier");
-    rma_quiet();
+    armci_quiet("ARMCI_Barrier");
     sm_status_t st = coll_barrier(&armci_world.impl->cg);
     if (st) armci_fail_status("ARMCI_Barrier", st);
 }

@@ -49,6 +49,9 @@ _Noreturn void armci_fail_status(const char *routine, sm_status_t st)
     armci_fail_engine(routine);
 }
 
+static sm_status_t topology_init(void);
+static void topology_finalize(void);
+
 void armci_check_proc(int proc, const char *routine)
 {
     armci_require_init(routine);
@@ -96,7 +99,6 @@ static int init(int level, MPI_Comm comm, const char *routine)
         return 0;
     }
     sm_core_ensure();
-    if (sm_one_node("ARMCI")) armci_fail("%s: %s", routine, sm_fail_reason());
     if (level < MPI_THREAD_SINGLE || level > MPI_THREAD_MULTIPLE)
         armci_fail("%s: thread level %d is not one of MPI_THREAD_SINGLE .. MPI_THREAD_MULTIPLE", routine, level);
     if (comm != MPI_COMM_WORLD) {
@@ -119,7 +121,8 @@ static int init(int level, MPI_Comm comm, const char *routine)
     armci_state = ARMCI_ON;
     init_count = 1;
     armci_groups_init();
-    if ((st = armci_acc_init())) armci_fail_status(routine, st);
+    if ((st = armci_acc_init()) || (st = topology_init())) armci_fail_status(routine, st);
+    if (sm_spans_nodes()) rma_remote_start();   /* waits poll: UCX carries the others' operations */
     return 0;
 }
 
@@ -139,13 +142,14 @@ int PARMCI_Initialized(void) { return armci_state == ARMCI_ON; }
 int PARMCI_Finalize(void)
 {
     if (armci_state != ARMCI_ON || --init_count > 0) return 0;
-    rma_quiet();
+    armci_quiet("ARMCI_Finalize");
     sm_status_t st = coll_barrier(&world_i.cg);   /* nobody needs anybody's ARMCI memory any more */
     if (st) armci_fail_status("ARMCI_Finalize", st);
     armci_mutex_finalize();
     armci_memory_finalize();
     armci_acc_finalize();
     armci_groups_finalize();
+    topology_finalize();
     rma_regions_clear(&armci_regions);
     armci_state = ARMCI_FINALIZED;
     sm_finalize_done("ARMCI_Finalize");
@@ -312,7 +316,35 @@ int ARMCI_Absolute_id(ARMCI_Group *group, int group_rank)
     return g->abs[group_rank];
 }
 
-/* --- Topology: one node, one SMP domain of every process ------------------------------------ */
+/* --- Topology: an SMP domain per node, numbered by their first processes --------------------
+ * (one of every process on one node). dom_of is made at init only when the
+ * job spans nodes. */
+static int *dom_of, ndom = 1;
+
+static sm_status_t topology_init(void)
+{
+    if (!sm_spans_nodes()) return SM_OK;
+    int first = 0, *firsts = malloc(sizeof *firsts * (size_t)armci_nproc);
+    if (!firsts || !(dom_of = malloc(sizeof *dom_of * (size_t)armci_nproc))) {
+        free(firsts);
+        return sm_fail(SM_ERR_NOMEM, "no memory for the nodes of %d processes", armci_nproc);
+    }
+    while (!sm_rank_local(first)) first++;
+    sm_status_t st = coll_allgather(&armci_world.impl->cg, firsts, &first, sizeof first);
+    ndom = 0;
+    for (int p = 0; p < armci_nproc && !st; p++)   /* (a node's first process comes before its others) */
+        dom_of[p] = firsts[p] == p ? ndom++ : dom_of[firsts[p]];
+    free(firsts);
+    return st;
+}
+
+static void topology_finalize(void)
+{
+    free(dom_of);
+    dom_of = NULL, ndom = 1;
+}
+
+static int domain_of(int proc) { return dom_of ? dom_of[proc] : 0; }
 
 static void domain_check(armci_domain_t domain, const char *routine)
 {
@@ -321,36 +353,41 @@ static void domain_check(armci_domain_t domain, const char *routine)
 }
 static void domain_id_check(int id, const char *routine)
 {
-    if (id != 0) armci_fail("%s: domain id %d out of range (0..0: every process is on one node)", routine, id);
+    if (id < 0 || id >= ndom)
+        armci_fail("%s: domain id %d out of range (0..%d: one per node)", routine, id, ndom - 1);
 }
-int armci_domain_count(armci_domain_t domain) { domain_check(domain, "armci_domain_count"); return 1; }
-int armci_domain_my_id(armci_domain_t domain) { domain_check(domain, "armci_domain_my_id"); return 0; }
+int armci_domain_count(armci_domain_t domain) { domain_check(domain, "armci_domain_count"); return ndom; }
+int armci_domain_my_id(armci_domain_t domain) { domain_check(domain, "armci_domain_my_id"); return domain_of(armci_me); }
 int armci_domain_nprocs(armci_domain_t domain, int id)
 {
     domain_check(domain, "armci_domain_nprocs");
     domain_id_check(id, "armci_domain_nprocs");
-    return armci_nproc;
+    int k = 0;
+    for (int p = 0; p < armci_nproc; p++) k += domain_of(p) == id;
+    return k;
 }
 int armci_domain_id(armci_domain_t domain, int glob_proc_id)
 {
     domain_check(domain, "armci_domain_id");
     armci_check_proc(glob_proc_id, "armci_domain_id");
-    return 0;
+    return domain_of(glob_proc_id);
 }
 int armci_domain_glob_proc_id(armci_domain_t domain, int id, int loc_proc_id)
 {
     domain_check(domain, "armci_domain_glob_proc_id");
     domain_id_check(id, "armci_domain_glob_proc_id");
-    armci_check_proc(loc_proc_id, "armci_domain_glob_proc_id");
-    return loc_proc_id;
+    for (int p = 0, k = 0; p < armci_nproc; p++)
+        if (domain_of(p) == id && k++ == loc_proc_id) return p;
+    armci_fail("armci_domain_glob_proc_id: process %d out of range (0..%d) of domain %d", loc_proc_id,
+               armci_domain_nprocs(domain, id) - 1, id);
 }
 int armci_domain_same_id(armci_domain_t domain, int proc)
 {
     domain_check(domain, "armci_domain_same_id");
     armci_check_proc(proc, "armci_domain_same_id");
-    return 1;
+    return domain_of(proc) == domain_of(armci_me);
 }
-int ARMCI_Same_node(int proc) { armci_check_proc(proc, "ARMCI_Same_node"); return 1; }
+int ARMCI_Same_node(int proc) { armci_check_proc(proc, "ARMCI_Same_node"); return sm_rank_local(proc); }
 
 int ARMCI_Uses_shm(void) { return 1; }
 void ARMCI_Set_shm_limit(unsigned long shmemlimit) { (void)shmemlimit; }

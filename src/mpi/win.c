@@ -105,9 +105,9 @@ static int win_new(enum rma_win_kind kind, void *base, MPI_Aint size, int disp_u
         cls = MPI_ERR_BASE, snprintf(why, sizeof why, "base is NULL with size %ld", (long)size);
     else if (kind != RMA_WIN_CREATE && kind != RMA_WIN_DYNAMIC && !baseptr)
         cls = MPI_ERR_ARG, snprintf(why, sizeof why, "baseptr is NULL");
-    if (c->cg.net)     /* every member sees it: all return */
-        return smpi_error(c, MPI_ERR_UNSUPPORTED_OPERATION, R, "%s spans nodes: windows are not supported across "
-                          "nodes yet", smpi_comm_name(c));
+    if (c->cg.net && kind == RMA_WIN_SHARED)     /* every member sees it: all return */
+        return smpi_error(c, MPI_ERR_COMM, R, "%s spans nodes: its processes cannot share memory",
+                          smpi_comm_name(c));
     struct smpi_win *w = calloc(1, sizeof *w);
     if (!w) sm_fatal("MPI: out of memory for a window");
     struct sm_group m = smpi_group_members(c->group);
@@ -648,7 +648,7 @@ static __attribute__((noinline)) int flush_slow(int rank, MPI_Win win, bool loca
 static inline int flush(int rank, MPI_Win win, bool local, bool all, const char *R)
 {
     struct smpi_win *w = smpi_win(win);
-    if (SM_LIKELY(w && (all || rank >= 0) && rma_win_flush_ready(&w->rw, all ? RMA_ALL : rank))) {
+    if (SM_LIKELY(w && (all || rank >= 0) && rma_win_flush_ready(&w->rw, all ? RMA_ALL : rank) && !w->rw.spans)) {
         rma_win_flush_order(local);
         return MPI_SUCCESS;
     }

@@ -71,7 +71,10 @@ sm_status_t net_mem_finalize(void) { return SM_OK; }
 #include <ucp/api/ucp.h>
 
 #define NET_KEY "smartmap.ucx"
-#define NET_RKEY "smartmap.rkey"
+/* The remote keys of a rank's two registered regions (net.h): its slot up
+ * to the symmetric region (published at net_init), and the symmetric
+ * region (at net_mem_init). */
+static const char *const NET_RKEY[2] = { "smartmap.rkey0", "smartmap.rkey" };
 
 /* UCX is loaded (dlopen) by the first job that spans nodes, not linked:
  * its memory hooks (libucm patches mmap, munmap, madvise and brk as it
@@ -117,18 +120,35 @@ static struct {
     _Atomic uint64_t sent, received;
     _Atomic uint64_t msgs_sent, msgs_received;  /* messages, for SMARTMAP_STATS (what collectives cost) */
     /* one-sided */
-    bool           mem_up;
-    ucp_mem_h      memh;
-    ucp_rkey_h    *rkey;            /* per job rank, unpacked on first use */
+    bool           mem_up;          /* the symmetric region is registered (net_mem_init) */
+    ucp_mem_h      memh[2];         /* [0]: the slot below SM_SYM_OFF, [1]: the symmetric region */
+    ucp_rkey_h    *rkey[2];         /* per region, per job rank, unpacked on first use */
     _Atomic long   pending;         /* puts and gets not yet complete locally */
     _Atomic int    rma_err;         /* a put or get failed: the peer */
-    _Atomic uint64_t put_bytes, get_bytes;
+    _Atomic uint64_t put_bytes, get_bytes, amos;
+    bool           said;            /* the one-sided line of SMARTMAP_STATS is out */
 } N;
 
 static sm_status_t ucx_fail(const char *call, int peer, ucs_status_t s)
 {
     if (peer < 0) return sm_fail(SM_ERR_PEER, "%s: %s", call, U.ucs_status_string(s));
     return sm_fail(SM_ERR_PEER, "%s (rank %d): %s", call, peer, U.ucs_status_string(s));
+}
+
+/* Register [base, +len) as region k and publish its key (a PMIx put; the
+ * caller fences). */
+static sm_status_t mem_register(int k, void *base, size_t len)
+{
+    ucp_mem_map_params_t mp = { .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+                                .address = base, .length = len };
+    ucs_status_t s = U.ucp_mem_map(N.ctx, &mp, &N.memh[k]);
+    if (s != UCS_OK) return ucx_fail("ucp_mem_map", -1, s);
+    void *kb;
+    size_t klen;
+    if ((s = U.ucp_rkey_pack(N.ctx, N.memh[k], &kb, &klen)) != UCS_OK) return ucx_fail("ucp_rkey_pack", -1, s);
+    sm_status_t st = sm_pmix_put(NET_RKEY[k], kb, klen);
+    U.ucp_rkey_buffer_release(kb);
+    return st;
 }
 
 sm_status_t net_init(void)
@@ -153,9 +173,16 @@ sm_status_t net_init(void)
     if ((s = U.ucp_worker_get_address(N.worker, &a, &alen)) != UCS_OK) return ucx_fail("ucp_worker_get_address", -1, s);
     st = sm_pmix_put(NET_KEY, a, alen);
     U.ucp_worker_release_address(N.worker, a);
+    /* The slot below the symmetric region (control areas, globals, stack,
+     * heap: all that MPI windows, ARMCI and the one-sided engine's sync
+     * words may be in), registered now so that its key rides on this
+     * fence: windows are made by any group, not by the whole job, and have
+     * no fence of their own to publish keys with. */
+    if (!st) st = mem_register(0, (void *)sm_slot_base(sm_core.rank), SM_SYM_OFF);
     if (!st) st = sm_pmix_fence();
     if (st) return st;
-    if (!(N.ep = calloc((size_t)sm_core.size, sizeof *N.ep)))
+    if (!(N.ep = calloc((size_t)sm_core.size, sizeof *N.ep)) ||
+        !(N.rkey[0] = calloc((size_t)sm_core.size, sizeof *N.rkey[0])))
         return sm_fail(SM_ERR_NOMEM, "no memory for %d endpoints", sm_core.size);
     N.up = true;
     return SM_OK;
@@ -290,18 +317,8 @@ sm_status_t net_mem_init(void *base, size_t len)
     if (N.mem_up) return SM_OK;
     sm_status_t st = net_init();
     if (st) return st;
-    ucp_mem_map_params_t mp = { .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
-                                .address = base, .length = len };
-    ucs_status_t s = U.ucp_mem_map(N.ctx, &mp, &N.memh);
-    if (s != UCS_OK) return ucx_fail("ucp_mem_map", -1, s);
-    void *kb;
-    size_t klen;
-    if ((s = U.ucp_rkey_pack(N.ctx, N.memh, &kb, &klen)) != UCS_OK) return ucx_fail("ucp_rkey_pack", -1, s);
-    st = sm_pmix_put(NET_RKEY, kb, klen);
-    U.ucp_rkey_buffer_release(kb);
-    if (!st) st = sm_pmix_fence();
-    if (st) return st;
-    if (!(N.rkey = calloc((size_t)sm_core.size, sizeof *N.rkey)))
+    if ((st = mem_register(1, base, len)) || (st = sm_pmix_fence())) return st;
+    if (!(N.rkey[1] = calloc((size_t)sm_core.size, sizeof *N.rkey[1])))
         return sm_fail(SM_ERR_NOMEM, "no memory for %d remote keys", sm_core.size);
     N.mem_up = true;
     return SM_OK;
@@ -309,22 +326,39 @@ sm_status_t net_mem_init(void *base, size_t len)
 
 bool net_mem_up(void) { return N.mem_up; }
 
-/* The endpoint and remote key of peer, made on first use. */
-static __attribute__((noinline)) sm_status_t rkey_of(int peer)
+/* Which registered region a remote address is in (net.h): the symmetric
+ * region from SM_SYM_OFF of the slot on. */
+static inline int region_of(uint64_t raddr)
+{
+    return ((raddr - SM_BASE) & (SM_SLOT - 1)) >= SM_SYM_OFF;
+}
+
+/* The endpoint and remote key of peer's region k, made on first use. */
+static __attribute__((noinline)) sm_status_t rkey_of(int peer, int k)
 {
     sm_status_t st;
-    if (!N.mem_up) return sm_fail(SM_ERR_STATE, "rank %d is on another node and one-sided access to it is not set up", peer);
+    if (!N.up) return sm_fail(SM_ERR_STATE, "rank %d is on another node and UCX is not set up", peer);
+    if (!N.rkey[k])
+        return sm_fail(SM_ERR_STATE, "rank %d is on another node and one-sided access to its symmetric memory is "
+                       "not set up", peer);
     if (!N.ep[peer] && (st = connect_to(peer))) return st;
     void *kb;
     size_t klen;
-    if ((st = sm_pmix_get(peer, NET_RKEY, &kb, &klen))) return st;
-    ucs_status_t s = U.ucp_ep_rkey_unpack(N.ep[peer], kb, &N.rkey[peer]);
+    if ((st = sm_pmix_get(peer, NET_RKEY[k], &kb, &klen))) return st;
+    ucs_status_t s = U.ucp_ep_rkey_unpack(N.ep[peer], kb, &N.rkey[k][peer]);
     free(kb);
     return s == UCS_OK ? SM_OK : ucx_fail("ucp_ep_rkey_unpack", peer, s);
 }
-static inline sm_status_t ready(int peer)
+/* The key for raddr at peer in *key. */
+static inline sm_status_t ready(int peer, uint64_t raddr, ucp_rkey_h *key)
 {
-    return SM_LIKELY(N.rkey && N.rkey[peer]) ? SM_OK : rkey_of(peer);
+    int k = region_of(raddr);
+    if (SM_UNLIKELY(!N.rkey[k] || !N.rkey[k][peer])) {
+        sm_status_t st = rkey_of(peer, k);
+        if (st) return st;
+    }
+    *key = N.rkey[k][peer];
+    return SM_OK;
 }
 
 static void rma_cb(void *req, ucs_status_t s, void *user)
@@ -343,22 +377,24 @@ static sm_status_t rma_started(ucs_status_ptr_t r, const char *call, int peer)
 
 sm_status_t net_put(int peer, uint64_t raddr, const void *src, size_t len)
 {
-    sm_status_t st = ready(peer);
+    ucp_rkey_h key;
+    sm_status_t st = ready(peer, raddr, &key);
     if (st) return st;
     ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
                               .cb.send = rma_cb, .user_data = (void *)(intptr_t)peer };
     atomic_fetch_add_explicit(&N.put_bytes, len, memory_order_relaxed);
-    return rma_started(U.ucp_put_nbx(N.ep[peer], src, len, raddr, N.rkey[peer], &p), "ucp_put_nbx", peer);
+    return rma_started(U.ucp_put_nbx(N.ep[peer], src, len, raddr, key, &p), "ucp_put_nbx", peer);
 }
 
 sm_status_t net_get(int peer, void *dst, uint64_t raddr, size_t len)
 {
-    sm_status_t st = ready(peer);
+    ucp_rkey_h key;
+    sm_status_t st = ready(peer, raddr, &key);
     if (st) return st;
     ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
                               .cb.send = rma_cb, .user_data = (void *)(intptr_t)peer };
     atomic_fetch_add_explicit(&N.get_bytes, len, memory_order_relaxed);
-    return rma_started(U.ucp_get_nbx(N.ep[peer], dst, len, raddr, N.rkey[peer], &p), "ucp_get_nbx", peer);
+    return rma_started(U.ucp_get_nbx(N.ep[peer], dst, len, raddr, key, &p), "ucp_get_nbx", peer);
 }
 
 sm_status_t net_wait_local(void)
@@ -388,8 +424,10 @@ sm_status_t net_amo(int peer, uint64_t raddr, enum net_amo op, size_t width, uin
         [NET_AMO_XOR] = UCP_ATOMIC_OP_XOR, [NET_AMO_SWAP] = UCP_ATOMIC_OP_SWAP, [NET_AMO_CSWAP] = UCP_ATOMIC_OP_CSWAP,
     };
     if (width != 4 && width != 8) return sm_fail(SM_ERR_ARG, "atomic of %zu bytes on rank %d: 4 or 8 only", width, peer);
-    sm_status_t st = ready(peer);
+    ucp_rkey_h key;
+    sm_status_t st = ready(peer, raddr, &key);
     if (st) return st;
+    atomic_fetch_add_explicit(&N.amos, 1, memory_order_relaxed);
     /* Operands in the width's own type: UCX reads width bytes at each. */
     /* cswap: UCX compares with buffer and swaps in reply_buffer (ucp.h's table). */
     uint64_t x = op == NET_AMO_CSWAP ? compare : value, z = op == NET_AMO_CSWAP ? value : 0;
@@ -398,7 +436,7 @@ sm_status_t net_amo(int peer, uint64_t raddr, enum net_amo op, size_t width, uin
     else v.w8 = x, rep.w8 = z;
     ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE, .datatype = ucp_dt_make_contig(width) };
     if (result) p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER, p.reply_buffer = &rep;
-    ucs_status_ptr_t r = U.ucp_atomic_op_nbx(N.ep[peer], code[op], &v, 1, raddr, N.rkey[peer], &p);
+    ucs_status_ptr_t r = U.ucp_atomic_op_nbx(N.ep[peer], code[op], &v, 1, raddr, key, &p);
     /* Waited for even without a result: UCX may read the operand until the
      * request completes (a post completes once sent, at its target at the next flush). */
     if ((st = wait_req(r, "ucp_atomic_op_nbx", peer))) return st;
@@ -422,14 +460,23 @@ sm_status_t net_fence(void)
     return s == UCS_OK ? SM_OK : ucx_fail("ucp_worker_fence", -1, s);
 }
 
+/* SMARTMAP_STATS: the one-sided line, once (at the last one-sided user's
+ * end, or at net_finalize for a job whose windows or ARMCI used it). */
+static void say_onesided(void)
+{
+    if (N.said || !sm_setting(SM_SET_STATS)) return;
+    N.said = true;
+    sm_say("one-sided bytes between nodes (UCX): put %llu, got %llu; atomics %llu",
+           (unsigned long long)atomic_load(&N.put_bytes), (unsigned long long)atomic_load(&N.get_bytes),
+           (unsigned long long)atomic_load(&N.amos));
+}
+
 sm_status_t net_mem_finalize(void)
 {
     if (!N.mem_up) return SM_OK;
     sm_status_t st = net_flush();
     while (atomic_load(&N.inflight) > 0) U.ucp_worker_progress(N.worker);
-    if (sm_setting(SM_SET_STATS))
-        sm_say("one-sided bytes between nodes (UCX): put %llu, got %llu", (unsigned long long)atomic_load(&N.put_bytes),
-               (unsigned long long)atomic_load(&N.get_bytes));
+    say_onesided();
     sm_status_t fs = sm_pmix_fence();
     return st ? st : fs;
 }
@@ -437,11 +484,15 @@ sm_status_t net_mem_finalize(void)
 sm_status_t net_finalize(void)
 {
     if (!N.up) return SM_OK;
+    sm_status_t st = net_flush();   /* (puts of windows and ARMCI complete before anyone leaves) */
     while (atomic_load(&N.inflight) > 0) U.ucp_worker_progress(N.worker);
-    if (sm_setting(SM_SET_STATS))
+    if (sm_setting(SM_SET_STATS)) {
         sm_say("bytes between nodes (UCX): sent %llu, received %llu; messages sent %llu, received %llu",
                (unsigned long long)atomic_load(&N.sent), (unsigned long long)atomic_load(&N.received),
                (unsigned long long)atomic_load(&N.msgs_sent), (unsigned long long)atomic_load(&N.msgs_received));
-    return sm_pmix_fence();
+        if (atomic_load(&N.put_bytes) || atomic_load(&N.get_bytes) || atomic_load(&N.amos)) say_onesided();
+    }
+    sm_status_t fs = sm_pmix_fence();
+    return st ? st : fs;
 }
 #endif

@@ -76,3 +76,52 @@ void rma_rwlock_release(struct rma_rwlock *l, enum rma_lock_mode mode)
     sm_wake_word((volatile uint32_t *)&l->rin);
     bump(&l->wout, 1);                                                     /* then the next writer */
 }
+
+/* --- The reader-writer lock on another node's memory: the protocol above
+ * on UCX atomics (a fetch-add of 0 reads), which are CPU atomics at the
+ * target over TCP and shared memory, so local holders and remote ones mix.
+ * Every step fetches, so it has happened at the target when it returns. */
+static sm_status_t remote_add(int pe, _Atomic uint32_t *w, uint32_t add, uint32_t *old)
+{
+    uint64_t v = 0;
+    sm_status_t st = rma_remote_amo(pe, (void *)w, RMA_AMO_ADD, 4, add, 0, &v);
+    *old = (uint32_t)v;
+    return st;
+}
+
+static sm_status_t remote_await_eq(int pe, _Atomic uint32_t *w, uint32_t want)
+{
+    uint32_t v;
+    sm_status_t st;
+    while (!(st = remote_add(pe, w, 0, &v)) && v != want) rma_remote_idle();
+    return st;
+}
+
+sm_status_t rma_remote_rwlock_acquire(int pe, struct rma_rwlock *l, enum rma_lock_mode mode)
+{
+    uint32_t v, r;
+    sm_status_t st;
+    if (mode == RMA_LOCK_SHARED) {
+        if ((st = remote_add(pe, &l->rin, RMA_RW_READER, &v))) return st;
+        uint32_t w = v & RW_WBITS;
+        while (w && !(st = remote_add(pe, &l->rin, 0, &r)) && (r & RW_WBITS) == w) rma_remote_idle();
+        return st;
+    }
+    uint32_t ticket, readers;
+    if ((st = remote_add(pe, &l->win, 1, &ticket)) || (st = remote_await_eq(pe, &l->wout, ticket)) ||
+        (st = remote_add(pe, &l->rin, RW_PRES | (ticket & RW_PHID), &readers)))
+        return st;
+    return remote_await_eq(pe, &l->rout, readers);
+}
+
+sm_status_t rma_remote_rwlock_release(int pe, struct rma_rwlock *l, enum rma_lock_mode mode)
+{
+    sm_status_t st = rma_remote_quiet();   /* our operations complete before the next holder's */
+    uint32_t old;
+    uint64_t o64;
+    if (st) return st;
+    if (mode == RMA_LOCK_SHARED) return remote_add(pe, &l->rout, RMA_RW_READER, &old);
+    /* rin's writer bits cleared (with a fetch: done at the target), then the next writer */
+    if ((st = rma_remote_amo(pe, (void *)&l->rin, RMA_AMO_AND, 4, ~RW_WBITS, 0, &o64))) return st;
+    return remote_add(pe, &l->wout, 1, &old);
+}

@@ -11,19 +11,23 @@ bool rma_remote_up;
 
 sm_status_t rma_remote_open(void)
 {
-    if (rma_remote_up || !sm_spans_nodes()) return SM_OK;
-    /* The whole slot up to the symmetric region's end: control areas,
-     * globals, stack, heap and symmetric heap, as peers translate them. */
-    sm_status_t st = net_mem_init((void *)sm_slot_base(sm_core.rank), sm_core.slot_bytes);
+    if (net_mem_up() || !sm_spans_nodes()) return SM_OK;
+    /* The symmetric region (the slot below it was registered with the
+     * worker, net_init): peers translate into both. */
+    size_t len;
+    void *base = sm_symmetric_base(&len);
+    sm_status_t st = net_mem_init(base, len);
     if (!st) rma_remote_up = true;
     return st;
 }
 
 sm_status_t rma_remote_close(void)
 {
-    if (!rma_remote_up) return SM_OK;
+    if (!net_mem_up()) return SM_OK;
     return net_mem_finalize();
 }
+
+void rma_remote_start(void) { rma_remote_up = true; }
 
 sm_status_t rma_remote_put(int pe, void *raddr, const void *src, size_t len)
 {
@@ -38,6 +42,16 @@ sm_status_t rma_remote_get(int pe, void *dst, const void *raddr, size_t len)
     sm_status_t wt = net_wait_local();
     return st ? st : wt;
 }
+
+sm_status_t rma_remote_put_nbi(int pe, void *raddr, const void *src, size_t len)
+{
+    return net_put(pe, (uintptr_t)raddr, src, len);
+}
+sm_status_t rma_remote_get_nbi(int pe, void *dst, const void *raddr, size_t len)
+{
+    return net_get(pe, dst, (uintptr_t)raddr, len);
+}
+sm_status_t rma_remote_local(void) { return net_wait_local(); }
 
 /* One operation per contiguous block, all in flight together. */
 static sm_status_t strided(bool put, int pe, char *r, const ptrdiff_t *rs, char *l, const ptrdiff_t *ls,
@@ -116,6 +130,12 @@ sm_status_t rma_remote_lock_try(int pe, struct rma_lock *l, bool *taken)
     if ((st = rma_remote_amo(pe, l, RMA_AMO_CSWAP, 8, want, both, &got))) return st;
     *taken = got == both;
     return SM_OK;
+}
+
+sm_status_t rma_remote_lock_release_to(int pe, struct rma_lock *l)
+{
+    sm_status_t st = net_fence();
+    return st ? st : rma_remote_amo(pe, &l->serving, RMA_AMO_ADD, 4, 1, 0, NULL);
 }
 
 sm_status_t rma_remote_lock_release(int pe, struct rma_lock *l)

@@ -216,9 +216,17 @@ static inline __attribute__((always_inline)) bool rma_remote(int pe) { return SM
 sm_status_t rma_remote_open(void);
 /* Collective: flush, and a fence over the job (the last rma_sym_close). */
 sm_status_t rma_remote_close(void);
+/* Waits poll from now on (a window spanning nodes was made: the slot below
+ * the symmetric region was registered at the start, net_init). */
+void rma_remote_start(void);
 /* Complete locally before they return (the source reusable, the data here). */
 sm_status_t rma_remote_put(int pe, void *raddr, const void *src, size_t len);
 sm_status_t rma_remote_get(int pe, void *dst, const void *raddr, size_t len);
+/* The same, started only (many in flight: the pieces of a typemap), all
+ * complete locally at rma_remote_local. */
+sm_status_t rma_remote_put_nbi(int pe, void *raddr, const void *src, size_t len);
+sm_status_t rma_remote_get_nbi(int pe, void *dst, const void *raddr, size_t len);
+sm_status_t rma_remote_local(void);
 /* rma_strided_copy's layout, raddr at pe, local here; put: local -> raddr. */
 sm_status_t rma_remote_strided(bool put, int pe, void *raddr, const ptrdiff_t *rstride, void *local,
                                const ptrdiff_t *lstride, const size_t *count, int levels);
@@ -238,6 +246,10 @@ struct rma_lock;
 sm_status_t rma_remote_lock_acquire(int pe, struct rma_lock *l);
 sm_status_t rma_remote_lock_try(int pe, struct rma_lock *l, bool *taken);
 sm_status_t rma_remote_lock_release(int pe, struct rma_lock *l);
+/* Release ordered after the caller's operations to pe only (a worker fence,
+ * then the add, not waited for): what a lock guarding memory of pe's needs,
+ * without a round trip (the window's accumulate locks; epochs flush). */
+sm_status_t rma_remote_lock_release_to(int pe, struct rma_lock *l);
 
 /* --- Strided transfers --------------------------------------------------------
  * levels+1 counts: count[0] contiguous bytes, then count[i] blocks at byte
@@ -334,6 +346,10 @@ struct rma_rwlock { _Atomic uint32_t rin, rout, win, wout; };
 #define RMA_RW_READER 0x100u
 void rma_rwlock_acquire(struct rma_rwlock *l, enum rma_lock_mode mode);
 void rma_rwlock_release(struct rma_rwlock *l, enum rma_lock_mode mode);
+/* The same lock at l in pe's memory on another node (rma_remote): the same
+ * protocol on UCX atomics; release completes every remote operation first. */
+sm_status_t rma_remote_rwlock_acquire(int pe, struct rma_rwlock *l, enum rma_lock_mode mode);
+sm_status_t rma_remote_rwlock_release(int pe, struct rma_rwlock *l, enum rma_lock_mode mode);
 
 /* --- The symmetric heap ------------------------------------------------------------
  * The symmetric region of every rank's slot (sm_symmetric_grow), carved by
@@ -402,9 +418,12 @@ struct rma_win_peer {
     uint32_t  disp_unit;
     uint32_t  flags;       /* RMA_PEER_* */
     uintptr_t sync;        /* its sync block (rma_area.h), global address */
+    uintptr_t inbox;       /* a window spanning nodes: its PSCW words written from other nodes (win.c) */
 };
-#define RMA_PEER_DIRECT 1u  /* plain loads and stores reach it */
+#define RMA_PEER_DIRECT 1u  /* the inline path may load and store it (RMA_PEER_MAPPED, the window on one node) */
 #define RMA_PEER_FAILED 2u  /* the member could not create the window: all fail */
+#define RMA_PEER_MAPPED 4u  /* plain loads and stores reach it */
+#define RMA_PEER_REMOTE 8u  /* on another node: UCX reaches it at base, a global address (remote.c) */
 
 /* Per member, for post/start/complete/wait: the posts and completions it
  * has made that we have seen, and those we have made to it. */
@@ -450,6 +469,8 @@ struct rma_win {
     bool      exposing;          /* ... while it is open */
     int       nlocks;            /* members locked by rma_win_lock */
     uint8_t   all_flags;         /* rma_win_lock_all's */
+    bool      spans;             /* some member is on another node (then no member is RMA_PEER_DIRECT) */
+    struct rma_win_inbox *inbox; /* spanning: the caller's PSCW words that members elsewhere write */
 };
 
 /* Creation, collective over the members. base/size/disp_unit: the caller's
@@ -578,7 +599,7 @@ static inline __attribute__((always_inline)) void rma_win_flush_order(bool local
 sm_status_t rma_win_flush_slow(struct rma_win *w, int t, bool local);
 static inline __attribute__((always_inline)) sm_status_t rma_win_flush(struct rma_win *w, int t, bool local)
 {
-    if (SM_UNLIKELY(!rma_win_flush_ready(w, t))) return rma_win_flush_slow(w, t, local);
+    if (SM_UNLIKELY(!rma_win_flush_ready(w, t) || w->spans)) return rma_win_flush_slow(w, t, local);
     rma_win_flush_order(local);
     return SM_OK;
 }

@@ -30,6 +30,37 @@ static inline struct rma_win_sync *sync_of(const struct rma_win *w, int t)
     return (struct rma_win_sync *)w->peer[t].sync;
 }
 
+/* --- Across nodes ----------------------------------------------------------------------
+ * A member on another node is reached by UCX (remote.c) on the same global
+ * addresses: its window memory and sync block, which are in its slot. The
+ * PSCW counts a member reads in its peers' blocks cannot be read from
+ * another node without a round trip per look, so a member elsewhere adds
+ * them into the reader's inbox instead, and the reader polls its own. */
+struct rma_win_inbox { _Atomic uint32_t post, complete; };
+
+static inline bool remote(const struct rma_win *w, int t) { return w->peer[t].flags & RMA_PEER_REMOTE; }
+
+static sm_status_t rw_acquire(struct rma_win *w, int t, enum rma_lock_mode mode)
+{
+    if (remote(w, t)) return rma_remote_rwlock_acquire(w->ranks[t], &sync_of(w, t)->lock, mode);
+    rma_rwlock_acquire(&sync_of(w, t)->lock, mode);
+    return SM_OK;
+}
+static sm_status_t rw_release(struct rma_win *w, int t, enum rma_lock_mode mode)
+{
+    if (remote(w, t)) return rma_remote_rwlock_release(w->ranks[t], &sync_of(w, t)->lock, mode);
+    rma_rwlock_release(&sync_of(w, t)->lock, mode);
+    return SM_OK;
+}
+
+/* Our operations complete at their targets on other nodes (a full fence
+ * orders those on this one). */
+static sm_status_t complete_remote(const struct rma_win *w)
+{
+    sm_full_fence();
+    return w->spans ? rma_remote_quiet() : SM_OK;
+}
+
 /* The global address of the caller's [p, p + len) if every byte of it is
  * exposed (one region), else 0. */
 static uintptr_t exposed_global(const void *p, uint64_t len)
@@ -49,8 +80,9 @@ static void release(struct rma_win *w)
     if (w->slot >= 0) slot_used[w->slot] = false;
     free(w->mem);
     free(w->regions);
+    free(w->inbox);
     free(w->peer);   /* (one block with the other arrays) */
-    w->peer = NULL, w->slot = -1, w->mem = NULL, w->regions = NULL;
+    w->peer = NULL, w->slot = -1, w->mem = NULL, w->regions = NULL, w->inbox = NULL;
 }
 
 /* The member arrays in one block: peer, pscw, ranks, epoch, exposure, index, access. */
@@ -84,6 +116,13 @@ static sm_status_t prepare(struct rma_win *w, const struct rma_win_args *a, uint
                        RMA_WIN_MAX);
     w->sync = &rma_area_of(sm_core.rank)->win[w->slot];
     e->sync = (uintptr_t)w->sync;   /* (the area is in the caller's slot: a global address) */
+    if (w->spans) {
+        if (a->kind == RMA_WIN_SHARED)
+            return sm_fail(SM_ERR_ARG, "the members are on more than one node: they cannot share memory");
+        if (!(w->inbox = calloc((size_t)w->n, sizeof *w->inbox)) ||
+            !(e->inbox = exposed_global(w->inbox, sizeof *w->inbox * (size_t)w->n)))
+            return sm_fail(SM_ERR_NOMEM, "no exposed memory for the PSCW words of a window of %d members", w->n);
+    }
     if (a->kind == RMA_WIN_DYNAMIC) {
         if (!(w->regions = calloc(1, sizeof *w->regions)))
             return sm_fail(SM_ERR_NOMEM, "no memory for the table of a dynamic window's regions");
@@ -106,7 +145,10 @@ static sm_status_t prepare(struct rma_win *w, const struct rma_win_args *a, uint
         return sm_fail(SM_ERR_NOMEM, "shared window memory at %p is not exposed", base);
     e->base = g ? g : (uintptr_t)base;
     e->size = a->size, e->disp_unit = a->disp_unit;
-    e->flags = g || !bytes ? RMA_PEER_DIRECT : 0;
+    e->flags = g || !bytes ? RMA_PEER_DIRECT | RMA_PEER_MAPPED : 0;
+    if (w->spans && !g && bytes)   /* (only the slot is registered with UCX) */
+        return sm_fail(SM_ERR_ARG, "window memory at %p is not in this process's heap, globals or main stack, and "
+                       "the members are on more than one node: other nodes reach only those", base);
     return SM_OK;
 }
 
@@ -118,6 +160,7 @@ sm_status_t rma_win_create(struct rma_win *w, const struct rma_win_args *a)
     if (a->members->me < 0 || a->members->size < 1)
         return sm_fail(SM_ERR_ARG, "the caller is not a member of the window's group");
     if (!arrays(w, a->members)) return sm_fail(SM_ERR_NOMEM, "no memory for a window of %d members", w->n);
+    for (int i = 0; i < w->n; i++) w->spans |= !sm_rank_local(w->ranks[i]);
     sm_status_t st;
     /* Shared and contiguous: every member's size first, member 0 allocates the sum. */
     uint64_t total = 0, *sizes = NULL;
@@ -167,6 +210,13 @@ sm_status_t rma_win_create(struct rma_win *w, const struct rma_win_args *a)
         w->base = (void *)w->peer[w->me].base;
         free(sizes);
     }
+    if (w->spans) {   /* no inline path (rma_win_direct) to anyone: accumulates must all see the lock */
+        for (int i = 0; i < w->n; i++) {
+            w->peer[i].flags &= ~RMA_PEER_DIRECT;
+            if (!sm_rank_local(w->ranks[i])) w->peer[i].flags = (w->peer[i].flags & ~RMA_PEER_MAPPED) | RMA_PEER_REMOTE;
+        }
+        rma_remote_start();
+    }
     return SM_OK;
 }
 
@@ -179,14 +229,12 @@ static sm_status_t close_epochs(struct rma_win *w)
                        : NULL;
     if (!what) return SM_OK;
     sm_status_t st = sm_fail(SM_ERR_STATE, "%s is still open; the window was freed anyway", what);
-    sm_full_fence();
+    (void)complete_remote(w);
     for (int t = 0; t < w->n; t++) {
         uint8_t acc = w->access[t];
         if (RMA_ACC_LOCKED(acc) && !(acc & RMA_ACC_NOCHECK))
-            rma_rwlock_release(&sync_of(w, t)->lock, (acc & 0xf) == RMA_ACC_EXCLUSIVE ? RMA_LOCK_EXCLUSIVE
-                                                                                     : RMA_LOCK_SHARED);
-        if ((w->open & RMA_OPEN_ALL) && !(w->all_flags & RMA_NOCHECK))
-            rma_rwlock_release(&sync_of(w, t)->lock, RMA_LOCK_SHARED);
+            (void)rw_release(w, t, (acc & 0xf) == RMA_ACC_EXCLUSIVE ? RMA_LOCK_EXCLUSIVE : RMA_LOCK_SHARED);
+        if ((w->open & RMA_OPEN_ALL) && !(w->all_flags & RMA_NOCHECK)) (void)rw_release(w, t, RMA_LOCK_SHARED);
     }
     if (w->started) (void)rma_win_complete(w);
     return st;
@@ -197,17 +245,17 @@ sm_status_t rma_win_free(struct rma_win *w)
     sm_status_t st = close_epochs(w);
     char why[256];
     snprintf(why, sizeof why, "%s", st ? sm_fail_reason() : "");
-    sm_full_fence();
+    sm_status_t ct = complete_remote(w);
     sm_status_t bt = w->coll.barrier(w->coll.ctx);   /* nobody reaches our memory or sync block after */
     release(w);
     if (st) return sm_fail(st, "%s", why);
-    return bt;
+    return ct ? ct : bt;
 }
 
 void *rma_win_shared(const struct rma_win *w, int t, uint64_t *size, uint32_t *disp_unit)
 {
     const struct rma_win_peer *p = &w->peer[t];
-    bool direct = w->kind != RMA_WIN_DYNAMIC && (p->flags & RMA_PEER_DIRECT) && p->size;
+    bool direct = w->kind != RMA_WIN_DYNAMIC && (p->flags & RMA_PEER_MAPPED) && p->size;
     *size = direct ? p->size : 0;
     *disp_unit = p->disp_unit;
     return direct ? (void *)p->base : NULL;
@@ -239,6 +287,10 @@ sm_status_t rma_win_attach(struct rma_win *w, void *base, uint64_t size)
         return sm_fail(SM_ERR_ARG, "region %p + %llu bytes overlaps the region %p + %llu bytes attached already",
                        base, (unsigned long long)size, (void *)(uintptr_t)o->lo, (unsigned long long)o->len);
     }
+    if (w->spans && !exposed_global(base, size))
+        return sm_fail(SM_ERR_ARG, "region %p + %llu bytes is not in this process's heap, globals or main stack, and "
+                       "the window's members are on more than one node: other nodes reach only those", base,
+                       (unsigned long long)size);
     if (t->n == RMA_WIN_ATTACH_MAX)
         return sm_fail(SM_ERR_NOMEM, "%d regions are attached already (the most a dynamic window holds)",
                        RMA_WIN_ATTACH_MAX);
@@ -302,11 +354,11 @@ sm_status_t rma_win_fence(struct rma_win *w, unsigned flags)
     if ((flags & RMA_FENCE_NOPRECEDE) && w->ops)
         return sm_fail(SM_ERR_ARG, "MPI_MODE_NOPRECEDE, but %llu operations were issued since the last "
                        "synchronisation", (unsigned long long)w->ops);
-    sm_full_fence();   /* our operations are visible before anyone leaves the barrier */
+    sm_status_t ct = complete_remote(w);   /* our operations are visible before anyone leaves the barrier */
     sm_status_t st = w->coll.barrier(w->coll.ctx);
     w->open = flags & RMA_FENCE_NOSUCCEED ? 0 : RMA_OPEN_FENCE;
     w->ops = 0;
-    return st;
+    return ct ? ct : st;
 }
 
 static sm_status_t check_members(const struct rma_win *w, const int *m, int n)
@@ -318,33 +370,55 @@ static sm_status_t check_members(const struct rma_win *w, const int *m, int n)
 
 /* PSCW's words: each member counts, in its own sync block, the posts and
  * completions it has made to each peer, and the peer reads them there
- * (the writer keeps its line; a waiter's read pulls it once). */
+ * (the writer keeps its line; a waiter's read pulls it once). A peer on
+ * another node is told in its inbox instead (above). */
 static inline _Atomic uint32_t *pscw_word(struct rma_win_sync *s, int peer, bool post)
 {
     return post ? &s->pscw[peer].post : &s->pscw[peer].complete;
 }
+/* Where we read member t's count of posts (completions) to us. */
+static inline _Atomic uint32_t *pscw_in(const struct rma_win *w, int t, bool post)
+{
+    if (remote(w, t)) return post ? &w->inbox[t].post : &w->inbox[t].complete;
+    return pscw_word(sync_of(w, t), w->me, post);
+}
 
 /* Make our count *sent + 1 of posts (or completions) to member t. */
-static void signal(struct rma_win *w, int t, bool post, uint32_t *sent)
+static sm_status_t signal(struct rma_win *w, int t, bool post, uint32_t *sent)
 {
+    ++*sent;
+    if (remote(w, t)) {   /* only we add to that word: an add is the store */
+        struct rma_win_inbox *in = (struct rma_win_inbox *)w->peer[t].inbox + w->me;
+        uint64_t old;
+        return rma_remote_amo(w->ranks[t], post ? (void *)&in->post : (void *)&in->complete, RMA_AMO_ADD, 4, 1, 0,
+                              &old);
+    }
     _Atomic uint32_t *p = pscw_word(w->sync, t, post);
-    atomic_store_explicit(p, ++*sent, memory_order_release);
+    atomic_store_explicit(p, *sent, memory_order_release);
     sm_wake_word((volatile uint32_t *)p);
+    return SM_OK;
 }
 
 /* Is member t's count of posts (completions) to us past *seen (then consume one)? */
 static bool arrived(struct rma_win *w, int t, bool post, uint32_t *seen, uint32_t *v)
 {
-    if ((int32_t)((*v = atomic_load_explicit(pscw_word(sync_of(w, t), w->me, post), memory_order_acquire)) -
-                  *seen) <= 0)
+    if ((int32_t)((*v = atomic_load_explicit(pscw_in(w, t, post), memory_order_acquire)) - *seen) <= 0)
         return false;
     ++*seen;
     return true;
 }
+/* Wait for a count to move from v: asleep on the word; in a window
+ * spanning nodes polling, running UCX (writes from there ring no doorbell,
+ * and this rank's worker may have to carry out its peers' operations). */
+static void await_word(struct rma_win *w, int t, bool post, uint32_t v)
+{
+    if (w->spans) rma_remote_idle();
+    else sm_wait_word((volatile uint32_t *)pscw_in(w, t, post), v);
+}
 static void await(struct rma_win *w, int t, bool post, uint32_t *seen)
 {
     uint32_t v;
-    while (!arrived(w, t, post, seen, &v)) sm_wait_word((volatile uint32_t *)pscw_word(sync_of(w, t), w->me, post), v);
+    while (!arrived(w, t, post, seen, &v)) await_word(w, t, post, v);
 }
 
 sm_status_t rma_win_post(struct rma_win *w, const int *members, int n, unsigned flags)
@@ -358,8 +432,8 @@ sm_status_t rma_win_post(struct rma_win *w, const int *members, int n, unsigned 
     /* Our stores to the window come before the origins' accesses: the
      * release stores below order them (x86-TSO: stores stay in order). */
     if (flags & RMA_NOCHECK) return SM_OK;
-    for (int i = 0; i < n; i++) signal(w, members[i], true, &w->pscw[members[i]].post_sent);
-    return SM_OK;
+    for (int i = 0; i < n && !st; i++) st = signal(w, members[i], true, &w->pscw[members[i]].post_sent);
+    return st;
 }
 
 sm_status_t rma_win_start(struct rma_win *w, const int *members, int n, unsigned flags)
@@ -387,16 +461,18 @@ sm_status_t rma_win_complete(struct rma_win *w)
     if (!w->started) return sm_fail(SM_ERR_STATE, "no access epoch (start) is open");
     /* Our operations are visible before the completions: release stores
      * after them (plain and string stores alike: glibc's memcpy fences its
-     * non-temporal ones). */
+     * non-temporal ones); those to other nodes are complete there first. */
+    sm_status_t st = w->spans ? rma_remote_quiet() : SM_OK;
     for (int i = 0; i < w->nepoch; i++) {
         int t = w->epoch[i];
-        signal(w, t, false, &w->pscw[t].complete_sent);
+        sm_status_t s = signal(w, t, false, &w->pscw[t].complete_sent);
+        if (!st) st = s;
         w->access[t] = 0;
     }
     w->nepoch = 0;
     w->started = false;
     w->ops = 0;
-    return SM_OK;
+    return st;
 }
 
 /* Have the origins of the exposure epoch all completed? From the first not
@@ -419,7 +495,7 @@ sm_status_t rma_win_wait(struct rma_win *w)
     if (!w->exposing) return sm_fail(SM_ERR_STATE, "no exposure epoch (post) is open");
     int o;
     uint32_t v;
-    while (!all_completed(w, &o, &v)) sm_wait_word((volatile uint32_t *)pscw_word(sync_of(w, o), w->me, false), v);
+    while (!all_completed(w, &o, &v)) await_word(w, o, false, v);
     w->exposing = false;
     return SM_OK;
 }
@@ -430,6 +506,7 @@ sm_status_t rma_win_test(struct rma_win *w, bool *done)
     int o;
     uint32_t v;
     if ((*done = all_completed(w, &o, &v))) w->exposing = false;
+    else if (w->spans) rma_remote_idle();   /* a caller polling here runs UCX (the origins' words come through it) */
     return SM_OK;
 }
 
@@ -441,7 +518,8 @@ sm_status_t rma_win_lock(struct rma_win *w, int t, enum rma_lock_mode mode, unsi
     if ((w->open & RMA_OPEN_ALL) || w->started || ((w->open & RMA_OPEN_FENCE) && w->ops))
         return sm_fail(SM_ERR_STATE, "%s is open on this window", epoch_name(w));
     w->open = 0;
-    if (!(flags & RMA_NOCHECK)) rma_rwlock_acquire(&sync_of(w, t)->lock, mode);
+    sm_status_t st;
+    if (!(flags & RMA_NOCHECK) && (st = rw_acquire(w, t, mode))) return st;
     w->access[t] = (uint8_t)((mode == RMA_LOCK_EXCLUSIVE ? RMA_ACC_EXCLUSIVE : RMA_ACC_SHARED) |
                              (flags & RMA_NOCHECK ? RMA_ACC_NOCHECK : 0));
     w->nlocks++;
@@ -453,13 +531,12 @@ sm_status_t rma_win_unlock(struct rma_win *w, int t)
     if ((unsigned)t >= (unsigned)w->n) return bad_member(w, t);
     uint8_t acc = w->access[t];
     if (!RMA_ACC_LOCKED(acc)) return sm_fail(SM_ERR_STATE, "rank %d is not locked by this process", t);
-    sm_full_fence();   /* our operations complete before the next holder's */
-    if (!(acc & RMA_ACC_NOCHECK))
-        rma_rwlock_release(&sync_of(w, t)->lock, (acc & 0xf) == RMA_ACC_EXCLUSIVE ? RMA_LOCK_EXCLUSIVE
-                                                                                 : RMA_LOCK_SHARED);
+    sm_status_t st = complete_remote(w);   /* our operations complete before the next holder's */
+    if (!st && !(acc & RMA_ACC_NOCHECK))
+        st = rw_release(w, t, (acc & 0xf) == RMA_ACC_EXCLUSIVE ? RMA_LOCK_EXCLUSIVE : RMA_LOCK_SHARED);
     w->access[t] = 0;
     if (--w->nlocks == 0) w->ops = 0;
-    return SM_OK;
+    return st;
 }
 
 sm_status_t rma_win_lock_all(struct rma_win *w, unsigned flags)
@@ -467,7 +544,11 @@ sm_status_t rma_win_lock_all(struct rma_win *w, unsigned flags)
     sm_status_t st = access_free(w);
     if (st) return st;
     if (!(flags & RMA_NOCHECK))
-        for (int t = 0; t < w->n; t++) rma_rwlock_acquire(&sync_of(w, t)->lock, RMA_LOCK_SHARED);
+        for (int t = 0; t < w->n; t++)
+            if ((st = rw_acquire(w, t, RMA_LOCK_SHARED))) {
+                while (t--) (void)rw_release(w, t, RMA_LOCK_SHARED);
+                return st;
+            }
     w->open = RMA_OPEN_ALL;
     w->all_flags = (uint8_t)flags;
     return SM_OK;
@@ -476,12 +557,15 @@ sm_status_t rma_win_lock_all(struct rma_win *w, unsigned flags)
 sm_status_t rma_win_unlock_all(struct rma_win *w)
 {
     if (!(w->open & RMA_OPEN_ALL)) return sm_fail(SM_ERR_STATE, "no passive-target epoch (lock_all) is open");
-    sm_full_fence();
+    sm_status_t st = complete_remote(w);
     if (!(w->all_flags & RMA_NOCHECK))
-        for (int t = 0; t < w->n; t++) rma_rwlock_release(&sync_of(w, t)->lock, RMA_LOCK_SHARED);
+        for (int t = 0; t < w->n; t++) {
+            sm_status_t s = rw_release(w, t, RMA_LOCK_SHARED);
+            if (!st) st = s;
+        }
     w->open = 0;
     w->ops = 0;
-    return SM_OK;
+    return st;
 }
 
 /* The flushes the inline check leaves: to every member, and the errors. */
@@ -490,8 +574,10 @@ sm_status_t rma_win_flush_slow(struct rma_win *w, int t, bool local)
     if (t != RMA_ALL && (unsigned)t >= (unsigned)w->n) return bad_member(w, t);
     if (t == RMA_ALL && !w->nlocks && !(w->open & RMA_OPEN_ALL))
         return sm_fail(SM_ERR_STATE, "no passive-target epoch (lock, lock_all) is open");
-    if (t != RMA_ALL && !RMA_ACC_LOCKED(w->access[t]))
+    if (t != RMA_ALL && !RMA_ACC_LOCKED(w->access[t]) && !(w->open & RMA_OPEN_ALL))   /* (spanning: every flush) */
         return sm_fail(SM_ERR_STATE, "rank %d is not locked by this process (no passive-target epoch to it)", t);
     rma_win_flush_order(local);
-    return SM_OK;
+    /* Across nodes a put is complete here when it returns (local), at its
+     * target only once UCX's worker is flushed. */
+    return w->spans && !local ? rma_remote_quiet() : SM_OK;
 }

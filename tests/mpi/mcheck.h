@@ -12,6 +12,31 @@
     fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 #define OK(call) do { int rc_ = (call); CHECK(rc_ == MPI_SUCCESS, "%s returned %d", #call, rc_); } while (0)
 
+/* Which ranks of MPI_COMM_WORLD share this rank's node: local[r] (local
+ * may be NULL), those whose part of a window MPI_Win_shared_query gives;
+ * the result: whether every rank shares one node (always under smrun; not
+ * across the fake nodes of a PMIx launch, where shared windows and windows
+ * over private memory are refused). Collective over MPI_COMM_WORLD. */
+static inline int mcheck_nodes(int *local)
+{
+    MPI_Win w;
+    void *base;
+    int n, all = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    MPI_Win_allocate(8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w);
+    for (int r = 0; r < n; r++) {
+        MPI_Aint size;
+        int du;
+        void *p;
+        MPI_Win_shared_query(w, r, &size, &du, &p);
+        if (local) local[r] = p != NULL;
+        all &= p != NULL;
+    }
+    MPI_Win_free(&w);
+    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    return all;
+}
+
 /* A simple deterministic generator, so every rank can predict every message. */
 static inline unsigned rnd(unsigned long long *s)
 {

@@ -9,7 +9,10 @@
  * (r + 1) % n, in the part of the target's window that is r's, so no two
  * origins touch the same element; the calls: put, get, accumulate (SUM and
  * REPLACE), get_accumulate (SUM, NO_OP), fetch_and_op, compare_and_swap,
- * and in passive-target epochs rput, rget, raccumulate, rget_accumulate. */
+ * and in passive-target epochs rput, rget, raccumulate, rget_accumulate.
+ * Across nodes (a PMIx launch with fake nodes) the shared window and the
+ * private mmap are refused (MPI_ERR_COMM, MPI_ERR_ARG), which is checked
+ * instead, and the shared query gives nothing for a target elsewhere. */
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,6 +27,7 @@
 typedef int64_t elem;
 
 static int me, n, src, dst;           /* dst: our target; src: the origin whose target we are */
+static int one_node, local[MAXN];     /* mcheck_nodes */
 static elem global_win[WIN_ELEMS];
 
 enum kind { ALLOCATE, SHARED, MALLOC, GLOBAL, STACK, MMAP, DYNAMIC, KINDS };
@@ -239,10 +243,13 @@ static void shared_query(struct w *w)
         CHECK(size == 0 && p == NULL, "shared_query of %s: size %ld", kind_name[w->kind], (long)size);
         return;
     }
-    CHECK(size == WIN_ELEMS * (MPI_Aint)sizeof(elem) && du == (int)sizeof(elem) && p,
-          "shared_query of %s: size %ld disp_unit %d", kind_name[w->kind], (long)size, du);
+    if (!local[dst])   /* on another node: nothing to load */
+        CHECK(size == 0 && p == NULL, "shared_query of %s on another node: size %ld", kind_name[w->kind], (long)size);
+    else
+        CHECK(size == WIN_ELEMS * (MPI_Aint)sizeof(elem) && du == (int)sizeof(elem) && p,
+              "shared_query of %s: size %ld disp_unit %d", kind_name[w->kind], (long)size, du);
     fill(w, initial);
-    for (int i = 0; i < WIN_ELEMS; i++)
+    for (int i = 0; i < WIN_ELEMS && local[dst]; i++)
         CHECK(p[i] == initial(dst, i), "%s: rank %d's element %d loaded directly: %lld", kind_name[w->kind], dst, i,
               (long long)p[i]);
     OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -256,8 +263,23 @@ int main(int argc, char **argv)
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     CHECK(n <= MAXN, "at most %d ranks", MAXN);
     dst = (me + 1) % n, src = (me + n - 1) % n;
+    one_node = mcheck_nodes(local);
     for (enum kind k = 0; k < KINDS; k++) {
         struct w w;
+        if (!one_node && (k == SHARED || k == MMAP)) {   /* refused, every rank saying so */
+            MPI_Win win = MPI_WIN_NULL;
+            elem *m;
+            OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+            void *mm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            CHECK(mm != MAP_FAILED, "mmap");
+            int rc = k == SHARED ? MPI_Win_allocate_shared(64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &m, &win)
+                                 : MPI_Win_create(mm, 4096, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+            CHECK(rc == (k == SHARED ? MPI_ERR_COMM : MPI_ERR_ARG) && win == MPI_WIN_NULL,
+                  "%s across nodes: %d", kind_name[k], rc);
+            munmap(mm, 4096);
+            OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+            continue;
+        }
         win_open(&w, k, stack_win);
         shared_query(&w);
         for (enum mode m = 0; m < MODES; m++) {

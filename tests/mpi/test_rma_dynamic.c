@@ -4,7 +4,9 @@
  * put, get and accumulate into all of them at those addresses; then half
  * are detached and an access to one is MPI_ERR_RMA_RANGE while the rest
  * still work; a list grown one node at a time, each attached as it is
- * made, is walked by the others with MPI_Get. */
+ * made, is walked by the others with MPI_Get. Across nodes (a PMIx launch
+ * with fake nodes) attaching the private mmap is refused
+ * (MPI_ERR_RMA_ATTACH) and a malloc'd block takes its place. */
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,7 +15,7 @@
 
 #define NREG 40
 #define MAXN 8
-static int me, n;
+static int me, n, one_node;
 static int64_t global_region[16];
 
 struct node { int64_t value; MPI_Aint next; };   /* next: the next node's address, 0 at the end */
@@ -33,6 +35,12 @@ static void regions(int64_t *stack_region)
     reg[NREG + 1] = stack_region, len[NREG + 1] = 16;
     reg[NREG + 2] = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), len[NREG + 2] = 512;
     CHECK(reg[NREG + 2] != MAP_FAILED, "mmap");
+    if (!one_node) {
+        int rc = MPI_Win_attach(win, reg[NREG + 2], 4096);
+        CHECK(rc == MPI_ERR_RMA_ATTACH, "attaching a private mmap across nodes gave %d", rc);
+        munmap(reg[NREG + 2], 4096);
+        reg[NREG + 2] = malloc(4096);
+    }
     MPI_Aint mine[NREG + 3], all[MAXN][NREG + 3];
     for (int i = 0; i < NREG + 3; i++) {
         for (int k = 0; k < len[i]; k++) reg[i][k] = -1;
@@ -80,7 +88,8 @@ static void regions(int64_t *stack_region)
     for (int i = 1; i < NREG + 3; i += i < NREG ? 2 : 1) OK(MPI_Win_detach(win, reg[i]));
     OK(MPI_Win_free(&win));
     for (int i = 0; i < NREG; i++) free(reg[i]);
-    munmap(reg[NREG + 2], 4096);
+    if (one_node) munmap(reg[NREG + 2], 4096);
+    else free(reg[NREG + 2]);
 }
 
 /* Each rank grows a list of nodes, attaching each; the next rank walks it. */
@@ -127,6 +136,7 @@ int main(int argc, char **argv)
     OK(MPI_Init(&argc, &argv));
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    one_node = mcheck_nodes(NULL);
     CHECK(n <= MAXN, "at most %d ranks", MAXN);
     regions(stack_region);
     list();

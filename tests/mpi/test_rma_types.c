@@ -165,12 +165,20 @@ int main(int argc, char **argv)
     OK(MPI_Win_allocate(EL * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
     run(win, mem, "MPI_Win_allocate");
     OK(MPI_Win_free(&win));
-    mem = mmap(NULL, EL * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(mem != MAP_FAILED, "mmap");
-    OK(MPI_Win_create(mem, EL * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-    run(win, mem, "private mmap");
-    OK(MPI_Win_free(&win));
-    munmap(mem, EL * 8);
+    if (mcheck_nodes(NULL)) {
+        mem = mmap(NULL, EL * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        CHECK(mem != MAP_FAILED, "mmap");
+        OK(MPI_Win_create(mem, EL * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+        run(win, mem, "private mmap");
+        OK(MPI_Win_free(&win));
+        munmap(mem, EL * 8);
+    } else {   /* across nodes a private mmap is refused (test_rma checks it): malloc'd memory */
+        mem = malloc(EL * 8);
+        OK(MPI_Win_create(mem, EL * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+        run(win, mem, "MPI_Win_create(malloc)");
+        OK(MPI_Win_free(&win));
+        free(mem);
+    }
     OK(MPI_Finalize());
     if (me == 0) printf("test_rma_types: ok on %d ranks\n", n);
     return 0;
