@@ -3,7 +3,9 @@
  * once), and a windowed message rate of 8-byte messages (n/2 pairs when run
  * on n ranks), also as osu_mbw_mr runs it: each window of 64 answered by a
  * 4-byte reply from the receiver. Standard MPI only: the same source builds with smcc, Open
- * MPI's mpicc and MPICH's mpicc.
+ * MPI's mpicc and MPICH's mpicc. BENCH_THREAD_LEVEL=multiple asks for
+ * MPI_THREAD_MULTIPLE (and still calls from one thread): what a program
+ * that may use threads pays on the single-threaded path.
  *   pingpong [-s SIZES] [-t SECONDS] [-b BATCHES]   (bench.h) */
 #include <mpi.h>
 
@@ -61,7 +63,17 @@ static double run(long iters, void *ctx)
 int main(int argc, char **argv)
 {
     struct bench_opts o;
-    MPI_Init(&argc, &argv);
+    const char *level = getenv("BENCH_THREAD_LEVEL");
+    if (level && !strcmp(level, "multiple")) {
+        int got;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &got);
+        if (got != MPI_THREAD_MULTIPLE) {
+            fprintf(stderr, "pingpong: MPI_THREAD_MULTIPLE asked for, %d granted\n", got);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (bench_args(&o, argc, argv, "pingpong", 0, 2, 4L << 20, me == 0)) MPI_Abort(MPI_COMM_WORLD, 2);

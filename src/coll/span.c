@@ -387,7 +387,8 @@ static sm_status_t finish(struct span_op *o)
     return st;
 }
 
-static sm_status_t op_begin(struct span_op *o, struct coll_group *g, const struct coll_args *a)
+/* What every collective checks first; its sequence number and tag. */
+static sm_status_t op_check(struct span_op *o, struct coll_group *g, const struct coll_args *a)
 {
     if (g->num < 0 || g->m.me < 0) return sm_fail(SM_ERR_ARG, "this rank is not a member of the group");
     if ((a->kind == COLL_BCAST || a->kind == COLL_GATHER || a->kind == COLL_SCATTER || a->kind == COLL_REDUCE) &&
@@ -401,7 +402,13 @@ static sm_status_t op_begin(struct span_op *o, struct coll_group *g, const struc
      * sequence number keeps overlapping nonblocking ones apart. */
     g->seq = g->seq + 1;
     o->tag = (int)(g->seq & 0x3fffff) | 0x400000;
-    sm_status_t st = start(o);
+    return SM_OK;
+}
+
+static sm_status_t op_begin(struct span_op *o, struct coll_group *g, const struct coll_args *a)
+{
+    sm_status_t st = op_check(o, g, a);
+    if (!st) st = start(o);
     if (st) {
         char why[256];
         snprintf(why, sizeof why, "%s", sm_fail_reason());
@@ -417,9 +424,96 @@ static sm_status_t op_begin(struct span_op *o, struct coll_group *g, const struc
     return SM_OK;
 }
 
+/* --- Large reductions in a ring ----------------------------------------------------
+ * The round above sends every member's whole vector to every other: (n-1)
+ * vectors out of each member, and n of them combined by each. For a large
+ * allreduce or reduce with a predefined operation (commutative) on three
+ * members or more, a ring does with 2(n-1)/n vectors (Open MPI's and
+ * MPICH's choice for large vectors): a reduce-scatter, in which block
+ * b travels the ring gathering every member's contribution, then an
+ * allgather of the reduced blocks (or their gather to the root). Every
+ * member takes the same decision: it depends on the kind, the operation,
+ * the number of members and the vector's size, which the standard makes
+ * the same everywhere. Blocking only (a nonblocking one would need a
+ * schedule); the packed stream must be the kernel's C array (no pair
+ * types with padding). */
+#define SPAN_RING_MIN 32768     /* bytes of the vector */
+
+static bool ring_wanted(const struct coll_group *g, const struct coll_args *a)
+{
+    if ((a->kind != COLL_ALLREDUCE && a->kind != COLL_REDUCE) || a->red.op == COLL_USER || g->m.size < 3) return false;
+    struct coll_buf b = a->src.base != COLL_IN_PLACE ? a->src : a->dst;
+    const struct dt_type *t = b.type;
+    size_t es = t && t->nbasic ? t->size / t->nbasic : coll_dtype_size(a->red.t);
+    return es == coll_dtype_size(a->red.t) && b.count * (t ? t->size : 1) >= SPAN_RING_MIN;
+}
+
+/* One step: send bytes at s to member to, receive bytes at r from member from; both done. */
+static sm_status_t ring_step(struct span_op *o, void *s, size_t sbytes, int to, void *r, size_t rbytes, int from)
+{
+    sm_status_t st = SM_OK;
+    if (r) st = post(o, false, r, rbytes, NULL, from);
+    if (!st && s) st = post(o, true, s, sbytes, NULL, to);
+    for (int i = 0; i < o->nreq; i++) p2p_wait(o->req[i]);
+    for (int i = 0; i < o->nreq; i++) {
+        struct p2p_req *q = o->req[i];
+        if (!st && q->st.err) st = sm_fail(q->st.err, "%s", q->why ? q->why : q->st.err == SM_ERR_TRUNCATE
+                                           ? "a member sent more than this one receives" : "a transfer failed");
+        p2p_req_free(q);
+    }
+    o->nreq = 0;
+    return st;
+}
+
+static sm_status_t ring_run(struct span_op *o)
+{
+    struct coll_args *a = &o->a;
+    int n = o->g->m.size, me = o->g->m.me, right = (me + 1) % n, left = (me + n - 1) % n;
+    struct coll_buf sb = red_src(o);
+    const struct dt_type *st, *dt;
+    size_t total, dbytes;
+    void *sbase = whole(&sb, &st, &total), *dst = whole(&a->dst, &dt, &dbytes);
+    size_t es = coll_dtype_size(a->red.t), N = total / es;
+    coll_kernel_fn k = coll_kernel(a->red.t, a->red.op);
+    struct p2p_req *reqs[2];
+    o->req = reqs;
+    /* block b: elements [b N / n, (b + 1) N / n) */
+#define B0(b) ((size_t)(b) * N / (size_t)n * es)
+#define BLEN(b) (B0((b) + 1) - B0(b))
+    char *acc = malloc(total + 1), *tmp = malloc(BLEN(n - 1) + es);
+    sm_status_t e = acc && tmp ? SM_OK : sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", total);
+    if (!e) local_copy(acc, NULL, sbase, st, total);
+    for (int s = 0; s < n - 1 && !e; s++) {         /* reduce-scatter: block me+1 ends here */
+        int out = (me - s + n) % n, in = (me - s - 1 + 2 * n) % n;
+        e = ring_step(o, acc + B0(out), BLEN(out), right, tmp, BLEN(in), left);
+        if (!e) k(acc + B0(in), acc + B0(in), tmp, BLEN(in) / es);
+    }
+    if (a->kind == COLL_ALLREDUCE) {
+        for (int s = 0; s < n - 1 && !e; s++) {     /* allgather of the reduced blocks */
+            int out = (me + 1 - s + n) % n, in = (me - s + n) % n;
+            e = ring_step(o, acc + B0(out), BLEN(out), right, acc + B0(in), BLEN(in), left);
+        }
+    } else if (me != a->root) {
+        int mine = (me + 1) % n;
+        if (!e) e = ring_step(o, acc + B0(mine), BLEN(mine), a->root, NULL, 0, 0);
+    } else {
+        for (int j = 0; j < n && !e; j++)           /* member j holds block j + 1 */
+            if (j != me) e = ring_step(o, NULL, 0, 0, acc + B0((j + 1) % n), BLEN((j + 1) % n), j);
+    }
+#undef B0
+#undef BLEN
+    if (!e && (a->kind == COLL_ALLREDUCE || me == a->root)) local_copy(dst, dt, acc, NULL, total);
+    free(acc), free(tmp);
+    return e;
+}
+
 sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a)
 {
     struct span_op o = { 0 };
+    if (ring_wanted(g, a)) {
+        sm_status_t st = op_check(&o, g, a);
+        return st ? st : ring_run(&o);
+    }
     sm_status_t st = op_begin(&o, g, a);
     if (st) return st;
     for (int i = 0; i < o.nreq; i++) p2p_wait(o.req[i]);       /* the status is the request's: finish reads it */

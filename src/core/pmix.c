@@ -96,6 +96,20 @@ sm_status_t sm_pmix_put(const char *key, const void *data, size_t len)
     (void)data, (void)len;
     return sm_fail(SM_ERR_UNSUPPORTED, "PMIx_Put(%s): this smartmap was built without PMIx", key);
 }
+sm_status_t sm_pmix_publish(const char *key, const char *value)
+{
+    (void)value;
+    return sm_fail(SM_ERR_UNSUPPORTED, "PMIx_Publish(%s): this smartmap was built without PMIx", key);
+}
+sm_status_t sm_pmix_lookup(const char *key, char *value, size_t cap)
+{
+    (void)value, (void)cap;
+    return sm_fail(SM_ERR_UNSUPPORTED, "PMIx_Lookup(%s): this smartmap was built without PMIx", key);
+}
+sm_status_t sm_pmix_unpublish(const char *key)
+{
+    return sm_fail(SM_ERR_UNSUPPORTED, "PMIx_Unpublish(%s): this smartmap was built without PMIx", key);
+}
 sm_status_t sm_pmix_get(int rank, const char *key, void **data, size_t *len)
 {
     (void)rank, (void)data, (void)len;
@@ -490,6 +504,52 @@ sm_status_t sm_pmix_get(int rank, const char *key, void **data, size_t *len)
     }
     PMIX_VALUE_RELEASE(v);
     return st;
+}
+
+/* The launcher's name service (its data server: Open MPI's mpirun keeps one
+ * per job). Lookups do not wait: a name not published is SM_ERR_ARG, as is
+ * a key published already. Open MPI's server takes a key twice, so publish
+ * looks first (two ranks publishing one key at the same moment may both
+ * succeed; the later value wins). */
+sm_status_t sm_pmix_publish(const char *key, const char *value)
+{
+    if (strlen(key) >= PMIX_MAX_KEYLEN) return sm_fail(SM_ERR_ARG, "the key \"%s\" is too long for PMIx", key);
+    char old[4096];
+    sm_status_t st = sm_pmix_lookup(key, old, sizeof old);
+    if (st != SM_ERR_ARG) return st ? st : sm_fail(SM_ERR_ARG, "\"%s\" is published already", key);
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, key, value, PMIX_STRING);
+    int rc = PMIx_Publish(&info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc == PMIX_SUCCESS) return SM_OK;
+    if (rc == PMIX_ERR_DUPLICATE_KEY || rc == PMIX_EXISTS) return sm_fail(SM_ERR_ARG, "\"%s\" is published already", key);
+    return sm_fail(SM_ERR_STATE, "PMIx_Publish(%s): %s", key, PMIx_Error_string(rc));
+}
+
+sm_status_t sm_pmix_lookup(const char *key, char *value, size_t cap)
+{
+    if (strlen(key) >= PMIX_MAX_KEYLEN) return sm_fail(SM_ERR_ARG, "the key \"%s\" is too long for PMIx", key);
+    pmix_pdata_t pd;
+    PMIX_PDATA_CONSTRUCT(&pd);
+    PMIX_LOAD_KEY(pd.key, key);
+    int rc = PMIx_Lookup(&pd, 1, NULL, 0);
+    sm_status_t st = SM_OK;
+    if (rc == PMIX_ERR_NOT_FOUND) st = sm_fail(SM_ERR_ARG, "\"%s\" is not published", key);
+    else if (rc != PMIX_SUCCESS) st = sm_fail(SM_ERR_STATE, "PMIx_Lookup(%s): %s", key, PMIx_Error_string(rc));
+    else if (pd.value.type != PMIX_STRING || strlen(pd.value.data.string) >= cap)
+        st = sm_fail(SM_ERR_STATE, "PMIx_Lookup(%s): not a string of fewer than %zu bytes", key, cap);
+    else strcpy(value, pd.value.data.string);
+    PMIX_PDATA_DESTRUCT(&pd);
+    return st;
+}
+
+sm_status_t sm_pmix_unpublish(const char *key)
+{
+    char *keys[] = { (char *)key, NULL };
+    int rc = PMIx_Unpublish(keys, NULL, 0);
+    if (rc == PMIX_SUCCESS) return SM_OK;
+    if (rc == PMIX_ERR_NOT_FOUND) return sm_fail(SM_ERR_ARG, "\"%s\" is not published", key);
+    return sm_fail(SM_ERR_STATE, "PMIx_Unpublish(%s): %s", key, PMIx_Error_string(rc));
 }
 
 void sm_pmix_finalize(void)

@@ -299,6 +299,12 @@ void sm_pmix_finalize(void);
  * without PMIx. */
 sm_status_t sm_pmix_put(const char *key, const void *data, size_t len);
 sm_status_t sm_pmix_get(int rank, const char *key, void **data, size_t *len);
+/* The launcher's name service (MPI's names and ports across nodes): a
+ * string under a key. SM_ERR_ARG: published already (publish), not
+ * published (lookup, unpublish). */
+sm_status_t sm_pmix_publish(const char *key, const char *value);
+sm_status_t sm_pmix_lookup(const char *key, char *value, size_t cap);
+sm_status_t sm_pmix_unpublish(const char *key);
 
 /* spawn.c. Ask smrun to start processes in free slots, as one new world:
  * napps commands, cmd[i] with the NULL-terminated arguments argv[i] (NULL:

@@ -6,7 +6,11 @@
  * by a first message tagged with the port. Ports are marked open in their
  * owner's SM_AREA_MPI area, published names live in job rank 0's, so any
  * rank reads them without the owner's help. Spawned processes are ranks of
- * the same job too: smrun starts them in the universe's free slots. */
+ * the same job too: smrun starts them in the universe's free slots. A job
+ * spanning nodes (started by a PMIx launcher) keeps its names, and marks its
+ * ports open, in the launcher's name service instead (PMIx_Publish), which
+ * every node reaches; the connections themselves go over point-to-point
+ * either way. */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -30,9 +34,19 @@ struct dyn_area {
 };
 _Static_assert(sizeof(struct dyn_area) <= SM_AREA_SIZE, "the dynamic-process area fits");
 static struct dyn_area *area_of(int rank) { return sm_area(rank, SM_AREA_MPI); }
-/* The name table and the ports live in the ranks' areas: on one node only. */
-#define ONE_NODE(c, R) do { if (sm_spans_nodes()) return smpi_error(c, MPI_ERR_UNSUPPORTED_OPERATION, R, \
-    "the job spans nodes: names and ports are not supported across nodes yet"); } while (0)
+/* Across nodes: the launcher's keys for a published name and an open port. */
+static void name_key(char *key, size_t cap, const char *service) { snprintf(key, cap, "smartmap.name:%s", service); }
+static void port_key(char *key, size_t cap, int rank, int idx) { snprintf(key, cap, "smartmap.port:%d:%d", rank, idx); }
+#define KEY_MAX (MPI_MAX_INFO_VAL + 32)
+
+/* Is rank's port idx open: in its area on this node, else in the launcher's service. */
+static bool port_is_open(int rank, int idx)
+{
+    if (sm_rank_local(rank)) return atomic_load(&area_of(rank)->port_open[idx]) != 0;
+    char key[KEY_MAX], v[8];
+    port_key(key, sizeof key, rank, idx);
+    return sm_pmix_lookup(key, v, sizeof v) == SM_OK;
+}
 
 /* "smartmap-port:<job rank>:<index>": the owner and index, or false. */
 static bool port_parse(const char *name, int *rank, int *idx)
@@ -52,6 +66,14 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     for (int i = 0; i < PORTS; i++) {
         uint32_t closed = 0;
         if (atomic_compare_exchange_strong(&a->port_open[i], &closed, 1)) {
+            if (sm_spans_nodes()) {         /* so that other nodes see it open */
+                char key[KEY_MAX];
+                port_key(key, sizeof key, sm_core.rank, i);
+                if (sm_pmix_publish(key, "open")) {
+                    atomic_store(&a->port_open[i], 0);
+                    return smpi_error(NULL, MPI_ERR_INTERN, R, "%s", sm_fail_reason());
+                }
+            }
             snprintf(port_name, MPI_MAX_PORT_NAME, "smartmap-port:%d:%d", sm_core.rank, i);
             return MPI_SUCCESS;
         }
@@ -69,6 +91,11 @@ int PMPI_Close_port(const char *port_name)
         !atomic_exchange(&area_of(rank)->port_open[idx], 0))
         return smpi_error(NULL, MPI_ERR_PORT, R, "\"%s\" is not a port this rank has open",
                           port_name ? port_name : "(null)");
+    if (sm_spans_nodes()) {
+        char key[KEY_MAX];
+        port_key(key, sizeof key, rank, idx);
+        if (sm_pmix_unpublish(key)) return smpi_error(NULL, MPI_ERR_INTERN, R, "%s", sm_fail_reason());
+    }
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Close_port = PMPI_Close_port
@@ -87,7 +114,7 @@ static int meet(const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcom
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
     int head[2] = { MPI_SUCCESS, -1 }, rank = -1, idx = 0, rc;    /* the outcome, the remote root */
     if (c->pt.rank == root) {
-        if (!port_parse(port_name, &rank, &idx) || !atomic_load(&area_of(rank)->port_open[idx]))
+        if (!port_parse(port_name, &rank, &idx) || !port_is_open(rank, idx))
             head[0] = MPI_ERR_PORT;
         else if (accept && rank != sm_core.rank)
             head[0] = MPI_ERR_PORT;
@@ -113,7 +140,6 @@ static int meet(const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcom
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     SMPI_CHECK_INFO(NULL, info, "MPI_Comm_accept");
-    ONE_NODE(NULL, "MPI_Comm_accept");
     return meet(port_name, root, comm, newcomm, true, "MPI_Comm_accept");
 }
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept
@@ -121,7 +147,6 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     SMPI_CHECK_INFO(NULL, info, "MPI_Comm_connect");
-    ONE_NODE(NULL, "MPI_Comm_connect");
     return meet(port_name, root, comm, newcomm, false, "MPI_Comm_connect");
 }
 #pragma weak MPI_Comm_connect = PMPI_Comm_connect
@@ -148,12 +173,18 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
 {
     static const char R[] = "MPI_Publish_name";
     SMPI_CHECK_INIT(R);
-    ONE_NODE(NULL, R);
     SMPI_CHECK_INFO(NULL, info, R);
     if (!service_name || !*service_name || strlen(service_name) >= MPI_MAX_INFO_VAL)
         return smpi_error(NULL, MPI_ERR_SERVICE, R, "service_name is NULL, empty or too long");
     if (!port_name || strlen(port_name) >= MPI_MAX_PORT_NAME)
         return smpi_error(NULL, MPI_ERR_PORT, R, "port_name is NULL or too long");
+    if (sm_spans_nodes()) {
+        char key[KEY_MAX];
+        name_key(key, sizeof key, service_name);
+        sm_status_t st = sm_pmix_publish(key, port_name);
+        return st ? smpi_error(NULL, st == SM_ERR_ARG ? MPI_ERR_SERVICE : MPI_ERR_INTERN, R, "%s", sm_fail_reason())
+                  : MPI_SUCCESS;
+    }
     struct dyn_area *a = names_lock();
     int i = name_find(a, service_name), rc = MPI_SUCCESS;
     if (i >= 0) rc = MPI_ERR_SERVICE;
@@ -176,9 +207,18 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
 {
     static const char R[] = "MPI_Unpublish_name";
     SMPI_CHECK_INIT(R);
-    ONE_NODE(NULL, R);
     SMPI_CHECK_INFO(NULL, info, R);
     if (!service_name || !port_name) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
+    if (sm_spans_nodes()) {
+        char key[KEY_MAX], port[MPI_MAX_PORT_NAME];
+        name_key(key, sizeof key, service_name);
+        sm_status_t st = sm_pmix_lookup(key, port, sizeof port);
+        if (!st && strcmp(port, port_name)) st = sm_fail(SM_ERR_ARG, "not with this port");
+        if (!st) st = sm_pmix_unpublish(key);
+        return !st ? MPI_SUCCESS : st == SM_ERR_ARG
+            ? smpi_error(NULL, MPI_ERR_SERVICE, R, "\"%s\" is not published with port \"%s\"", service_name, port_name)
+            : smpi_error(NULL, MPI_ERR_INTERN, R, "%s", sm_fail_reason());
+    }
     struct dyn_area *a = names_lock();
     int i = name_find(a, service_name);
     bool ok = i >= 0 && !strcmp(a->names[i].port, port_name);
@@ -194,9 +234,16 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     static const char R[] = "MPI_Lookup_name";
     SMPI_CHECK_INIT(R);
-    ONE_NODE(NULL, R);
     SMPI_CHECK_INFO(NULL, info, R);
     if (!service_name || !port_name) return smpi_error(NULL, MPI_ERR_ARG, R, "NULL argument");
+    if (sm_spans_nodes()) {
+        char key[KEY_MAX];
+        name_key(key, sizeof key, service_name);
+        sm_status_t st = sm_pmix_lookup(key, port_name, MPI_MAX_PORT_NAME);
+        return !st ? MPI_SUCCESS : st == SM_ERR_ARG
+            ? smpi_error(NULL, MPI_ERR_NAME, R, "\"%s\" is not published", service_name)
+            : smpi_error(NULL, MPI_ERR_INTERN, R, "%s", sm_fail_reason());
+    }
     struct dyn_area *a = names_lock();
     int i = name_find(a, service_name);
     if (i >= 0) strcpy(port_name, a->names[i].port);

@@ -249,6 +249,8 @@ static void everyone(MPI_Comm c, int r, int s)
     if (r > 0) check_aff(a, 0, r - 1, 3, 3, "exscan in place (holes)");
 }
 
+static void ring(MPI_Comm c, int r, int s);
+
 /* Large ones: rendezvous between nodes, the engine's sliced paths in them. */
 static void large(MPI_Comm c, int r, int s)
 {
@@ -272,6 +274,41 @@ static void large(MPI_Comm c, int r, int s)
     OK(MPI_Reduce(p, q, 20000, pair, aff, 0, c));
     if (r == 0) check_aff(q, 0, s - 1, 20000, 2, "large reduce (pairs)");
     free(v), free(w), free(g), free(p), free(q);
+    ring(c, r, s);
+}
+
+/* Large reductions with a predefined operation (span.c's ring on three
+ * members or more): blocks that do not divide evenly, in place, at every
+ * root, on doubles and on the pair type without padding (MPI_2INT). */
+static void ring(MPI_Comm c, int r, int s)
+{
+    enum { N = 40000 + 7 };
+    double *v = malloc(sizeof(double) * N), *w = malloc(sizeof(double) * N);
+    int *p = malloc(sizeof(int) * 2 * N), *q = malloc(sizeof(int) * 2 * N);
+    for (int i = 0; i < N; i++) v[i] = (double)((r * 7 + i) % 1000);
+    OK(MPI_Allreduce(v, w, N, MPI_DOUBLE, MPI_MAX, c));
+    for (int i = 0; i < N; i++) {
+        double m = 0;
+        for (int j = 0; j < s; j++) m = (double)((j * 7 + i) % 1000) > m ? (double)((j * 7 + i) % 1000) : m;
+        CHECK(w[i] == m, "ring allreduce max [%d] %g, not %g", i, w[i], m);
+    }
+    for (int i = 0; i < N; i++) w[i] = r + i;
+    OK(MPI_Allreduce(MPI_IN_PLACE, w, N, MPI_DOUBLE, MPI_SUM, c));
+    for (int i = 0; i < N; i++) CHECK(w[i] == s * (s - 1) / 2 + (double)s * i, "ring allreduce in place [%d] %g", i, w[i]);
+    for (int root = 0; root < s; root++) {
+        for (int i = 0; i < N; i++) p[2 * i] = (r * 13 + i) % 977, p[2 * i + 1] = r, q[2 * i] = q[2 * i + 1] = -1;
+        if (r == root) memcpy(q, p, sizeof(int) * 2 * N);
+        OK(MPI_Reduce(r == root ? MPI_IN_PLACE : p, q, N, MPI_2INT, MPI_MINLOC, root, c));
+        if (r != root) continue;
+        for (int i = 0; i < N; i++) {
+            int best = -1, at = -1;
+            for (int j = 0; j < s; j++)
+                if (best < 0 || (j * 13 + i) % 977 < best) best = (j * 13 + i) % 977, at = j;
+            CHECK(q[2 * i] == best && q[2 * i + 1] == at, "ring reduce minloc root %d [%d] (%d, %d), not (%d, %d)", root, i,
+                  q[2 * i], q[2 * i + 1], best, at);
+        }
+    }
+    free(v), free(w), free(p), free(q);
 }
 
 static void check_comm(MPI_Comm c)
@@ -288,13 +325,15 @@ static void check_comm(MPI_Comm c)
 static void loop(const char *kind, int n)
 {
     int v = 1, w, *g = malloc(sizeof(int) * 1024);
+    float *big = calloc(1 << 18, sizeof(float));       /* 1 MiB */
     for (int i = 0; i < n; i++) {
         if (!strcmp(kind, "barrier") || !strcmp(kind, "all")) OK(MPI_Barrier(MPI_COMM_WORLD));
         if (!strcmp(kind, "allreduce") || !strcmp(kind, "all")) OK(MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         if (!strcmp(kind, "allgather") || !strcmp(kind, "all")) OK(MPI_Allgather(&v, 1, MPI_INT, g, 1, MPI_INT, MPI_COMM_WORLD));
         if (!strcmp(kind, "scan") || !strcmp(kind, "all")) OK(MPI_Scan(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        if (!strcmp(kind, "allreduce_1m")) OK(MPI_Allreduce(MPI_IN_PLACE, big, 1 << 18, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
     }
-    free(g);
+    free(g), free(big);
 }
 
 int main(int argc, char **argv)

@@ -75,7 +75,7 @@ def plotted(out, report, figs):
 if test == "quick":
     r, data, report, out = quick_run("substrate,p2p", "--transports", "smartmap,cma,copy")
     impls = {s["impl"] for s in data["samples"]}
-    want = {"smartmap", "smartmap-cma", "smartmap-copy", "raw-memfd", "store-limit", "memcpy"} | set(mpis())
+    want = {"smartmap", "smartmap-cma", "smartmap-copy", "smartmap-multiple", "raw-memfd", "store-limit", "memcpy"} | set(mpis())
     check(impls == want, "implementations in results.json: %s, want %s" % (sorted(impls), sorted(want)))
     check({s["size"] for s in data["samples"] if s["metric"] == "pp_lat"} == {8, 1024}, "--sizes kept 8, 1K")
     check(set(data["machine"]["libraries"]) == {"smartmap", "cc"} | set(mpis()), "a version for every library")
@@ -83,6 +83,8 @@ if test == "quick":
         check("| %s " % i in report or " %s |" % i in report, "report.md has a column for " + i)
     plotted(out, report, ("p2p", "substrate"))
     check("#### PingPong latency, 2 ranks" in r.stdout, "terminal tables")
+    check(has(data, "msgrate", "smartmap-multiple", {8}) and "MPI_THREAD_MULTIPLE called from one thread: 8-byte message rate"
+          in report, "MPI_THREAD_MULTIPLE from one thread measured, and its headline")
 elif test == "shmem":
     r, data, report, out = quick_run("shmem")
     for impl in ["smartmap"] + mpis():
