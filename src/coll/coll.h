@@ -158,6 +158,14 @@ void coll_group_destroy(struct coll_group *g);
  * barrier, so none of its state outlives the call. The caller checks that
  * the set fits the job; *g's me is -1 if the caller is not in it. */
 void coll_group_aset(struct coll_group *g, int start, int logstride, int size);
+/* An active set with members on other nodes cannot be used so (their
+ * memory is not mapped here, nor is the barrier in the first member's
+ * area): coll_aset_spans says so, and coll_group_aset_span makes g a group
+ * of the set's members over point-to-point, as coll_group_create_p2p does
+ * (collective over the set: its first use, which all its members make),
+ * for the caller to keep and destroy. */
+bool coll_aset_spans(const struct coll_group *g);
+sm_status_t coll_group_aset_span(struct coll_group *g, int start, int logstride, int size);
 /* The index of job rank r in g, or -1. */
 int coll_group_index(const struct coll_group *g, int rank);
 

@@ -381,4 +381,27 @@ void coll_group_aset(struct coll_group *g, int start, int logstride, int size)
     g->m.me = coll_group_index(g, sm_core.rank);
 }
 
+bool coll_aset_spans(const struct coll_group *g) { return coll_spans(&g->m); }
+
+/* Made over a communicator of the set's members on a context of the set's
+ * own (no other set's, no group's: P2P_CTX_COLL_ASET and the set), as
+ * MPI_Comm_create_group's groups are. */
+sm_status_t coll_group_aset_span(struct coll_group *g, int start, int logstride, int size)
+{
+    if (start < 0 || start >= SM_NMAX || logstride < 0 || logstride > 15 || size < 1 || size > SM_NMAX)
+        return sm_fail(SM_ERR_ARG, "active set PE_start %d, logPE_stride %d, PE_size %d", start, logstride, size);
+    struct coll_group set;
+    coll_group_aset(&set, start, logstride, size);
+    if (set.m.me < 0) return sm_fail(SM_ERR_ARG, "this rank is not in the active set");
+    int *w = malloc(sizeof *w * (size_t)size);
+    if (!w) return sm_fail(SM_ERR_NOMEM, "no memory for an active set of %d", size);
+    for (int i = 0; i < size; i++) w[i] = sm_group_rank(&set.m, i);
+    struct p2p_comm over = { P2P_CTX_COLL | P2P_CTX_COLL_ASET | (uint32_t)logstride << 16 | (uint32_t)start << 8 |
+                             (uint32_t)(size - 1), set.m.me, size, w, 0 };
+    sm_status_t st = p2p_started() ? SM_OK : p2p_init(P2P_REQ_SIZE_ANY);
+    if (!st) st = create_over(g, &set.m, &over);
+    free(w);
+    return st;
+}
+
 const struct coll_kind_ops coll_create_ops = { "a group creation", create_prepare, create_body };

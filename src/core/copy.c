@@ -185,6 +185,7 @@ static void *service_main(void *arg)
 {
     struct sm_svc *s = &sm_ctrl_of(sm_core.rank)->svc;
     uint32_t seen = (uint32_t)(uintptr_t)arg; /* read before any peer could post */
+    sm_wait_plain();                          /* it never runs UCX: the program's threads do */
     for (;;) {
         uint32_t req = sm_wait_word((volatile uint32_t *)&s->req, seen);
         seen = req;

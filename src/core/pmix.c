@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,6 +436,18 @@ sm_status_t sm_pmix_join(int fd[SM_NMAX])
     return SM_OK;
 }
 
+/* The end of a fence waited for with the wait source (below), called by
+ * PMIx's progress thread. */
+struct fence_wait { _Atomic int done; pmix_status_t rc; };
+static void fence_cb(pmix_status_t status, void *cbdata)
+{
+    struct fence_wait *f = cbdata;
+    f->rc = status;
+    atomic_store(&f->done, 1);
+    sm_wake_self();
+}
+static bool fence_over(void *a) { return atomic_load(&((struct fence_wait *)a)->done); }
+
 sm_status_t sm_pmix_fence(void)
 {
     pmix_proc_t all;
@@ -442,7 +455,22 @@ sm_status_t sm_pmix_fence(void)
     pmix_info_t info;
     bool collect = true;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    int rc = PMIx_Fence(&all, 1, &info, 1);
+    int rc;
+    if (sm_wait_has_source()) {
+        /* A rank in the fence still runs UCX: a peer's flush (net_mem_finalize)
+         * may need it to carry out that peer's last puts before the peer
+         * comes to the fence. */
+        struct fence_wait f = { 0, PMIX_SUCCESS };
+        rc = PMIx_Fence_nb(&all, 1, &info, 1, fence_cb, &f);
+        if (rc == PMIX_SUCCESS) {
+            sm_wait_for(0, fence_over, &f);
+            rc = f.rc;
+        } else if (rc == PMIX_OPERATION_SUCCEEDED) {
+            rc = PMIX_SUCCESS;
+        }
+    } else {
+        rc = PMIx_Fence(&all, 1, &info, 1);
+    }
     PMIX_INFO_DESTRUCT(&info);
     return rc == PMIX_SUCCESS ? SM_OK : pmix_fail("PMIx_Fence", rc);
 }

@@ -220,6 +220,24 @@ static inline __attribute__((always_inline)) void sm_wake_inline(int rank, enum 
                     atomic_load_explicit(&sm_ctrl_of(rank)->sleepers[kind].n, memory_order_relaxed)))
         sm_wake_for(rank, kind);
 }
+/* An outside source of events that rings no doorbell: UCX between nodes
+ * (src/net), whose worker must run for messages to reach this rank and for
+ * peers' puts and atomics to it to happen (software RMA over TCP).
+ * Installed, every wait (sm_wait_for, sm_wait_word) of the program's
+ * threads runs progress while it polls and calls arm before it sleeps:
+ * false, events are pending (they are run, the condition looked at again);
+ * true, the source rings this rank's doorbell (sm_wake_self) at its next
+ * event, which ends the sleep (a word's sleeper waits on both futexes). */
+struct sm_wait_source {
+    unsigned (*progress)(void);     /* the events it ran */
+    bool (*arm)(void);
+};
+void sm_wait_source(const struct sm_wait_source *s);
+bool sm_wait_has_source(void);
+/* End the sleeps of this rank's waits (of every thread): the source's ring. */
+void sm_wake_self(void);
+/* The calling thread's waits never run the source (the copy service). */
+void sm_wait_plain(void);
 /* Futex wakes this process has made on doorbells (sm_wake_for), for tests:
  * a waker whose event no sleeper waits for makes none. */
 uint64_t sm_doorbell_syscalls(void);

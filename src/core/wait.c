@@ -1,7 +1,10 @@
 /* Waiting and waking (DESIGN.md §6): spin with pause, then yield, then sleep
  * on a futex in shared memory with a bounded timeout. Wakers make a system
- * call only when someone sleeps. Also the wait for a peer's published layout. */
+ * call only when someone sleeps. An outside source of events (UCX between
+ * nodes) is run by every wait and ends sleeps through the doorbell. Also
+ * the wait for a peer's published layout. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
@@ -59,6 +62,9 @@ void sm_fence_peers(void)
 }
 void sm_fence_light_slow(void) { sm_full_fence(); }
 
+#define SLEEP_MIN_NS 50000L      /* first sleep 50 us, doubling ... */
+#define SLEEP_MAX_NS 5000000L    /* ... up to 5 ms: the cost of a missed wake */
+
 /* Shared (not FUTEX_PRIVATE) futexes: the word is in a memfd mapped by
  * several processes, at different addresses in each. */
 static void futex_wait(const volatile uint32_t *w, uint32_t old, long ns)
@@ -71,12 +77,69 @@ static void futex_wake(volatile uint32_t *w)
     syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+/* Wait on *w == old or *bell == seq, whichever changes first (futex_waitv,
+ * Linux 5.16): a word sleeper that the event source must be able to wake.
+ * false where the kernel refuses it (the caller sleeps briefly instead). */
+static bool waitv_ok = true;
+static bool futex_wait2(const volatile uint32_t *w, uint32_t old, const volatile uint32_t *bell, uint32_t seq, long ns)
+{
+#ifdef SYS_futex_waitv
+    if (waitv_ok) {
+        struct futex_waitv v[2] = { { .val = old, .uaddr = (uintptr_t)w, .flags = FUTEX_32 },
+                                    { .val = seq, .uaddr = (uintptr_t)bell, .flags = FUTEX_32 } };
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_sec += ns / 1000000000L, ts.tv_nsec += ns % 1000000000L;
+        if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        if (syscall(SYS_futex_waitv, v, 2u, 0u, &ts, CLOCK_MONOTONIC) >= 0 || errno == EAGAIN ||
+            errno == ETIMEDOUT || errno == EINTR)
+            return true;
+        waitv_ok = false;       /* ENOSYS, or refused (seccomp): not again */
+    }
+#else
+    (void)bell, (void)seq;
+#endif
+    futex_wait(w, old, SLEEP_MIN_NS);
+    return false;
+}
+
+/* --- The outside source (sm_core.h) ---------------------------------------------- */
+static const struct sm_wait_source *source;
+static _Thread_local bool plain;      /* this thread's waits never run the source */
+
+void sm_wait_source(const struct sm_wait_source *s) { source = s; }
+bool sm_wait_has_source(void) { return source != NULL; }
+void sm_wait_plain(void) { plain = true; }
+static inline const struct sm_wait_source *source_here(void)
+{
+    return SM_UNLIKELY(source != NULL) && !plain ? source : NULL;
+}
+
+void sm_wake_self(void)
+{
+    struct sm_rank_ctrl *me = sm_ctrl_of(sm_core.rank);
+    atomic_fetch_add(&me->doorbell, 1);
+    futex_wake((volatile uint32_t *)&me->doorbell);
+}
+
+/* Before a sleep with the source: true if it will ring the doorbell for its
+ * next event. It is armed only once a run of it found nothing to do (UCX
+ * arms without complaint over data already in a socket: the run first);
+ * otherwise the sleep is skipped and the caller looks at its condition
+ * again, which what ran may have changed (the core yielded if the source
+ * refuses to arm with nothing to run, so as not to spin). */
+static bool source_armed(const struct sm_wait_source *src)
+{
+    if (src->progress()) return false;
+    if (src->arm()) return true;
+    sched_yield();
+    return false;
+}
+
 /* How long to spin and yield before sleeping. With a core per rank spinning
  * is cheapest; oversubscribed, spinning steals the core the waker needs. */
 static inline int spin_iters(void) { return sm_core.oversubscribed ? 64 : 20000; }
 static inline int yield_iters(void) { return sm_core.oversubscribed ? 4 : 200; }
-#define SLEEP_MIN_NS 50000L      /* first sleep 50 us, doubling ... */
-#define SLEEP_MAX_NS 5000000L    /* ... up to 5 ms: the cost of a missed wake */
 
 /* The count of sleepers on words of p's line (modulo the buckets), in the
  * control block of the rank whose slot holds p. By line, not by slot: a
@@ -92,25 +155,41 @@ static _Atomic uint32_t *sleepers_of(const volatile void *p)
     return &owner->word_sleepers[(uintptr_t)p / SM_CACHELINE % SM_WORD_BUCKETS];
 }
 
+/* With the source, a word's sleeper also sleeps on its doorbell (futex_waitv),
+ * which the source rings; the spin runs the source every few turns. */
 uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old)
 {
     const _Atomic uint32_t *w = (const _Atomic uint32_t *)word;
+    const struct sm_wait_source *src = source_here();
     uint32_t v;
     for (int i = spin_iters(); i > 0; i--) {
         if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
+        if (src && !(i & 15)) src->progress();
         sm_cpu_relax();
     }
     for (int i = yield_iters(); i > 0; i--) {
         if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
+        if (src) src->progress();
         sched_yield();
     }
     _Atomic uint32_t *sleepers = sleepers_of(word);
+    struct sm_rank_ctrl *me = sm_ctrl_of(sm_core.rank);
     long ns = SLEEP_MIN_NS;
     for (;;) {
+        uint32_t seq = atomic_load(&me->doorbell);
+        if (src && !source_armed(src)) {
+            if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
+            continue;
+        }
         if (sleepers) atomic_fetch_add(sleepers, 1);
         bool sure = sleeper_fence();
-        if ((v = atomic_load(w)) == old) futex_wait(word, old, sure ? ns : SLEEP_MIN_NS);
+        if ((v = atomic_load(w)) == old) {
+            if (!src) futex_wait(word, old, sure ? ns : SLEEP_MIN_NS);
+            else if (!futex_wait2(word, old, (volatile uint32_t *)&me->doorbell, seq, sure ? ns : SLEEP_MIN_NS))
+                ns = SLEEP_MIN_NS;      /* no futex_waitv: the source's ring is not seen, sleep briefly */
+        }
         if (sleepers) atomic_fetch_sub(sleepers, 1);
+        if (src) src->progress();
         if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
         if (ns < SLEEP_MAX_NS) ns *= 2;
     }
@@ -129,12 +208,15 @@ void sm_wake_word(volatile uint32_t *word)
  * on a line nobody writes and goes on; all sleep on the one doorbell word. */
 void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg)
 {
+    const struct sm_wait_source *src = source_here();
     for (int i = spin_iters(); i > 0; i--) {
         if (cond(arg)) return;
+        if (src && !(i & 15)) src->progress();
         sm_cpu_relax();
     }
     for (int i = yield_iters(); i > 0; i--) {
         if (cond(arg)) return;
+        if (src) src->progress();
         sched_yield();
     }
     struct sm_rank_ctrl *me = sm_ctrl_of(sm_core.rank);
@@ -151,10 +233,13 @@ void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg)
         for (unsigned k = kinds; k; k &= k - 1) atomic_fetch_add(&me->sleepers[__builtin_ctz(k)].n, 1);
         bool sure = sleeper_fence();
         bool done = cond(arg);
-        if (!done) futex_wait((volatile uint32_t *)&me->doorbell, seq, sure ? ns : SLEEP_MIN_NS);
+        /* The source is armed after the condition was false and after seq:
+         * an event after it rings past seq; one before, it refuses (and runs). */
+        bool sleep = !done && (!src || source_armed(src));
+        if (sleep) futex_wait((volatile uint32_t *)&me->doorbell, seq, sure ? ns : SLEEP_MIN_NS);
         for (unsigned k = kinds; k; k &= k - 1) atomic_fetch_sub(&me->sleepers[__builtin_ctz(k)].n, 1);
         if (done || cond(arg)) return;
-        if (ns < SLEEP_MAX_NS) ns *= 2;
+        if (sleep && ns < SLEEP_MAX_NS) ns *= 2;
     }
 }
 

@@ -1,6 +1,8 @@
 /* net.c: UCX between nodes (net.h). The worker's address is published
  * under NET_KEY with PMIx at net_init; an endpoint to a peer is made the
- * first time something is sent to it. */
+ * first time something is sent to it. A thread watches the worker's event
+ * fd so that sleeping waits wake for UCX. */
+#define _GNU_SOURCE             /* pthread_setname_np */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +47,7 @@ sm_status_t net_mem_init(void *base, size_t len)
     return sm_fail(SM_ERR_UNSUPPORTED, "built without UCX");
 }
 bool net_mem_up(void) { return false; }
+bool net_wakes(void) { return false; }
 sm_status_t net_put(int peer, uint64_t raddr, const void *src, size_t len)
 {
     (void)raddr, (void)src, (void)len;
@@ -68,6 +71,13 @@ sm_status_t net_mem_finalize(void) { return SM_OK; }
 
 #else
 #include <dlfcn.h>
+#include <errno.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <ucp/api/ucp.h>
 
 #define NET_KEY "smartmap.ucx"
@@ -88,7 +98,7 @@ static const char *const NET_RKEY[2] = { "smartmap.rkey0", "smartmap.rkey" };
     X(ucp_tag_recv_nbx) X(ucp_tag_probe_nb) X(ucp_tag_msg_recv_nbx) X(ucs_status_string)              \
     X(ucp_mem_map) X(ucp_rkey_pack) X(ucp_rkey_buffer_release) X(ucp_ep_rkey_unpack) X(ucp_put_nbx) \
     X(ucp_get_nbx) X(ucp_atomic_op_nbx) X(ucp_worker_flush_nbx) X(ucp_worker_fence)                  \
-    X(ucp_request_check_status)
+    X(ucp_request_check_status) X(ucp_worker_get_efd) X(ucp_worker_arm)
 static struct {
 #define X(f) __typeof__(f) *f;
     UCX_CALLS(X)
@@ -113,12 +123,14 @@ static sm_status_t ucx_load(void)
 
 static struct {
     bool           up;
+    bool           wakes;           /* sleeping waits are woken by UCX's events (the watcher) */
     ucp_context_h  ctx;
     ucp_worker_h   worker;
     ucp_ep_h      *ep;              /* per job rank, made on first use */
     _Atomic long   inflight;        /* sends not yet complete */
     _Atomic uint64_t sent, received;
     _Atomic uint64_t msgs_sent, msgs_received;  /* messages, for SMARTMAP_STATS (what collectives cost) */
+    _Atomic uint64_t polls, rings;  /* UCX progress calls; the watcher's wakes (SMARTMAP_STATS) */
     /* one-sided */
     bool           mem_up;          /* the symmetric region is registered (net_mem_init) */
     ucp_mem_h      memh[2];         /* [0]: the slot below SM_SYM_OFF, [1]: the symmetric region */
@@ -128,6 +140,14 @@ static struct {
     _Atomic uint64_t put_bytes, get_bytes, amos;
     bool           said;            /* the one-sided line of SMARTMAP_STATS is out */
 } N;
+
+/* UCX's progress, counted (SMARTMAP_STATS: a polling wait makes hundreds of
+ * thousands a second, a sleeping one a few). */
+static inline unsigned run(void)
+{
+    atomic_fetch_add_explicit(&N.polls, 1, memory_order_relaxed);
+    return U.ucp_worker_progress(N.worker);
+}
 
 static sm_status_t ucx_fail(const char *call, int peer, ucs_status_t s)
 {
@@ -151,6 +171,100 @@ static sm_status_t mem_register(int k, void *base, size_t len)
     return st;
 }
 
+/* --- Sleeping with UCX: the core's wait source (sm_core.h) ---------------------------
+ * No doorbell rings for what arrives over UCX, and with TCP this rank's own
+ * worker carries out peers' puts and atomics to it. The worker's event fd
+ * is watched by a thread of this process that does nothing else: asleep in
+ * poll on the fd while the worker is armed, it rings the rank's doorbell
+ * when UCX has an event, so that whichever wait sleeps wakes and runs UCX
+ * (only the program's threads do: UCX's callbacks are the engines'). The fd
+ * stays readable until the events are run, so the watcher then waits for
+ * the next arming. A sleeping rank costs nothing; a UCX event while it
+ * sleeps, two wakes (the watcher, then the rank). */
+static struct {
+    int efd;
+    _Atomic uint32_t gen;           /* armings since the start */
+    _Atomic uint32_t parked;        /* the watcher waits for the next arming */
+    _Atomic bool dead;              /* the fd failed: sleeping waits cannot be woken, so they poll */
+} W = { .efd = -1 };
+
+static bool wake_arm(void)
+{
+    if (atomic_load_explicit(&W.dead, memory_order_relaxed) || U.ucp_worker_arm(N.worker) != UCS_OK) return false;
+    atomic_fetch_add(&W.gen, 1);
+    /* (a Dekker pair with the watcher's parked, then gen: seq_cst both) */
+    if (atomic_load(&W.parked)) syscall(SYS_futex, &W.gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    return true;
+}
+static unsigned wake_progress(void) { return run(); }
+static const struct sm_wait_source wake_source = { wake_progress, wake_arm };
+
+static void *watcher(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        uint32_t g = atomic_load(&W.gen);
+        struct pollfd p = { .fd = W.efd, .events = POLLIN };
+        int rc = poll(&p, 1, -1);
+        if (rc < 0 && errno == EINTR) continue;
+        if (rc < 0 || (p.revents & (POLLNVAL | POLLERR))) {
+            atomic_store(&W.dead, true);
+            sm_wake_self();
+            return NULL;
+        }
+        sm_wake_self();
+        atomic_fetch_add_explicit(&N.rings, 1, memory_order_relaxed);
+        atomic_store(&W.parked, 1);
+        while (atomic_load(&W.gen) == g) syscall(SYS_futex, &W.gen, FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+        atomic_store(&W.parked, 0);
+    }
+    return NULL;
+}
+
+/* Start the watcher and install the source; false (waits poll, as without
+ * it) if UCX gives no event fd. */
+static bool wake_init(void)
+{
+    if (U.ucp_worker_get_efd(N.worker, &W.efd) != UCS_OK) return false;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);    /* the thread inherits: signals go to the program */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 << 10);
+    pthread_t t;
+    int rc = pthread_create(&t, &attr, watcher, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) return false;
+    pthread_setname_np(t, "smartmap-ucx");
+    sm_wait_source(&wake_source);
+    return true;
+}
+
+bool net_wakes(void) { return N.wakes && !atomic_load_explicit(&W.dead, memory_order_relaxed); }
+
+/* Wait until done(arg), running UCX: asleep when it is quiet, if it can
+ * wake this rank (the core's waits run the source and arm it). */
+struct until { bool (*done)(void *); void *arg; };
+static bool until_cond(void *a)
+{
+    struct until *u = a;
+    if (u->done(u->arg)) return true;
+    run();
+    return u->done(u->arg);
+}
+static void wait_until(bool (*done)(void *), void *arg)
+{
+    if (net_wakes()) {
+        struct until u = { done, arg };
+        sm_wait_for(0, until_cond, &u);
+        return;
+    }
+    while (!done(arg)) run();
+}
+
 sm_status_t net_init(void)
 {
     if (N.up) return SM_OK;
@@ -159,9 +273,16 @@ sm_status_t net_init(void)
     ucp_config_t *cfg;
     ucs_status_t s = U.ucp_config_read(NULL, NULL, &cfg);
     if (s != UCS_OK) return ucx_fail("ucp_config_read", -1, s);
+    /* WAKEUP: transports that can signal an event fd (sleeping waits, above);
+     * where UCX has none for this job's, without (waits poll). */
     ucp_params_t p = { .field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_TAG | UCP_FEATURE_RMA |
-                                                                UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 };
+                                                                UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
+                                                                UCP_FEATURE_WAKEUP };
     s = U.ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &p, cfg, &N.ctx);
+    if (s != UCS_OK) {
+        p.features &= ~(uint64_t)UCP_FEATURE_WAKEUP;
+        s = U.ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &p, cfg, &N.ctx);
+    }
     U.ucp_config_release(cfg);
     if (s != UCS_OK) return ucx_fail("ucp_init", -1, s);
     /* Several application threads may drive the engine (MPI_THREAD_MULTIPLE):
@@ -185,6 +306,9 @@ sm_status_t net_init(void)
         !(N.rkey[0] = calloc((size_t)sm_core.size, sizeof *N.rkey[0])))
         return sm_fail(SM_ERR_NOMEM, "no memory for %d endpoints", sm_core.size);
     N.up = true;
+    /* SMARTMAP_NET_POLL=1: waits poll UCX instead of sleeping (to compare). */
+    const char *poll_only = getenv("SMARTMAP_NET_POLL");
+    N.wakes = (p.features & UCP_FEATURE_WAKEUP) && !(poll_only && *poll_only == '1') && wake_init();
     return SM_OK;
 }
 
@@ -200,7 +324,7 @@ static __attribute__((noinline)) sm_status_t connect_to(int peer)
     return s == UCS_OK ? SM_OK : ucx_fail("ucp_ep_create", peer, s);
 }
 
-unsigned net_progress(void) { return U.ucp_worker_progress(N.worker); }
+unsigned net_progress(void) { return run(); }
 
 static void sent(struct net_op *op, ucs_status_t s)
 {
@@ -397,21 +521,27 @@ sm_status_t net_get(int peer, void *dst, uint64_t raddr, size_t len)
     return rma_started(U.ucp_get_nbx(N.ep[peer], dst, len, raddr, key, &p), "ucp_get_nbx", peer);
 }
 
+static bool none_pending(void *a)
+{
+    (void)a;
+    return atomic_load_explicit(&N.pending, memory_order_acquire) <= 0;
+}
 sm_status_t net_wait_local(void)
 {
-    while (atomic_load_explicit(&N.pending, memory_order_acquire) > 0) U.ucp_worker_progress(N.worker);
+    if (!none_pending(NULL)) wait_until(none_pending, NULL);
     int e = atomic_exchange(&N.rma_err, 0);
     if (e) return sm_fail(SM_ERR_PEER, "ucp_put_nbx/ucp_get_nbx (rank %d): the operation failed", e - 1);
     return SM_OK;
 }
 
+static bool req_done(void *r) { return U.ucp_request_check_status(r) != UCS_INPROGRESS; }
 /* Wait for request r of call (to peer) to complete; its status. */
 static sm_status_t wait_req(ucs_status_ptr_t r, const char *call, int peer)
 {
     if (UCS_PTR_IS_ERR(r)) return ucx_fail(call, peer, UCS_PTR_STATUS(r));
     if (!r) return SM_OK;
-    ucs_status_t s;
-    while ((s = U.ucp_request_check_status(r)) == UCS_INPROGRESS) U.ucp_worker_progress(N.worker);
+    wait_until(req_done, r);
+    ucs_status_t s = U.ucp_request_check_status(r);
     U.ucp_request_free(r);
     return s == UCS_OK ? SM_OK : ucx_fail(call, peer, s);
 }
@@ -471,12 +601,29 @@ static void say_onesided(void)
            (unsigned long long)atomic_load(&N.amos));
 }
 
+/* SMARTMAP_STATS: what the waits cost, once (at the first of the two finalizes). */
+static void wait_stats(void)
+{
+    static bool said;
+    if (!sm_setting(SM_SET_STATS) || said) return;
+    said = true;
+    sm_say("waits with UCX: %llu progress calls, woken by UCX %llu times (%s)",
+           (unsigned long long)atomic_load(&N.polls), (unsigned long long)atomic_load(&N.rings),
+           net_wakes() ? "sleeping" : "polling");
+}
+
+static bool sends_done(void *a)
+{
+    (void)a;
+    return atomic_load(&N.inflight) <= 0;
+}
 sm_status_t net_mem_finalize(void)
 {
     if (!N.mem_up) return SM_OK;
     sm_status_t st = net_flush();
-    while (atomic_load(&N.inflight) > 0) U.ucp_worker_progress(N.worker);
+    wait_until(sends_done, NULL);
     say_onesided();
+    wait_stats();
     sm_status_t fs = sm_pmix_fence();
     return st ? st : fs;
 }
@@ -485,13 +632,14 @@ sm_status_t net_finalize(void)
 {
     if (!N.up) return SM_OK;
     sm_status_t st = net_flush();   /* (puts of windows and ARMCI complete before anyone leaves) */
-    while (atomic_load(&N.inflight) > 0) U.ucp_worker_progress(N.worker);
+    wait_until(sends_done, NULL);
     if (sm_setting(SM_SET_STATS)) {
         sm_say("bytes between nodes (UCX): sent %llu, received %llu; messages sent %llu, received %llu",
                (unsigned long long)atomic_load(&N.sent), (unsigned long long)atomic_load(&N.received),
                (unsigned long long)atomic_load(&N.msgs_sent), (unsigned long long)atomic_load(&N.msgs_received));
         if (atomic_load(&N.put_bytes) || atomic_load(&N.get_bytes) || atomic_load(&N.amos)) say_onesided();
     }
+    wait_stats();
     sm_status_t fs = sm_pmix_fence();
     return st ? st : fs;
 }

@@ -31,6 +31,12 @@ sm_status_t net_init(void);
 sm_status_t net_finalize(void);
 /* Run UCX's progress once; the number of events it handled. */
 unsigned net_progress(void);
+/* Sleeping waits (the core's, sm_wait_for and sm_wait_word) run UCX and are
+ * woken by its events (its event fd, watched by a thread that rings the
+ * rank's doorbell): a wait for something from another node may sleep.
+ * false before net_init, without UCX's wakeup (waits must poll), or with
+ * SMARTMAP_NET_POLL=1. */
+bool net_wakes(void);
 /* Send len bytes at buf to job rank peer with tag; sync: complete only once
  * a receive has matched (MPI_Ssend). SM_ERR_PEER (the reason naming the
  * call and the peer) if it could not start. */

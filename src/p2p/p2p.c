@@ -1391,12 +1391,13 @@ static bool progress_until(void *a)
     return u->met || PEEK(P.nstuck);
 }
 
-/* block_on, but messages from other nodes ring no doorbell: while there
- * are such peers, poll; yield the CPU after a while (soon when the node's
- * ranks outnumber its cores), so that ranks sharing it run. */
+/* block_on; with peers on other nodes too, whose messages ring no doorbell
+ * themselves, UCX's events ring it (net_wakes: the core's wait runs UCX and
+ * arms it before sleeping). Without that, poll, yielding the CPU after a
+ * while (soon when the node's ranks outnumber its cores). */
 static void wait_cond(bool (*cond)(void *), void *arg)
 {
-    if (SM_LIKELY(!P.nremote)) {
+    if (SM_LIKELY(!P.nremote) || net_wakes()) {
         block_on(cond, arg);
         return;
     }

@@ -18,9 +18,12 @@
 struct dt_type;
 
 /* Contexts of the collective engine's own traffic (groups spanning nodes):
- * P2P_CTX_COLL | the group's number, or | P2P_CTX_COLL_JOB over the job. */
-#define P2P_CTX_COLL     0xc0000000u
-#define P2P_CTX_COLL_JOB 0xffffu
+ * P2P_CTX_COLL | the group's number, or | P2P_CTX_COLL_JOB over the job, or
+ * | P2P_CTX_COLL_ASET | an active set (start, stride, size) while its group
+ * is made. */
+#define P2P_CTX_COLL      0xc0000000u
+#define P2P_CTX_COLL_JOB  0xffffu
+#define P2P_CTX_COLL_ASET 0x100000u
 
 #define P2P_ANY_SOURCE (-1)
 #define P2P_ANY_TAG    (-1)

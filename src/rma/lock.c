@@ -3,11 +3,11 @@
  * lock. Waiters spin, then sleep on the word they wait for. */
 #include "rma.h"
 
-/* Wait while *w == seen: asleep on the word; across nodes polling instead,
- * running UCX, since a release from another node rings no doorbell. */
+/* Wait while *w == seen: asleep on the word; across nodes running UCX
+ * (a release from another node is its worker's atomic here). */
 static void wait_word(_Atomic uint32_t *w, uint32_t seen)
 {
-    if (SM_UNLIKELY(rma_remote_up)) rma_remote_idle();
+    if (SM_UNLIKELY(rma_remote_up)) rma_remote_wait_word(w, seen);
     else sm_wait_word((volatile uint32_t *)w, seen);
 }
 

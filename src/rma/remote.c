@@ -88,13 +88,26 @@ sm_status_t rma_remote_amo(int pe, void *raddr, enum rma_amo_op op, size_t width
 sm_status_t rma_remote_fence(void) { return rma_remote_up ? net_fence() : SM_OK; }
 sm_status_t rma_remote_quiet(void) { return rma_remote_up ? net_flush() : SM_OK; }
 
-/* Spin on cond, running UCX (with TCP, a peer's puts and atomics into this
- * rank are done by this rank's worker), yielding when nothing happened:
- * no sleep, since no doorbell rings for a write from another node. */
+/* Wait for cond, running UCX (with TCP, a peer's puts and atomics into this
+ * rank are done by this rank's worker): asleep where UCX's events ring the
+ * doorbell (net_wakes; the core's wait runs it), else spinning on it,
+ * yielding when nothing happened. */
 void rma_remote_wait(bool (*cond)(void *), void *arg)
 {
+    if (net_wakes()) {
+        sm_wait_for(SM_WAKE_ON(SM_WAKE_RMA), cond, arg);
+        return;
+    }
     while (!cond(arg))
         if (!net_progress()) sched_yield();
+}
+
+/* Wait while *w == seen (a lock's word in this rank's memory, released from
+ * this node or another). */
+void rma_remote_wait_word(_Atomic uint32_t *w, uint32_t seen)
+{
+    if (net_wakes()) sm_wait_word((volatile uint32_t *)w, seen);
+    else rma_remote_idle();
 }
 
 void rma_remote_idle(void)

@@ -241,6 +241,7 @@ sm_status_t rma_remote_fence(void);
 sm_status_t rma_remote_quiet(void);
 /* One round of a poll: UCX progressed, or the CPU yielded. */
 void rma_remote_idle(void);
+void rma_remote_wait_word(_Atomic uint32_t *w, uint32_t seen);
 struct rma_lock;
 /* The ticket lock (below) at raddr in pe's memory; release quiets first. */
 sm_status_t rma_remote_lock_acquire(int pe, struct rma_lock *l);

@@ -2,6 +2,7 @@
  * into the collective engine (src/coll), which does them in place on the
  * PEs' memory. Teams are the engine's groups; the deprecated active-set
  * forms are its active sets, with pSync and pWrk unused. */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -168,34 +169,78 @@ void shmem_team_destroy(shmem_team_t team)
 }
 
 /* --- Deprecated active sets ---------------------------------------------------------
- * The set (start, 2^logstride, size): an active set of the engine. pSync is not needed. */
-static struct shmem_team_s aset(int start, int logstride, int size, const char *routine)
+ * The set (start, 2^logstride, size): on one node an active set of the
+ * engine, in *t (nothing to create: pSync is not needed). A set with
+ * members on other nodes needs a group of its own over point-to-point (the
+ * engine's active sets reach every member's memory): the first call on the
+ * set makes it, kept to the end. The specification has the set's members
+ * make the same calls on it in the same order, so they make it together. */
+struct aset_team {
+    struct aset_team *next;
+    int start, logstride, size;
+    struct shmem_team_s t;
+};
+static struct aset_team *asets;
+static pthread_mutex_t asets_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct shmem_team_s *aset_spanning(int start, int logstride, int size, const char *routine)
+{
+    pthread_mutex_lock(&asets_lock);
+    struct aset_team *a = asets;
+    while (a && (a->start != start || a->logstride != logstride || a->size != size)) a = a->next;
+    pthread_mutex_unlock(&asets_lock);
+    if (a) return &a->t;
+    /* Made outside the lock: two threads may make two sets at once (one set
+     * from two threads at once is the program's error). */
+    if (!(a = calloc(1, sizeof *a))) shmem_fail("%s: out of memory", routine);
+    a->start = start, a->logstride = logstride, a->size = size;
+    done(coll_group_aset_span(&a->t.g, start, logstride, size), routine);
+    pthread_mutex_lock(&asets_lock);
+    a->next = asets, asets = a;
+    pthread_mutex_unlock(&asets_lock);
+    return &a->t;
+}
+
+static struct shmem_team_s *aset(struct shmem_team_s *t, int start, int logstride, int size, const char *routine)
 {
     shmem_require_init(routine);
     if (start < 0 || logstride < 0 || logstride > 9 || size < 1 || size > sm_core.world_size ||
         (long)start + ((long)(size - 1) << logstride) >= sm_core.world_size)
         shmem_fail("%s: active set PE_start %d, logPE_stride %d, PE_size %d does not fit %d PEs",
                  routine, start, logstride, size, sm_core.world_size);
-    struct shmem_team_s t = { 0 };
-    coll_group_aset(&t.g, start, logstride, size);
-    if (t.g.m.me < 0)
+    *t = (struct shmem_team_s){ 0 };
+    coll_group_aset(&t->g, start, logstride, size);
+    if (t->g.m.me < 0)
         shmem_fail("%s: PE %d is not in the active set PE_start %d, logPE_stride %d, PE_size %d",
                  routine, sm_core.rank, start, logstride, size);
-    return t;
+    return SM_UNLIKELY(coll_aset_spans(&t->g)) ? aset_spanning(start, logstride, size, routine) : t;
+}
+
+/* The sets' groups, at shmem_finalize (local: nothing of them is in the areas). */
+void shmem_asets_free(void)
+{
+    pthread_mutex_lock(&asets_lock);
+    for (struct aset_team *a = asets, *next; a; a = next) {
+        next = a->next;
+        coll_group_destroy(&a->t.g);
+        free(a);
+    }
+    asets = NULL;
+    pthread_mutex_unlock(&asets_lock);
 }
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     (void)pSync;
-    struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_barrier");
-    shmem_team_barrier(&t);
+    struct shmem_team_s set;
+    shmem_team_barrier(aset(&set, PE_start, logPE_stride, PE_size, "shmem_barrier"));
 }
 
 void (shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     (void)pSync;
-    struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_sync");
-    shmem_team_barrier(&t);
+    struct shmem_team_s set;
+    shmem_team_barrier(aset(&set, PE_start, logPE_stride, PE_size, "shmem_sync"));
 }
 
 /* --- Data movement ------------------------------------------------------------------- */
@@ -285,21 +330,21 @@ SHMEM_RMA_TYPES(DEF_COLL)
 
 #define DEF_ASET_SIZE(S) \
 void shmem_broadcast##S(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync) \
-{ (void)pSync; struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_broadcast" #S); \
-  bcast(&t, dest, source, cbytes(nelems, S / 8, "shmem_broadcast" #S), PE_root, false, "shmem_broadcast" #S); } \
+{ (void)pSync; struct shmem_team_s set, *t = aset(&set, PE_start, logPE_stride, PE_size, "shmem_broadcast" #S); \
+  bcast(t, dest, source, cbytes(nelems, S / 8, "shmem_broadcast" #S), PE_root, false, "shmem_broadcast" #S); } \
 void shmem_collect##S(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync) \
-{ (void)pSync; struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_collect" #S); \
-  collect(&t, dest, source, cbytes(nelems, S / 8, "shmem_collect" #S), false, "shmem_collect" #S); } \
+{ (void)pSync; struct shmem_team_s set, *t = aset(&set, PE_start, logPE_stride, PE_size, "shmem_collect" #S); \
+  collect(t, dest, source, cbytes(nelems, S / 8, "shmem_collect" #S), false, "shmem_collect" #S); } \
 void shmem_fcollect##S(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync) \
-{ (void)pSync; struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_fcollect" #S); \
-  collect(&t, dest, source, cbytes(nelems, S / 8, "shmem_fcollect" #S), true, "shmem_fcollect" #S); } \
+{ (void)pSync; struct shmem_team_s set, *t = aset(&set, PE_start, logPE_stride, PE_size, "shmem_fcollect" #S); \
+  collect(t, dest, source, cbytes(nelems, S / 8, "shmem_fcollect" #S), true, "shmem_fcollect" #S); } \
 void shmem_alltoall##S(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync) \
-{ (void)pSync; struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_alltoall" #S); \
-  alltoalls(&t, dest, source, 1, 1, S / 8, nelems, "shmem_alltoall" #S); }
+{ (void)pSync; struct shmem_team_s set, *t = aset(&set, PE_start, logPE_stride, PE_size, "shmem_alltoall" #S); \
+  alltoalls(t, dest, source, 1, 1, S / 8, nelems, "shmem_alltoall" #S); }
 #define DEF_ASET_ALLTOALLS(S) \
 void shmem_alltoalls##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync) \
-{ (void)pSync; struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_alltoalls" #S); \
-  alltoalls(&t, dest, source, dst, sst, S / 8, nelems, "shmem_alltoalls" #S); }
+{ (void)pSync; struct shmem_team_s set, *t = aset(&set, PE_start, logPE_stride, PE_size, "shmem_alltoalls" #S); \
+  alltoalls(t, dest, source, dst, sst, S / 8, nelems, "shmem_alltoalls" #S); }
 DEF_ASET_ALLTOALLS(32)
 DEF_ASET_ALLTOALLS(64)
 DEF_ASET_SIZE(32)
@@ -340,9 +385,9 @@ SHMEM_REDUCE_ARITH_TYPES(DEF_RED_AR)
 void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start, int logPE_stride, int PE_size, T *pWrk, long *pSync) \
 { \
     (void)pWrk, (void)pSync; \
-    struct shmem_team_s t = aset(PE_start, logPE_stride, PE_size, "shmem_" #N "_" #OP "_to_all"); \
+    struct shmem_team_s set, *t = aset(&set, PE_start, logPE_stride, PE_size, "shmem_" #N "_" #OP "_to_all"); \
     if (nreduce < 0) shmem_fail("shmem_" #N "_" #OP "_to_all: nreduce %d is negative", nreduce); \
-    reduce(&t, dest, source, (size_t)nreduce, COLL_DTYPE_OF(T), REDOP_##OP, "shmem_" #N "_" #OP "_to_all"); \
+    reduce(t, dest, source, (size_t)nreduce, COLL_DTYPE_OF(T), REDOP_##OP, "shmem_" #N "_" #OP "_to_all"); \
 }
 #define DEF_TOALL_BIT(N, T) DEF_TOALL(N, T, and) DEF_TOALL(N, T, or) DEF_TOALL(N, T, xor)
 #define DEF_TOALL_MM(N, T) DEF_TOALL(N, T, max) DEF_TOALL(N, T, min)

@@ -131,6 +131,7 @@ void shmem_finalize(void)
 {
     if (shmem_state != SHMEM_ON) return;
     shmem_barrier_all();
+    shmem_asets_free();
     rma_sym_close(&shmem_sym);
     shmem_state = SHMEM_FINALIZED;
     sm_finalize_done("shmem_finalize");

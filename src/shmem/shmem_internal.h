@@ -66,6 +66,8 @@ struct shmem_team_s {
 };
 
 void shmem_teams_init(void);
+/* The deprecated active sets' groups (coll.c), at shmem_finalize. */
+void shmem_asets_free(void);
 /* Team checks: ends the job with a message on a bad or destroyed team. */
 struct shmem_team_s *shmem_team_check(shmem_team_t team, const char *routine);
 void shmem_team_barrier(struct shmem_team_s *t);
