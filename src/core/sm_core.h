@@ -316,6 +316,12 @@ sm_status_t sm_spawn(int napps, const char *const cmd[], char *const *const argv
                      const char *parent, int *base);
 /* A spawned process's parent text (NULL if it was not spawned). */
 const char *sm_spawn_parent(void);
+/* The caller depends on slot's process: links connections more (or fewer,
+ * if negative), handshakes more under way (sm_job.h's sm_ctrl.link/hand,
+ * which the smrun of a job sharing its universe with others watches). */
+void sm_link(int slot, int links, int handshakes);
+/* Slot's process has been started and has exited (or is a zombie). */
+bool sm_slot_gone(int slot);
 
 /* log.c. Print one line "smartmap: [rank R: ]<message>" on stderr, without
  * malloc. sm_fatal then ends the process: only for start-up failures that

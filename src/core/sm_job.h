@@ -101,6 +101,15 @@ struct sm_ctrl {
      * never initialised that library, and the other would wait for it. */
     char     seen[SM_CLIENT_MAX][SM_CLIENT_NAME];
     char     exit_note[128];        /* with SM_CTRL_NOTE: printed by smrun */
+    /* Slots this rank depends on (sm_link): link[s] counts its connections
+     * to slot s (MPI_Comm_connect/accept/join, until disconnected), hand[s]
+     * the handshakes under way with s. A smrun whose job shares a universe
+     * with other jobs (smrun --universe/--join) reads them to end its job
+     * when a slot of another job that its ranks depend on is gone: a link
+     * when that process ended without finalizing, a handshake whenever it
+     * ended (nobody will answer). */
+    _Atomic uint16_t link[SM_NMAX];
+    _Atomic uint16_t hand[SM_NMAX];
 };
 
 /* The spawn service: a rank asks smrun to start processes in free slots
@@ -121,6 +130,29 @@ struct sm_spawn_reply {
     int32_t result;                          /* enum sm_spawn_result */
     int32_t base;                            /* SM_SPAWN_OK: the first slot; the others follow */
     char    why[256];                        /* otherwise: what was wrong */
+};
+
+/* A universe shared by separately started jobs (smrun --universe NAME,
+ * smrun --join NAME): the first smrun listens on the abstract Unix socket
+ * "\0smartmap-universe.<uid>.<NAME>" (SOCK_SEQPACKET, peers of another uid
+ * refused by SO_PEERCRED). Another smrun asks it for slots with struct
+ * sm_universe_req, as often as it likes on one connection; the answer is
+ * one struct sm_universe_reply and, after the first successful one, the
+ * universe's memfds, slot 0 up, at most SM_UNIVERSE_FDS per datagram
+ * (SCM_RIGHTS), each datagram carrying an int32 of its first slot. */
+#define SM_UNIVERSE_MAGIC 0x554e4956u       /* "UNIV" */
+#define SM_UNIVERSE_NAME  64                /* the longest NAME */
+#define SM_UNIVERSE_FDS   200               /* fds per datagram (the kernel's limit is 253) */
+struct sm_universe_req {
+    uint32_t magic;
+    int32_t  count;                          /* slots wanted, used once */
+};
+struct sm_universe_reply {
+    uint32_t magic;
+    int32_t  result;                         /* enum sm_spawn_result */
+    int32_t  base;                           /* SM_SPAWN_OK: the first slot given; the others follow */
+    int32_t  universe;                       /* slots in the universe (memfds that follow) */
+    char     why[256];                       /* otherwise: what was wrong */
 };
 
 #endif

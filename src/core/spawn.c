@@ -1,10 +1,12 @@
 /* spawn.c: asking smrun to start processes in free slots (the spawn service,
- * sm_job.h): one datagram on the socket every rank inherits, carrying a
+ * sm_job.h), and the links between processes that smrun watches across the
+ * jobs of one universe. The service: one datagram on the socket every rank inherits, carrying a
  * fresh socket for the answer, so that concurrent requests from several
  * ranks (or threads) never mix their replies, and a requester learns at
  * once (end of file) if smrun is gone. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,4 +99,33 @@ sm_status_t sm_spawn(int napps, const char *const cmd[], char *const *const argv
     case SM_SPAWN_BADCMD: case SM_SPAWN_BADREQ: return sm_fail(SM_ERR_ARG, "%s", rep.why);
     default: return sm_fail(SM_ERR_STATE, "%s", rep.why);
     }
+}
+
+/* --- Links (sm_job.h's sm_ctrl.link/hand): counts in the caller's own
+ * control block, read by the smrun of the caller's job. --- */
+
+void sm_link(int slot, int links, int handshakes)
+{
+    if (slot < 0 || slot >= SM_NMAX || slot == sm_core.rank || sm_core.pmix || sm_core.singleton) return;
+    struct sm_ctrl *c = &sm_ctrl_of(sm_core.rank)->job;
+    if (links) atomic_fetch_add(&c->link[slot], (uint16_t)links);
+    if (handshakes) atomic_fetch_add(&c->hand[slot], (uint16_t)handshakes);
+}
+
+bool sm_slot_gone(int slot)
+{
+    if (slot < 0 || slot >= sm_core.size || !sm_rank_local(slot)) return false;
+    const struct sm_ctrl *c = &sm_ctrl_of(slot)->job;
+    if (__atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) != SM_CTRL_MAGIC || c->pid <= 0) return false;
+    /* A zombie has exited too (its launcher reaps it at the job's end). */
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)c->pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return true;
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')');            /* the name may hold ')' and spaces */
+    return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 }

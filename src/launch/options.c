@@ -240,6 +240,16 @@ static const char *find_preload_lib(void)
     usage_error("--preload: %s: no such file", lib);
 }
 
+/* A universe's name: part of an abstract socket's name, so short and plain. */
+static const char *parse_universe_name(const char *opt, const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > SM_UNIVERSE_NAME || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
+        usage_error("%s: '%s' is not a universe name (1 to %d letters, digits, '.', '_' or '-')", opt, s,
+                    SM_UNIVERSE_NAME);
+    return s;
+}
+
 /* ---- help --------------------------------------------------------------- */
 
 static void print_help(void)
@@ -281,6 +291,10 @@ static void print_help(void)
 "                          the job starts with -n of them, MPI_Comm_spawn\n"
 "                          starts more in the others, each slot used once\n"
 "                          (default: the ranks of all app contexts, no spawn)\n"
+"  --universe NAME         let other smrun jobs of this user join the universe\n"
+"                          (--join NAME) in its free slots; see below\n"
+"  --join NAME             start this job's ranks in free slots of universe\n"
+"                          NAME, which another smrun serves (--universe NAME)\n"
 "  --preload               add libsmartmap.so to LD_PRELOAD, for programs not\n"
 "                          linked with -lsmartmap\n"
 "  -v, --verbose           say what smrun does\n"
@@ -310,6 +324,21 @@ static void print_help(void)
 "first ranks (output, signals, failure); smrun ends when all have exited.\n"
 "Spawning more processes than there are free slots fails with MPI_ERR_SPAWN.\n"
 "\n"
+"Separately started jobs connect through a shared universe (as Open MPI's\n"
+"ompi-server or MPICH's hydra_nameserver let theirs): the first job is\n"
+"started with --universe NAME --universe-size U and listens on an abstract\n"
+"Unix socket named after NAME and the user (nothing in the file system;\n"
+"other users are refused); smrun --join NAME -n N prog starts N ranks in\n"
+"free slots of it, with their own MPI_COMM_WORLD, stdio, signals and exit\n"
+"code. MPI_Open_port, MPI_Comm_accept/_connect, MPI_Publish_name/\n"
+"_Lookup_name and MPI_Comm_join then work between the jobs as within one.\n"
+"Slots are used once, by the first job's spawns and by every joined job; a\n"
+"--join that finds too few free slots, or no smrun serving NAME, ends with\n"
+"one line saying so. A rank that is connected to a process of another job\n"
+"that dies without finalizing (or waits for a connection with one that\n"
+"ends) ends its job, with a line naming it. The first job may end before\n"
+"the others: what is connected lives on, but no job can join any more.\n"
+"\n"
 "A rank that is killed by a signal, exits non-zero, exits without finalizing\n"
 "(e.g. without MPI_Finalize) or aborts ends the job: smrun kills the other\n"
 "ranks, and everything they started, and says which rank died and how. So\n"
@@ -333,12 +362,15 @@ static void print_help(void)
 "  smrun -np 8 --mem-per-rank 2G --tag-output ./solver input.dat\n"
 "  smrun -n 1 ./master : -n 7 ./worker\n"
 "  smrun -n 1 --universe-size 8 ./manager   (it spawns up to 7 workers)\n"
+"  smrun --universe srv --universe-size 8 -n 2 ./server &\n"
+"  smrun --join srv -n 4 ./client          (client and server connect)\n"
 "  smrun -n 2 --preload -x OMP_NUM_THREADS=1 ./prog\n");
 }
 
 /* ---- the command line --------------------------------------------------- */
 
-enum { OPT_MEM = 256, OPT_PAGES, OPT_TAG, OPT_TIMEOUT, OPT_BIND, OPT_PRELOAD, OPT_INFO, OPT_UNIVERSE, OPT_NOOP };
+enum { OPT_MEM = 256, OPT_PAGES, OPT_TAG, OPT_TIMEOUT, OPT_BIND, OPT_PRELOAD, OPT_INFO, OPT_UNIVERSE, OPT_UNAME,
+       OPT_JOIN, OPT_NOOP };
 
 static const struct option longopts[] = {
     { "np",           required_argument, NULL, 'n' },
@@ -350,6 +382,8 @@ static const struct option longopts[] = {
     { "bind-to",      required_argument, NULL, OPT_BIND },
     { "preload",      no_argument,       NULL, OPT_PRELOAD },
     { "universe-size", required_argument, NULL, OPT_UNIVERSE },
+    { "universe",     required_argument, NULL, OPT_UNAME },
+    { "join",         required_argument, NULL, OPT_JOIN },
     { "verbose",      no_argument,       NULL, 'v' },
     { "help",         no_argument,       NULL, 'h' },
     { "version",      no_argument,       NULL, 'V' },
@@ -405,7 +439,7 @@ static void add_env(char ***env, int *n, const char *s)
 static bool is_global(int c)
 {
     return c == OPT_PAGES || c == OPT_TAG || c == OPT_TIMEOUT || c == OPT_BIND || c == OPT_PRELOAD ||
-           c == OPT_UNIVERSE || c == 'v';
+           c == OPT_UNIVERSE || c == OPT_UNAME || c == OPT_JOIN || c == 'v';
 }
 
 /* One app context: seg[1..n-1] (seg[0] is a name for getopt). */
@@ -454,6 +488,8 @@ static void parse_context(char **seg, int n, int ctx, struct options *o, const c
             break;
         case OPT_PRELOAD: o->preload = true; break;
         case OPT_UNIVERSE: o->universe = parse_count("--universe-size", optarg); break;
+        case OPT_UNAME: o->univ_name = parse_universe_name("--universe", optarg); break;
+        case OPT_JOIN: o->join_name = parse_universe_name("--join", optarg); break;
         case OPT_NOOP: break;
         case 'v': o->verbose++; break;
         case 'h': print_help(); exit(0);
@@ -515,6 +551,11 @@ void parse_options(int argc, char **argv, struct options *o)
     }
     if (o->nranks > SM_NMAX)
         usage_error("-n: %d ranks in all are more than a job can have (%d)", o->nranks, SM_NMAX);
+    if (o->join_name && o->univ_name)
+        usage_error("--join and --universe: a job joins a universe or serves one, not both");
+    if (o->join_name && o->universe)
+        usage_error("--join %s: the universe's size is its first job's (--universe-size goes with --universe there)",
+                    o->join_name);
     if (o->universe && o->universe < o->nranks)
         usage_error("--universe-size: %d is less than the %d ranks the job starts with", o->universe, o->nranks);
     if (!o->universe) o->universe = o->nranks;

@@ -1,6 +1,7 @@
 /* smrun.c: the launcher (Catamount's yod): creates the ranks' memfds, forks
  * and sets up the ranks, forwards their output line by line and signals to
- * them, notices the first failure, and leaves nothing behind. */
+ * them, notices the first failure, and leaves nothing behind; shares its
+ * universe of slots with jobs that join it (--universe, --join). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,13 +48,19 @@ struct rank {
     bool   exited;      /* seen by waitid(WNOWAIT): a zombie until the end */
     bool   clean;       /* exited 0, finalized: no failure, but see stranded() */
     int    status;      /* wait status */
+    bool   foreign;     /* a slot another smrun of the universe started (exited is set) */
     const struct sm_ctrl *ctrl;  /* the first page of its memfd, read-only */
     struct stream io[2];         /* [0] stdout, [1] stderr */
 };
 
 static struct options opt;
 static struct rank *ranks;
-static int nranks;            /* started so far: the first -n, then spawned ones */
+static int nranks;            /* slots used so far: the first -n, then spawned ones (and
+                               * other jobs' slots of the universe below, marked foreign) */
+static int first_slot;        /* the first rank's slot: 0, or where --join put the job */
+/* A rank as the user knows it: its place in the job (the slot, unless the
+ * job joined another's universe). */
+static int label(int r) { return r - first_slot; }
 static int fd0;
 static int spawn_rd = -1;     /* smrun's end of the spawn service (the ranks' is fd FD0 + universe) */
 static pid_t pgid;            /* the ranks' process group (rank 0's pid) */
@@ -80,7 +89,16 @@ static int exit_code;
 static int64_t kill_at_ms = -1;   /* SIGKILL the group then (signal grace) */
 static int64_t timeout_at_ms = -1;
 
-enum { EV_SIGNAL = 1u << 30, EV_STDIN, EV_RELAY, EV_SPAWN };
+/* The universe (--universe: serving it; --join: a member): see below. */
+static int univ_listen = -1;  /* --universe: the listening socket */
+static int univ_server = -1;  /* --join: the connection to the first job's smrun */
+static bool have_foreign;     /* slots of other jobs share the universe: watch_links() */
+static int64_t links_at_ms;   /* when watch_links() looked last */
+struct peer { int fd; bool sent_fds; };
+static struct peer *peers;    /* --universe: the smruns that joined */
+static int npeers;
+
+enum { EV_PEER = 1u << 29, EV_SIGNAL = 1u << 30, EV_STDIN, EV_RELAY, EV_SPAWN, EV_LISTEN };
 
 static int64_t now_ms(void)
 {
@@ -135,7 +153,7 @@ static void emit(int r, int s, const char *buf, size_t len)
     if (!opt.tag_output) { write_all(s, buf, len); return; }
     unfinished[s] = -1;                          /* tagged lines are always ended */
     char tag[16];
-    int tlen = snprintf(tag, sizeof tag, "[%d] ", r);
+    int tlen = snprintf(tag, sizeof tag, "[%d] ", label(r));
     size_t lines = 0;
     for (size_t i = 0; i < len; i++) lines += buf[i] == '\n';
     if (len && buf[len - 1] != '\n') lines++;
@@ -318,7 +336,7 @@ static _Noreturn void child(int r, int sp_out[2], int sp_err[2])
     const struct app *a = &opt.apps[ranks[r].app];
     char num[32];
 
-    setpgid(0, r == 0 ? 0 : pgid);
+    setpgid(0, r == first_slot ? 0 : pgid);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != self) _exit(127);           /* smrun died before prctl */
 
@@ -326,14 +344,14 @@ static _Noreturn void child(int r, int sp_out[2], int sp_err[2])
     if (relay_rd >= 0) sigaction(SIGTTIN, &orig_ttin, NULL);
     sigprocmask(SIG_SETMASK, &orig_mask, NULL);
 
-    int stdin_fd = r == 0 ? (relay_rd >= 0 ? relay_rd : -1) : devnull;
+    int stdin_fd = r == first_slot ? (relay_rd >= 0 ? relay_rd : -1) : devnull;
     if ((stdin_fd >= 0 && dup2(stdin_fd, STDIN_FILENO) < 0) ||
         dup2(sp_out[1], STDOUT_FILENO) < 0 || dup2(sp_err[1], STDERR_FILENO) < 0)
         _exit(127);
 
     int pers = personality(0xffffffff);
     if (pers == -1 || personality((unsigned long)pers | ADDR_NO_RANDOMIZE) == -1) {
-        if (r == 0) msg("warning: cannot turn address space randomisation off: %s", strerror(errno));
+        if (r == first_slot) msg("warning: cannot turn address space randomisation off: %s", strerror(errno));
     }
 
     if (opt.bind_core) {
@@ -344,7 +362,7 @@ static _Noreturn void child(int r, int sp_out[2], int sp_err[2])
                 if (CPU_ISSET(c, &all) && k++ == want) { cpu = c; break; }
             CPU_ZERO(&one);
             CPU_SET(cpu, &one);
-            if (sched_setaffinity(0, sizeof one, &one) != 0 && r == 0)
+            if (sched_setaffinity(0, sizeof one, &one) != 0 && r == first_slot)
                 msg("warning: cannot bind rank 0 to CPU %d: %s", cpu, strerror(errno));
         }
     }
@@ -379,7 +397,7 @@ static _Noreturn void child(int r, int sp_out[2], int sp_err[2])
 
     /* Every other fd smrun opened is O_CLOEXEC; the memfds at FD0.. are not. */
     execv(a->path, a->argv);
-    msg("rank %d: cannot execute %s: %s", r, a->path, strerror(errno));
+    msg("rank %d: cannot execute %s: %s", label(r), a->path, strerror(errno));
     _exit(127);
 }
 
@@ -408,45 +426,37 @@ static int highest_open_fd(void)
     return hi;
 }
 
-/* fds the job needs in smrun: the memfds, two pipes per rank, a few more. */
-static void raise_nofile(void)
+/* fds the job needs in smrun: the memfds, two pipes per rank, a few more
+ * (slots: the universe's, or the most a universe may have before a --join
+ * learns its size). */
+static void raise_nofile(int slots)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
-    rlim_t need = (rlim_t)fd0 + 3 * (rlim_t)opt.universe + 32;
+    rlim_t need = (rlim_t)fd0 + 3 * (rlim_t)slots + 32;
     if (rl.rlim_cur >= need) return;
     if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
         usage_error("-n: %d ranks need %llu file descriptors, but the limit is %llu (ulimit -Hn)",
-                    opt.universe, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+                    slots, (unsigned long long)need, (unsigned long long)rl.rlim_max);
     rl.rlim_cur = rl.rlim_max;
     if (setrlimit(RLIMIT_NOFILE, &rl) != 0) die("setrlimit(RLIMIT_NOFILE)");
 }
 
-/* One memfd per slot of the universe at fds FD0.., inherited by every rank
- * (not close-on-exec), and the first page of each mapped here to read the
- * rank's control block. A slot no process uses costs nothing. Then the
- * spawn service at FD0 + universe (see serve_spawn). */
-static void create_memfds(void)
+/* The first pages of slot r's memfd (fd FD0 + r), mapped here to read the
+ * control block of the process in it. */
+static void map_ctrl(int r)
 {
     size_t psz = (size_t)sysconf(_SC_PAGESIZE);
     size_t ctrl_len = (sizeof(struct sm_ctrl) + psz - 1) / psz * psz;
-    for (int r = 0; r < opt.universe; r++) {
-        char name[32];
-        snprintf(name, sizeof name, "smartmap.rank%d", r);
-        int fd = memfd_create(name, 0);
-        if (fd < 0) die("memfd_create");
-        if (fd != fd0 + r) {
-            if (dup2(fd, fd0 + r) < 0) die("dup2");
-            close(fd);
-        }
-        /* Up to the symmetric region, which each rank grows itself if it needs one. */
-        if (ftruncate(fd0 + r, (off_t)SM_SYM_OFF) != 0) die("ftruncate(memfd)");
-        void *p = mmap(NULL, ctrl_len, PROT_READ, MAP_SHARED, fd0 + r, 0);
-        if (p == MAP_FAILED) die("mmap(memfd)");
-        ranks[r].ctrl = p;
-    }
-    /* One datagram per request, from any rank; the reply goes back on a
-     * socket the request carries. */
+    void *p = mmap(NULL, ctrl_len, PROT_READ, MAP_SHARED, fd0 + r, 0);
+    if (p == MAP_FAILED) die("mmap(memfd)");
+    ranks[r].ctrl = p;
+}
+
+/* One datagram per request, from any rank; the reply goes back on a
+ * socket the request carries. The ranks' end is fd FD0 + universe. */
+static void make_spawn_service(void)
+{
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) die("socketpair");
     int theirs = fd0 + opt.universe;
@@ -458,6 +468,28 @@ static void create_memfds(void)
         close(sv[1]);
     } else if (fcntl(theirs, F_SETFD, 0) != 0) die("fcntl");
     fcntl(spawn_rd, F_SETFL, O_NONBLOCK);
+}
+
+/* One memfd per slot of the universe at fds FD0.., inherited by every rank
+ * (not close-on-exec), and the first page of each mapped here to read the
+ * rank's control block. A slot no process uses costs nothing. Then the
+ * spawn service at FD0 + universe (see serve_spawn). */
+static void create_memfds(void)
+{
+    for (int r = 0; r < opt.universe; r++) {
+        char name[32];
+        snprintf(name, sizeof name, "smartmap.rank%d", r);
+        int fd = memfd_create(name, 0);
+        if (fd < 0) die("memfd_create");
+        if (fd != fd0 + r) {
+            if (dup2(fd, fd0 + r) < 0) die("dup2");
+            close(fd);
+        }
+        /* Up to the symmetric region, which each rank grows itself if it needs one. */
+        if (ftruncate(fd0 + r, (off_t)SM_SYM_OFF) != 0) die("ftruncate(memfd)");
+        map_ctrl(r);
+    }
+    make_spawn_service();
 }
 
 static void add_fd(int fd, uint32_t id)
@@ -475,7 +507,7 @@ static bool start_ranks(int first, int end)
         if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0) die("pipe");
         pid_t pid = fork();
         if (pid < 0) {
-            msg("fork (rank %d): %s", r, strerror(errno));
+            msg("fork (rank %d): %s", label(r), strerror(errno));
             exit_code = SMRUN_EXIT_INTERNAL;
             ending = true;
             close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
@@ -484,7 +516,7 @@ static bool start_ranks(int first, int end)
             return false;
         }
         if (pid == 0) child(r, po, pe);
-        if (r == 0) pgid = pid;
+        if (r == first_slot) pgid = pid;
         setpgid(pid, pgid);                      /* also here: whoever runs first wins */
         ranks[r].pid = pid;
         close(po[1]);
@@ -503,9 +535,9 @@ static void spawn(void)
 {
     for (int ctx = 0; ctx < opt.napps; ctx++) {
         struct app *a = &opt.apps[ctx];
-        a->world_base = 0, a->world_size = nranks, a->appnum = ctx;
+        a->world_base = first_slot, a->world_size = opt.nranks, a->appnum = ctx;
     }
-    start_ranks(0, nranks);
+    start_ranks(first_slot, nranks);
     if (relay_rd >= 0) { close(relay_rd); relay_rd = -1; }
 }
 
@@ -540,6 +572,8 @@ static char *next_string(char *buf, size_t len, size_t *o)
     return s;
 }
 
+static int take_slots(long count, int *base, char *why, size_t len);
+
 static void serve_spawn(void)
 {
     static char buf[SM_SPAWN_REQ_MAX];
@@ -558,7 +592,7 @@ static void serve_spawn(void)
     if (len < sizeof h || (m.msg_flags & MSG_TRUNC)) { answer(fd, SM_SPAWN_BADREQ, -1, "malformed request"); return; }
     memcpy(&h, buf, sizeof h);
     if (h.magic != SM_SPAWN_MAGIC || h.napps < 1 || h.napps > 4096 || h.rank < 0 || h.rank >= nranks ||
-        len < o + 8 * (size_t)h.napps) {
+        ranks[h.rank].foreign || len < o + 8 * (size_t)h.napps) {
         answer(fd, SM_SPAWN_BADREQ, -1, "malformed request");
         return;
     }
@@ -572,55 +606,347 @@ static void serve_spawn(void)
         total += count[i];
     }
     char *parent = ok ? next_string(buf, len, &o) : NULL;
-    int nfree = opt.universe - nranks, base = nranks, first_app = opt.napps;
-    if (!parent) answer(fd, SM_SPAWN_BADREQ, -1, "malformed request");
-    else if (ending) answer(fd, SM_SPAWN_FAILED, -1, "the job is ending");
-    else if (total > nfree)
-        answer(fd, SM_SPAWN_NOSLOTS, -1, "%ld process%s asked for, but %d of the universe's %d slots %s free "
-               "(smrun --universe-size; each slot is used once)", total, total == 1 ? "" : "es", nfree,
-               opt.universe, nfree == 1 ? "is" : "are");
-    else {
-        opt.apps = xrealloc(opt.apps, sizeof *opt.apps * (size_t)(opt.napps + h.napps));
-        char why[PATH_MAX + 64] = "";
-        int i, result = SM_SPAWN_OK;
-        for (i = 0; i < h.napps && result == SM_SPAWN_OK; i++) {
-            struct app *a = &opt.apps[first_app + i];
-            memset(a, 0, sizeof *a);
-            a->argv = xcalloc((size_t)argc[i] + 2, sizeof(char *));
-            for (int k = 0; k <= argc[i] && result == SM_SPAWN_OK; k++) {
-                char *s = next_string(buf, len, &o);
-                if (s) a->argv[k] = xstrdup(s);
-                else result = SM_SPAWN_BADREQ, snprintf(why, sizeof why, "malformed request");
-            }
-            if (result == SM_SPAWN_OK && !(a->path = find_program(a->argv[0], why, sizeof why)))
-                result = SM_SPAWN_BADCMD;
-            a->nranks = count[i];
-            a->heap_bytes = opt.apps[ranks[h.rank].app].heap_bytes;
-            a->world_base = base, a->world_size = (int)total, a->appnum = i;
-            a->parent = xstrdup(parent);
+    int base = -1, first_app = opt.napps;
+    if (!parent) { answer(fd, SM_SPAWN_BADREQ, -1, "malformed request"); free(count); return; }
+    /* The commands first, so that a bad one takes no slot (slots taken from
+     * the universe's first smrun cannot be given back). */
+    opt.apps = xrealloc(opt.apps, sizeof *opt.apps * (size_t)(opt.napps + h.napps));
+    char why[PATH_MAX + 300] = "";
+    int i, result = ending ? SM_SPAWN_FAILED : SM_SPAWN_OK;
+    if (ending) snprintf(why, sizeof why, "the job is ending");
+    for (i = 0; i < h.napps && result == SM_SPAWN_OK; i++) {
+        struct app *a = &opt.apps[first_app + i];
+        memset(a, 0, sizeof *a);
+        a->argv = xcalloc((size_t)argc[i] + 2, sizeof(char *));
+        for (int k = 0; k <= argc[i] && result == SM_SPAWN_OK; k++) {
+            char *str = next_string(buf, len, &o);
+            if (str) a->argv[k] = xstrdup(str);
+            else result = SM_SPAWN_BADREQ, snprintf(why, sizeof why, "malformed request");
         }
-        if (result != SM_SPAWN_OK) {             /* none starts: forget the contexts made so far */
-            for (int k = 0; k < i; k++) {
-                struct app *a = &opt.apps[first_app + k];
-                for (int j = 0; a->argv[j]; j++) free(a->argv[j]);
-                free(a->argv), free(a->path), free(a->parent);
-            }
-            answer(fd, result, -1, "%s", why);
-        } else {
-            int r = base;
-            for (i = 0; i < h.napps; i++) {
-                opt.apps[first_app + i].first_rank = r;
-                for (int k = 0; k < count[i]; k++) ranks[r++].app = first_app + i;
-            }
-            opt.napps += h.napps;
-            nranks += (int)total;
-            if (opt.verbose) msg("rank %d spawned ranks %d..%d (%s%s)", h.rank, base, nranks - 1,
-                                 opt.apps[first_app].argv[0], h.napps > 1 ? " ..." : "");
-            if (start_ranks(base, nranks)) answer(fd, SM_SPAWN_OK, base, "ok");
-            else answer(fd, SM_SPAWN_FAILED, -1, "smrun could not fork: %s", strerror(errno));
+        if (result == SM_SPAWN_OK && !(a->path = find_program(a->argv[0], why, sizeof why)))
+            result = SM_SPAWN_BADCMD;
+        a->nranks = count[i];
+        a->heap_bytes = opt.apps[ranks[h.rank].app].heap_bytes;
+        a->world_size = (int)total, a->appnum = i;
+        a->parent = xstrdup(parent);
+    }
+    if (result == SM_SPAWN_OK) result = take_slots(total, &base, why, sizeof why);
+    if (result != SM_SPAWN_OK) {                 /* none starts: forget the contexts made so far */
+        for (int k = 0; k < i; k++) {
+            struct app *a = &opt.apps[first_app + k];
+            for (int j = 0; a->argv[j]; j++) free(a->argv[j]);
+            free(a->argv), free(a->path), free(a->parent);
         }
+        answer(fd, result, -1, "%s", why);
+    } else {
+        int r = base;
+        for (i = 0; i < h.napps; i++) {
+            opt.apps[first_app + i].first_rank = r;
+            opt.apps[first_app + i].world_base = base;
+            for (int k = 0; k < count[i]; k++) ranks[r++].app = first_app + i;
+        }
+        opt.napps += h.napps;
+        nranks = base + (int)total;
+        if (opt.verbose) msg("rank %d spawned ranks %d..%d (%s%s)", label(h.rank), label(base), label(nranks - 1),
+                             opt.apps[first_app].argv[0], h.napps > 1 ? " ..." : "");
+        if (start_ranks(base, nranks)) answer(fd, SM_SPAWN_OK, base, "ok");
+        else answer(fd, SM_SPAWN_FAILED, -1, "smrun could not fork: %s", strerror(errno));
     }
     free(count);
+}
+
+/* ---- the universe ----------------------------------------------------------
+ * Separately started jobs of one user share a universe of slots (sm_job.h):
+ * smrun --universe NAME serves it on an abstract Unix socket (nothing in the
+ * file system; it goes with the process), smrun --join NAME asks it for
+ * slots and receives every memfd of the universe, so that its ranks map
+ * every slot as the first job's do and MPI's ports and names work between
+ * the jobs as within one. Slots are handed out once, from the lowest never
+ * used, by the first smrun only (for its spawns and for every joined job's,
+ * which ask it). Each job keeps its own stdio, signals, exit code and
+ * failures; what ties them is watch_links(). */
+
+static void ctrl_string(const char *src, size_t max, char *dst);
+static bool missing_finalize(const struct sm_ctrl *c, char *how, size_t len);
+
+static socklen_t universe_addr(const char *name, struct sockaddr_un *a)
+{
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "smartmap-universe.%u.%s", (unsigned)getuid(), name);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/* Slots [from, to) are another job's: never ours to wait for or reap. */
+static void mark_foreign(int from, int to)
+{
+    for (int r = from; r < to; r++) {
+        ranks[r].foreign = ranks[r].exited = true;
+        ranks[r].io[0].fd = ranks[r].io[1].fd = -1;
+    }
+    if (to > from) have_foreign = true;
+}
+
+/* --join: ask the first smrun for count slots (blocking: it answers from
+ * its loop at once). The reply's universe in *universe if asked. */
+static int ask_server(long count, int *base, int *universe, char *why, size_t len)
+{
+    struct sm_universe_req q = { SM_UNIVERSE_MAGIC, (int32_t)(count > SM_NMAX ? SM_NMAX + 1 : count) };
+    struct sm_universe_reply rep;
+    ssize_t k = univ_server < 0 ? -1 : send(univ_server, &q, sizeof q, MSG_NOSIGNAL);
+    if (k == (ssize_t)sizeof q)
+        while ((k = recv(univ_server, &rep, sizeof rep, 0)) < 0 && errno == EINTR) continue;
+    if (k != (ssize_t)sizeof rep || rep.magic != SM_UNIVERSE_MAGIC) {
+        snprintf(why, len, "the first job of universe '%s' has ended: its smrun gives no more slots", opt.join_name);
+        if (univ_server >= 0) close(univ_server);
+        univ_server = -1;
+        return SM_SPAWN_FAILED;
+    }
+    rep.why[sizeof rep.why - 1] = 0;
+    snprintf(why, len, "%s", rep.why);
+    *base = rep.base;
+    if (universe) *universe = rep.universe;
+    return rep.result;
+}
+
+/* count slots for one new world, never used before: the lowest free ones
+ * of this smrun's universe, or the first smrun's answer under --join (the
+ * slots between ours then are other jobs'). */
+static int take_slots(long count, int *base, char *why, size_t len)
+{
+    if (opt.join_name) {
+        int res = ask_server(count, base, NULL, why, len);
+        if (res == SM_SPAWN_OK) mark_foreign(nranks, *base), nranks = *base;
+        return res;
+    }
+    int nfree = opt.universe - nranks;
+    if (count > nfree) {
+        snprintf(why, len, "%ld process%s asked for, but %d of the universe's %d slots %s free (smrun "
+                 "--universe-size; each slot is used once)", count, count == 1 ? "" : "es", nfree, opt.universe,
+                 nfree == 1 ? "is" : "are");
+        return SM_SPAWN_NOSLOTS;
+    }
+    *base = nranks;
+    return SM_SPAWN_OK;
+}
+
+/* --universe NAME: listen. Before any rank starts, so a name served
+ * already ends this smrun with nothing started. */
+static void serve_universe(void)
+{
+    struct sockaddr_un a;
+    socklen_t alen = universe_addr(opt.univ_name, &a);
+    univ_listen = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (univ_listen < 0) die("socket");
+    if (bind(univ_listen, (struct sockaddr *)&a, alen) != 0) {
+        if (errno == EADDRINUSE) {
+            msg("--universe %s: another smrun of this user serves that universe already", opt.univ_name);
+            exit(SMRUN_EXIT_INTERNAL);
+        }
+        die("bind");
+    }
+    if (listen(univ_listen, 16) != 0) die("listen");
+    add_fd(univ_listen, EV_LISTEN);
+}
+
+static void accept_peers(void)
+{
+    int fd;
+    while ((fd = accept4(univ_listen, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+        struct ucred cr;
+        socklen_t l = sizeof cr;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0 || cr.uid != getuid()) {
+            if (opt.verbose) msg("universe %s: refused a connection from uid %d", opt.univ_name, (int)cr.uid);
+            close(fd);
+            continue;
+        }
+        peers = xrealloc(peers, sizeof *peers * (size_t)(npeers + 1));
+        peers[npeers] = (struct peer){ fd, false };
+        add_fd(fd, EV_PEER + (uint32_t)npeers);
+        npeers++;
+    }
+}
+
+/* The memfds of slots 0.. to a joining smrun, SM_UNIVERSE_FDS at a time. */
+static bool send_memfds(int fd)
+{
+    for (int32_t first = 0; first < opt.universe; first += SM_UNIVERSE_FDS) {
+        int k = opt.universe - first < SM_UNIVERSE_FDS ? opt.universe - first : SM_UNIVERSE_FDS;
+        union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * SM_UNIVERSE_FDS)]; } ctl;
+        memset(&ctl, 0, sizeof ctl);
+        struct iovec iov = { &first, sizeof first };
+        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
+                            .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)k) };
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)k);
+        for (int i = 0; i < k; i++) {
+            int mfd = fd0 + first + i;
+            memcpy(CMSG_DATA(c) + sizeof(int) * (size_t)i, &mfd, sizeof mfd);
+        }
+        ssize_t n;
+        while ((n = sendmsg(fd, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR) continue;
+        if (n != (ssize_t)sizeof first) return false;
+    }
+    return true;
+}
+
+/* A joined smrun's request: slots for its first ranks, or for a spawn. */
+static void serve_peer(int i)
+{
+    struct peer *p = &peers[i];
+    struct sm_universe_req q;
+    ssize_t n = p->fd < 0 ? 0 : recv(p->fd, &q, sizeof q, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n <= 0) {                                 /* that smrun has ended */
+        if (p->fd >= 0) { epoll_ctl(epfd, EPOLL_CTL_DEL, p->fd, NULL); close(p->fd); }
+        p->fd = -1;
+        return;
+    }
+    struct sm_universe_reply rep = { .magic = SM_UNIVERSE_MAGIC, .base = -1, .universe = opt.universe };
+    if (n != (ssize_t)sizeof q || q.magic != SM_UNIVERSE_MAGIC || q.count < 1)
+        rep.result = SM_SPAWN_BADREQ, snprintf(rep.why, sizeof rep.why, "malformed request");
+    else if (ending)
+        rep.result = SM_SPAWN_FAILED, snprintf(rep.why, sizeof rep.why, "the universe's first job is ending");
+    else if ((rep.result = take_slots(q.count, &rep.base, rep.why, sizeof rep.why)) == SM_SPAWN_OK) {
+        mark_foreign(rep.base, rep.base + q.count);
+        nranks = rep.base + q.count;
+        if (opt.verbose) msg("universe %s: slots %d..%d to another job", opt.univ_name, rep.base, nranks - 1);
+    }
+    bool ok = send(p->fd, &rep, sizeof rep, MSG_NOSIGNAL) == (ssize_t)sizeof rep;
+    if (ok && rep.result == SM_SPAWN_OK && !p->sent_fds) ok = p->sent_fds = send_memfds(p->fd);
+    if (!ok && opt.verbose) msg("universe %s: a joining smrun is gone: %s", opt.univ_name, strerror(errno));
+}
+
+/* --join NAME, in place of create_memfds: slots for the job's ranks and the
+ * universe's memfds at FD0.., as the first smrun has them. Ends smrun with
+ * one line when nobody serves NAME or too few slots are free. */
+static void join_universe(void)
+{
+    struct sockaddr_un a;
+    socklen_t alen = universe_addr(opt.join_name, &a);
+    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (s < 0) die("socket");
+    /* above every fd the memfds and the spawn service will take */
+    univ_server = fcntl(s, F_DUPFD_CLOEXEC, fd0 + SM_NMAX + 1);
+    if (univ_server < 0) die("fcntl");
+    close(s);
+    if (connect(univ_server, (struct sockaddr *)&a, alen) != 0) {
+        if (errno == ECONNREFUSED || errno == ENOENT)
+            msg("--join %s: no smrun of this user serves universe '%s' (start the first job with smrun "
+                "--universe %s --universe-size U)", opt.join_name, opt.join_name, opt.join_name);
+        else msg("--join %s: cannot reach the universe's smrun: %s", opt.join_name, strerror(errno));
+        exit(SMRUN_EXIT_INTERNAL);
+    }
+    char why[300];
+    int base = -1, universe = 0;
+    int res = ask_server(opt.nranks, &base, &universe, why, sizeof why);
+    if (res != SM_SPAWN_OK) {
+        msg("--join %s: %s", opt.join_name, why);
+        exit(SMRUN_EXIT_INTERNAL);
+    }
+    if (universe < opt.nranks || universe > SM_NMAX || base < 0 || base > universe - opt.nranks) {
+        msg("--join %s: the universe's smrun gave slots %d.. of %d: not what this smrun can use", opt.join_name, base,
+            universe);
+        exit(SMRUN_EXIT_INTERNAL);
+    }
+    opt.universe = universe;
+    /* The memfds, each moved first above FD0 + universe (the spawn service's
+     * fd and the memfds' own places may be where the kernel put others). */
+    int *tmp = xcalloc((size_t)universe, sizeof(int));
+    for (int got = 0; got < universe;) {
+        int32_t first = -1;
+        union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * SM_UNIVERSE_FDS)]; } ctl;
+        struct iovec iov = { &first, sizeof first };
+        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b };
+        ssize_t n;
+        while ((n = recvmsg(univ_server, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) continue;
+        struct cmsghdr *c = n == (ssize_t)sizeof first ? CMSG_FIRSTHDR(&m) : NULL;
+        if (!c || c->cmsg_type != SCM_RIGHTS || first != got || (m.msg_flags & MSG_CTRUNC)) {
+            msg("--join %s: the universe's smrun did not send its memory (%s)", opt.join_name,
+                n < 0 ? strerror(errno) : "a short or malformed message");
+            exit(SMRUN_EXIT_INTERNAL);
+        }
+        int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (int i = 0; i < k && got < universe; i++, got++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + sizeof(int) * (size_t)i, sizeof fd);
+            tmp[got] = fcntl(fd, F_DUPFD_CLOEXEC, fd0 + universe + 1);
+            if (tmp[got] < 0) die("fcntl");
+            close(fd);
+        }
+    }
+    ranks = xcalloc((size_t)universe, sizeof *ranks);
+    for (int r = 0; r < universe; r++) {
+        if (dup2(tmp[r], fd0 + r) < 0) die("dup2");       /* not close-on-exec: the ranks inherit it */
+        close(tmp[r]);
+        map_ctrl(r);
+    }
+    free(tmp);
+    make_spawn_service();
+    first_slot = base;
+    for (int ctx = 0; ctx < opt.napps; ctx++) opt.apps[ctx].first_rank += base;
+    mark_foreign(0, base);
+    nranks = base + opt.nranks;
+    if (opt.verbose) msg("joined universe %s: slots %d..%d of %d", opt.join_name, base, nranks - 1, universe);
+}
+
+/* Both jobs of a connection map each other's memory, but each smrun knows
+ * only its own ranks' deaths. A rank of ours that depends on a slot of
+ * another job (sm_ctrl.link/hand, kept by MPI's connect, accept and join)
+ * would wait for ever once that process is gone: end the job when it has
+ * died without finalizing (killed, or its job ended by a failure), or,
+ * during a handshake, when it has ended at all. As a dead rank of our own
+ * would. Polled (every 100 ms) only while other jobs share the universe. */
+static bool slot_gone(int s, pid_t *pid)
+{
+    const struct sm_ctrl *c = ranks[s].ctrl;
+    char name[16], state = 'X';
+    int ppid, pgrp;
+    if (__atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) != SM_CTRL_MAGIC || c->pid <= 0) return false;
+    *pid = c->pid;
+    snprintf(name, sizeof name, "%d", (int)c->pid);
+    return !proc_stat(name, &state, &ppid, &pgrp) || state == 'Z' || state == 'X';
+}
+
+static void watch_links(void)
+{
+    if (!have_foreign || ending) return;
+    int64_t now = now_ms();
+    if (now - links_at_ms < 100) return;
+    links_at_ms = now;
+    for (int y = first_slot; y < nranks; y++) {
+        if (ranks[y].foreign || ranks[y].exited) continue;
+        const struct sm_ctrl *cy = ranks[y].ctrl;
+        if (__atomic_load_n(&cy->magic, __ATOMIC_ACQUIRE) != SM_CTRL_MAGIC) continue;
+        for (int s = 0; s < opt.universe; s++) {
+            uint16_t links = atomic_load(&((struct sm_ctrl *)cy)->link[s]);
+            uint16_t hands = atomic_load(&((struct sm_ctrl *)cy)->hand[s]);
+            pid_t pid = 0;
+            if ((!links && !hands) || (s < nranks && !ranks[s].foreign) || !slot_gone(s, &pid)) continue;
+            const struct sm_ctrl *cs = ranks[s].ctrl;
+            char how[200];
+            uint32_t flags = atomic_load(&((struct sm_ctrl *)cs)->flags);
+            bool failed = true;
+            if (flags & SM_CTRL_NOTE) {
+                char note[sizeof cs->exit_note + 1];
+                ctrl_string(cs->exit_note, sizeof cs->exit_note, note);
+                snprintf(how, sizeof how, "%s", note);
+            } else if (!missing_finalize(cs, how, sizeof how)) {
+                snprintf(how, sizeof how, "has exited");
+                failed = false;
+            }
+            if (!failed && !hands) continue;      /* finalized: a program that waits for it is wrong */
+            ending = true;
+            exit_code = 1;
+            kill_group(SIGKILL);
+            msg("rank %d (pid %d) %s process %d of another job in the universe (slot %d), which %s; ending this job",
+                label(y), (int)ranks[y].pid, hands ? "waits for a connection with" : "is connected to", (int)pid, s,
+                how);
+            return;
+        }
+    }
 }
 
 /* ---- the guardian ----------------------------------------------------------
@@ -766,10 +1092,10 @@ static bool strands(int x, int y, char *why, size_t len)
     if (sx != SM_STAGE_JOINED && sx != SM_STAGE_LEFT && atomic_load(&((struct sm_ctrl *)cy)->stage) == SM_STAGE_JOINING) {
         if (cx->magic != SM_CTRL_MAGIC)
             snprintf(why, len, "exited without initialising smartmap, and rank %d waits for it at start-up: "
-                     "every rank's program must be linked with -lsmartmap (or run with --preload)", y);
+                     "every rank's program must be linked with -lsmartmap (or run with --preload)", label(y));
         else
             snprintf(why, len, "exited without joining the job (by _exit, or by exec of a program without "
-                     "smartmap), and rank %d waits for it at start-up", y);
+                     "smartmap), and rank %d waits for it at start-up", label(y));
         return true;
     }
     /* A library initialised in y (MPI, OpenSHMEM: collective calls) that x
@@ -788,7 +1114,7 @@ static bool strands(int x, int y, char *why, size_t len)
         if (found || !name[0]) continue;
         library_of(name, lib, sizeof lib);
         snprintf(why, len, "exited without initialising %s, which rank %d uses (it requires %s): rank %d "
-                 "would wait for it forever", lib, y, name, y);
+                 "would wait for it forever", lib, label(y), name, label(y));
         return true;
     }
     return false;
@@ -808,7 +1134,7 @@ static void stranded(void)
             ending = true;
             exit_code = 1;
             kill_group(SIGKILL);
-            msg("rank %d (pid %d) %s", x, (int)ranks[x].pid, why);
+            msg("rank %d (pid %d) %s", label(x), (int)ranks[x].pid, why);
             return;
         }
     }
@@ -873,7 +1199,7 @@ static void rank_exited(int r)
     } else if (valid && missing_finalize(c, how, sizeof how)) {
         code = 1;
     } else {
-        if (opt.verbose) msg("rank %d (pid %d) exited with code 0", r, (int)k->pid);
+        if (opt.verbose) msg("rank %d (pid %d) exited with code 0", label(r), (int)k->pid);
         k->clean = clean_exits = true;            /* but see stranded() */
         return;
     }
@@ -882,7 +1208,7 @@ static void rank_exited(int r)
     exit_code = code;
     kill_group(SIGKILL);
     drain_rank(r);                               /* its last words before our verdict */
-    msg("rank %d (pid %d) %s", r, (int)k->pid, how);
+    msg("rank %d (pid %d) %s", label(r), (int)k->pid, how);
     if (opt.verbose) msg("killing the %d other rank%s", ranks_alive(), ranks_alive() == 1 ? "" : "s");
 }
 
@@ -972,16 +1298,21 @@ int main(int argc, char **argv)
     main_argv = argv;
     main_argc = argc;
     parse_options(argc, argv, &opt);
-    nranks = opt.nranks;
-    ranks = xcalloc((size_t)opt.universe, sizeof *ranks);
-    for (int ctx = 0; ctx < opt.napps; ctx++)
-        for (int i = 0; i < opt.apps[ctx].nranks; i++) ranks[opt.apps[ctx].first_rank + i].app = ctx;
 
     /* FD0 lies above every fd open now; smrun's own fds, opened later and
      * close-on-exec, take free numbers below or above the memfds. */
     fd0 = highest_open_fd() + 1;
-    raise_nofile();
-    create_memfds();
+    if (opt.join_name) {
+        raise_nofile(SM_NMAX);                   /* the universe's size comes with the answer */
+        join_universe();
+    } else {
+        nranks = opt.nranks;
+        ranks = xcalloc((size_t)opt.universe, sizeof *ranks);
+        raise_nofile(opt.universe);
+        create_memfds();
+    }
+    for (int ctx = 0; ctx < opt.napps; ctx++)
+        for (int i = 0; i < opt.apps[ctx].nranks; i++) ranks[opt.apps[ctx].first_rank + i].app = ctx;
 
     if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die("prctl(PR_SET_CHILD_SUBREAPER)");
     /* An inherited SIG_IGN for SIGCHLD would auto-reap the ranks: no statuses. */
@@ -998,6 +1329,7 @@ int main(int argc, char **argv)
     if (epfd < 0) die("epoll_create1");
     add_fd(sigfd, EV_SIGNAL);
     add_fd(spawn_rd, EV_SPAWN);
+    if (opt.univ_name) serve_universe();
     devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull < 0) die("/dev/null");
     start_stdin_relay();
@@ -1041,10 +1373,12 @@ int main(int argc, char **argv)
             break;
         }
         stranded();
+        watch_links();
         if (ending && kill_at_ms < 0) break;
         int64_t deadline = kill_at_ms >= 0 ? kill_at_ms : !ending ? timeout_at_ms : -1;
         int64_t wait = deadline < 0 ? -1 : deadline - now;   /* > 0: checked above */
-        if (clean_exits && (wait < 0 || wait > 100)) wait = 100;  /* watch the others: stranded() */
+        /* watch the others: stranded(), watch_links() */
+        if ((clean_exits || have_foreign) && (wait < 0 || wait > 100)) wait = 100;
         int n = epoll_wait(epfd, evs, 64, (int)(wait > INT_MAX ? INT_MAX : wait));
         if (n < 0 && errno != EINTR) die("epoll_wait");
         for (int i = 0; i < n; i++) {
@@ -1056,6 +1390,10 @@ int main(int argc, char **argv)
                 relay_step();
             } else if (id == EV_SPAWN) {
                 serve_spawn();
+            } else if (id == EV_LISTEN) {
+                accept_peers();
+            } else if (id >= EV_PEER && id < EV_SIGNAL) {
+                serve_peer((int)(id - EV_PEER));
             } else {
                 pump((int)(id >> 1), (int)(id & 1));
             }

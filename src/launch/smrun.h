@@ -56,6 +56,8 @@ struct options {
     int         verbose;
     char      **genv;            /* -x of the first context: every rank */
     int         ngenv;
+    const char *univ_name;       /* --universe NAME: serve the universe to other smruns */
+    const char *join_name;       /* --join NAME: run in the free slots of that universe */
 };
 
 /* smrun.c: a rank's unfinished line on stream s (0 stdout, 1 stderr) is

@@ -1,16 +1,20 @@
-/* Dynamic processes (MPI-3.1 §10) within one smrun job: ports, the name
- * service, connect/accept, join, disconnect, and the parent query. Every
- * process that can meet another is a rank of the same job (its slot mapped
- * by all), so a connection is an intercommunicator made over the hidden
- * communicator of the whole job (smpi_comm_universe), its leaders meeting
- * by a first message tagged with the port. Ports are marked open in their
- * owner's SM_AREA_MPI area, published names live in job rank 0's, so any
- * rank reads them without the owner's help. Spawned processes are ranks of
- * the same job too: smrun starts them in the universe's free slots. A job
- * spanning nodes (started by a PMIx launcher) keeps its names, and marks its
- * ports open, in the launcher's name service instead (PMIx_Publish), which
- * every node reaches; the connections themselves go over point-to-point
- * either way. */
+/* Dynamic processes (MPI-3.1 §10): ports, the name service, connect/accept,
+ * join, disconnect, and the parent query. Every process that can meet
+ * another is in the same universe of slots, mapped by all: the ranks of one
+ * smrun job, the processes they spawn, and the ranks of the jobs started
+ * with smrun --join into it. So a connection is an intercommunicator made
+ * over the hidden communicator of the whole universe (smpi_comm_universe),
+ * its leaders meeting by a first message tagged with the port. Ports are
+ * marked open in their owner's SM_AREA_MPI area, published names live in
+ * slot 0's, so any process reads them without the owner's help, even after
+ * the owner's job has ended (its memory lives on in every mapper). A
+ * connection counts its remote processes as links in the caller's control
+ * block (sm_link): the smrun of a job sharing the universe ends the job when
+ * a linked process of another job dies, rather than let it wait for ever.
+ * A job spanning nodes (started by a PMIx launcher) keeps its names, and
+ * marks its ports open, in the launcher's name service instead
+ * (PMIx_Publish), which every node reaches; the connections themselves go
+ * over point-to-point either way. */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -100,6 +104,16 @@ int PMPI_Close_port(const char *port_name)
 }
 #pragma weak MPI_Close_port = PMPI_Close_port
 
+/* Count (delta 1) or uncount (-1) the remote group of a connection as the
+ * caller's links (sm_link), once. */
+static void link_remote(MPI_Comm comm, int delta)
+{
+    struct smpi_comm *c = smpi_comm(comm);
+    if (!c || !c->inter || c->linked == (delta > 0)) return;
+    c->linked = delta > 0;
+    for (int i = 0; i < c->inter->remote->size; i++) sm_link(c->inter->remote->world[i], delta, 0);
+}
+
 /* Accept and connect: the roots meet (the acceptor learns the connecting
  * root's job rank from its first message), every member learns whether
  * that worked, then both sides make the intercommunicator as
@@ -113,10 +127,13 @@ static int meet(const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcom
         return smpi_error(c, MPI_ERR_ROOT, R, "root %d not in [0, %d)", root, c->pt.size);
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
     int head[2] = { MPI_SUCCESS, -1 }, rank = -1, idx = 0, rc;    /* the outcome, the remote root */
+    bool gone = false;
     if (c->pt.rank == root) {
         if (!port_parse(port_name, &rank, &idx) || !port_is_open(rank, idx))
             head[0] = MPI_ERR_PORT;
         else if (accept && rank != sm_core.rank)
+            head[0] = MPI_ERR_PORT;
+        else if ((gone = sm_slot_gone(rank)))     /* its job ended with the port open */
             head[0] = MPI_ERR_PORT;
         else if (accept) {
             MPI_Status st;
@@ -124,17 +141,28 @@ static int meet(const char *port_name, int root, MPI_Comm comm, MPI_Comm *newcom
                 head[0] = rc;
             else head[1] = st.MPI_SOURCE;
         } else {
+            /* From here this root waits for the acceptor: its smrun ends the
+             * job if the acceptor is of another job and exits first. */
+            sm_link(rank, 0, 1);
             if ((rc = PMPI_Send(NULL, 0, MPI_BYTE, rank, TAG_PORT + idx, smpi_comm_universe))) head[0] = rc;
             head[1] = rank;
         }
+        if (accept && head[0] == MPI_SUCCESS) sm_link(head[1], 0, 1);
     }
     if ((rc = PMPI_Bcast(head, 2, MPI_INT, root, comm))) return smpi_error(c, rc, R, "the group's broadcast failed");
     if (head[0] == MPI_ERR_PORT)
         return smpi_error(c, MPI_ERR_PORT, R, "\"%s\" is not an open port%s",
-                          c->pt.rank == root ? port_name : "(the root's)", accept ? " of the root" : "");
-    if (head[0]) return smpi_error(c, head[0], R, "the roots could not meet");
+                          c->pt.rank == root ? port_name : "(the root's)",
+                          gone ? ": its owner has exited" : accept ? " of the root" : "");
+    if (head[0]) {
+        if (c->pt.rank == root && head[1] >= 0) sm_link(head[1], 0, -1);
+        return smpi_error(c, head[0], R, "the roots could not meet");
+    }
     rc = PMPI_Intercomm_create(comm, root, smpi_comm_universe, head[1], TAG_PORT + idx, newcomm);
-    return rc ? smpi_error(c, rc, R, "making the intercommunicator failed") : MPI_SUCCESS;
+    if (c->pt.rank == root) sm_link(head[1], 0, -1);
+    if (rc) return smpi_error(c, rc, R, "making the intercommunicator failed");
+    link_remote(*newcomm, 1);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
@@ -153,11 +181,19 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
 
 /* --- The name service: job rank 0's table, under its lock --- */
 
+/* The lock word holds its holder's slot + 1: a holder that died with it
+ * (killed, or its job ended) leaves it to the next one. */
 static struct dyn_area *names_lock(void)
 {
     struct dyn_area *a = area_of(0);
-    uint32_t free_ = 0;
-    while (!atomic_compare_exchange_weak(&a->names_lock, &free_, 1)) free_ = 0, sched_yield();
+    uint32_t free_ = 0, me = (uint32_t)sm_core.rank + 1;
+    for (unsigned spins = 0; !atomic_compare_exchange_weak(&a->names_lock, &free_, me); spins++) {
+        if (spins % 1024 == 1023 && free_ && sm_slot_gone((int)free_ - 1) &&
+            atomic_compare_exchange_strong(&a->names_lock, &free_, me))
+            break;
+        free_ = 0;
+        sched_yield();
+    }
     return a;
 }
 static void names_unlock(struct dyn_area *a) { atomic_store(&a->names_lock, 0); }
@@ -245,10 +281,15 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
             : smpi_error(NULL, MPI_ERR_INTERN, R, "%s", sm_fail_reason());
     }
     struct dyn_area *a = names_lock();
-    int i = name_find(a, service_name);
+    int i = name_find(a, service_name), owner = -1, idx;
     if (i >= 0) strcpy(port_name, a->names[i].port);
     names_unlock(a);
-    return i >= 0 ? MPI_SUCCESS : smpi_error(NULL, MPI_ERR_NAME, R, "\"%s\" is not published", service_name);
+    if (i < 0) return smpi_error(NULL, MPI_ERR_NAME, R, "\"%s\" is not published", service_name);
+    /* Left behind by a process (or a job) that has ended: nobody accepts there. */
+    if (port_parse(port_name, &owner, &idx) && sm_slot_gone(owner))
+        return smpi_error(NULL, MPI_ERR_NAME, R, "\"%s\" was published with port \"%s\", whose owner has exited",
+                          service_name, port_name);
+    return MPI_SUCCESS;
 }
 #pragma weak MPI_Lookup_name = PMPI_Lookup_name
 
@@ -265,8 +306,10 @@ static bool fd_io(int fd, void *buf, size_t len, bool out)
     return true;
 }
 
-/* The two processes swap job ranks over the socket, then make the
- * intercommunicator of their MPI_COMM_SELFs over the job's communicator. */
+/* The two processes swap slots and pids over the socket, then make the
+ * intercommunicator of their MPI_COMM_SELFs over the universe's
+ * communicator. The pid tells a process of another universe (another
+ * smrun job not joined to this one), whose slot means nothing here. */
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
     static const char R[] = "MPI_Comm_join";
@@ -276,11 +319,20 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
     if (!fd_io(fd, mine, sizeof mine, true) || !fd_io(fd, theirs, sizeof theirs, false))
         return smpi_error(NULL, MPI_ERR_ARG, R, "cannot exchange ranks over fd %d: %s", fd,
                           errno ? strerror(errno) : "end of file");
-    if (theirs[0] < 0 || theirs[0] >= sm_core.size || theirs[0] == sm_core.rank)
-        return smpi_error(NULL, MPI_ERR_ARG, R, "the process at the other end of fd %d is not another rank of this job "
-                          "(it says job rank %d)", fd, theirs[0]);
+    if (theirs[0] < 0 || theirs[0] >= sm_core.size || theirs[0] == sm_core.rank || !sm_rank_local(theirs[0]) ||
+        sm_ctrl_of(theirs[0])->job.pid != theirs[1])
+        return smpi_error(NULL, MPI_ERR_ARG, R, "the process at the other end of fd %d (pid %d, slot %d) is not "
+                          "another process of this job or of a job joined to its universe (smrun --join)", fd,
+                          theirs[1], theirs[0]);
+    if (sm_slot_gone(theirs[0]))
+        return smpi_error(NULL, MPI_ERR_ARG, R, "the process at the other end of fd %d (job rank %d) has exited", fd,
+                          theirs[0]);
+    sm_link(theirs[0], 0, 1);
     int rc = PMPI_Intercomm_create(MPI_COMM_SELF, 0, smpi_comm_universe, theirs[0], TAG_JOIN, intercomm);
-    return rc ? smpi_error(NULL, rc, R, "making the intercommunicator failed") : MPI_SUCCESS;
+    sm_link(theirs[0], 0, -1);
+    if (rc) return smpi_error(NULL, rc, R, "making the intercommunicator failed");
+    link_remote(*intercomm, 1);
+    return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_join = PMPI_Comm_join
 
@@ -296,7 +348,9 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
     if (c == &smpi_comm_world || c == &smpi_comm_self)
         return smpi_error(c, MPI_ERR_COMM, R, "cannot disconnect %s", c->name);
     int rc = PMPI_Barrier(*comm);
-    return rc ? rc : PMPI_Comm_free(comm);
+    if (rc) return rc;
+    link_remote(*comm, -1);
+    return PMPI_Comm_free(comm);
 }
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 

@@ -70,6 +70,8 @@ struct smpi_comm {
     struct smpi_attr *attrs;    /* user attributes */
     struct smpi_topo *topo;     /* process topology (topo.c), or NULL; shared by dups */
     struct smpi_inter *inter;   /* an intercommunicator's other side (inter.c), else NULL */
+    bool     linked;            /* made by connect/accept/join: its remote group counted in sm_link
+                                 * until MPI_Comm_disconnect (dynamic.c) */
 };
 /* An intercommunicator: group is the local group, pt names the remote
  * group's ranks (pt.world is remote->world, pt.size its size) with pt.rank
