@@ -319,8 +319,9 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
     if (!fd_io(fd, mine, sizeof mine, true) || !fd_io(fd, theirs, sizeof theirs, false))
         return smpi_error(NULL, MPI_ERR_ARG, R, "cannot exchange ranks over fd %d: %s", fd,
                           errno ? strerror(errno) : "end of file");
-    if (theirs[0] < 0 || theirs[0] >= sm_core.size || theirs[0] == sm_core.rank || !sm_rank_local(theirs[0]) ||
-        sm_ctrl_of(theirs[0])->job.pid != theirs[1])
+    /* (a rank on another node: its pid is that node's, and its control block not mapped here) */
+    if (theirs[0] < 0 || theirs[0] >= sm_core.size || theirs[0] == sm_core.rank ||
+        (sm_rank_local(theirs[0]) && sm_ctrl_of(theirs[0])->job.pid != theirs[1]))
         return smpi_error(NULL, MPI_ERR_ARG, R, "the process at the other end of fd %d (pid %d, slot %d) is not "
                           "another process of this job or of a job joined to its universe (smrun --join)", fd,
                           theirs[1], theirs[0]);
