@@ -370,8 +370,8 @@ static sm_status_t start(struct span_op *o)
 
 static bool is_red(enum coll_kind k) { return k >= COLL_REDUCE && k <= COLL_EXSCAN; }
 
-/* Every request done: the status of the round, then the local step. */
-static sm_status_t finish(struct span_op *o)
+/* Every request done: freed, and the first failure's status. */
+static sm_status_t reqs_end(struct span_op *o)
 {
     sm_status_t st = SM_OK;
     for (int i = 0; i < o->nreq; i++) {
@@ -381,6 +381,13 @@ static sm_status_t finish(struct span_op *o)
         p2p_req_free(r);
     }
     o->nreq = 0;
+    return st;
+}
+
+/* Every request done: the status of the round, then the local step. */
+static sm_status_t finish(struct span_op *o)
+{
+    sm_status_t st = reqs_end(o);
     if (!st && is_red(o->a.kind)) st = red_finish(o);
     for (int i = 0; i < o->nalloc; i++) free(o->alloc[i]);
     o->nalloc = 0;
@@ -455,14 +462,8 @@ static sm_status_t ring_step(struct span_op *o, void *s, size_t sbytes, int to, 
     if (r) st = post(o, false, r, rbytes, NULL, from);
     if (!st && s) st = post(o, true, s, sbytes, NULL, to);
     for (int i = 0; i < o->nreq; i++) p2p_wait(o->req[i]);
-    for (int i = 0; i < o->nreq; i++) {
-        struct p2p_req *q = o->req[i];
-        if (!st && q->st.err) st = sm_fail(q->st.err, "%s", q->why ? q->why : q->st.err == SM_ERR_TRUNCATE
-                                           ? "a member sent more than this one receives" : "a transfer failed");
-        p2p_req_free(q);
-    }
-    o->nreq = 0;
-    return st;
+    sm_status_t e = reqs_end(o);
+    return st ? st : e;
 }
 
 static sm_status_t ring_run(struct span_op *o)
