@@ -144,6 +144,11 @@ const struct p2p_comm *coll_span_job(void);                /* the whole job, for
 sm_status_t coll_span_attach(struct coll_group *g);        /* g (numbered) spans nodes: its communicator */
 sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a);
 sm_status_t coll_span_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx);
+/* The tag of g's next collective (its sequence number taken, as every
+ * member does at the same point), and a nonblocking one started later
+ * with it (hier.c: a leaders' stage that waits for its node's). */
+int coll_span_reserve(struct coll_group *g);
+sm_status_t coll_span_start_tag(struct coll_group *g, const struct coll_args *a, int tag, coll_done_fn done, void *ctx);
 void coll_span_progress(void);
 /* Block i of b (a block per member): its address, type and stream bytes. */
 void *coll_buf_block(const struct coll_buf *b, int i, const struct dt_type **t, size_t *bytes);
@@ -153,6 +158,11 @@ bool coll_span_busy(void);
  * span.c), or on span.c where that does not fit; and what g->hier holds. */
 sm_status_t coll_hier_run(struct coll_group *g, const struct coll_args *a);
 void coll_hier_free(struct coll_group *g);
+/* The nonblocking ones by nodes too, once g is split (else span.c's), and
+ * their progress (coll_progress runs it while any is active). */
+sm_status_t coll_hier_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx);
+bool coll_hier_busy(void);
+void coll_hier_progress(void);
 extern const struct coll_kind_ops coll_barrier_ops, coll_bcast_ops, coll_gather_ops, coll_scatter_ops,
     coll_allgather_ops, coll_alltoall_ops, coll_reduce_ops, coll_create_ops;
 
@@ -173,6 +183,8 @@ struct coll_op {
                                          * (else it checks one at the end) */
     bool released;
     bool late;                          /* its record is stamped by the body, not at publication (a chain) */
+    bool (*gate)(void *);               /* a node stage of hier.c: publishes only once gate(gate_ctx) */
+    void *gate_ctx;
     uint32_t flags;                     /* its record's */
     size_t len;                         /* its record's */
     sm_status_t st;
@@ -267,6 +279,13 @@ static inline size_t coll_elem_size(const struct dt_type *t) { return t ? t->siz
  * (o then from malloc, with done set: freed after done is called). */
 sm_status_t coll_op_init(struct coll_op *o, struct coll_group *g, const struct coll_args *a);
 sm_status_t coll_launch(struct coll_op *o, bool blocking);
+/* Start o (from malloc: the engine frees it after done) on g for a (the
+ * caller's, kept until done), nonblocking, held before its publication
+ * until gate(gctx) is true: its sequence number is taken now, so the
+ * group's later collectives wait behind it (hier.c posts every node stage
+ * of a nonblocking collective at its start). SM_ERR_ARG: not started. */
+sm_status_t coll_start_gated(struct coll_op *o, struct coll_group *g, const struct coll_args *a,
+                             bool (*gate)(void *), void *gctx, coll_done_fn done, void *ctx);
 /* Wait until cond(arg), moving the engine's schedules (and point-to-point,
  * when asked for) on meanwhile. */
 void coll_wait(bool (*cond)(void *), void *arg);

@@ -1,14 +1,21 @@
-/* hier.c: hierarchical blocking collectives on groups spanning nodes (as
+/* hier.c: hierarchical collectives on groups spanning nodes (as
  * Open MPI's HAN does): each node's members run the SMARTMAP engine among
  * themselves (a group per node), and one rank per node (its leader, the
  * first member in the group's order) exchanges with the other leaders over
  * point-to-point (span.c's rounds, on a group of the leaders), so a
  * collective costs a message or two between nodes instead of one per pair
  * of members. Both groups are made at the first blocking collective on the
- * group and kept on it (coll_group.hier). What does not fit stays on
- * span.c: the all-to-all kinds, non-commutative user operations and scans
- * over nodes whose members are not consecutive in the group, every node holding one member,
- * and the nonblocking collectives. */
+ * group and kept on it (coll_group.hier). The nonblocking ones take the
+ * same stages once the groups are there (below: every node stage posted at
+ * the start). What does not fit stays on span.c: the all-to-all kinds,
+ * non-commutative user operations and scans over nodes whose members are
+ * not consecutive in the group, every node holding one member, and the
+ * nonblocking collectives before the group's first blocking one (splitting
+ * it waits for every member: a nonblocking start must not) and of the
+ * kinds that have no nonblocking plan below (scans, reduce-scatter). */
+#define _GNU_SOURCE             /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -651,4 +658,631 @@ sm_status_t coll_hier_run(struct coll_group *g, const struct coll_args *a)
     case COLL_SCATTER: return h_scatter(g, h, a);
     default: return h_scan(g, h, a);
     }
+}
+
+
+/* --- Nonblocking ------------------------------------------------------------------------
+ * The stages of the blocking ones above, but a member's node stages all
+ * start (take their sequence numbers on the node's group) when the
+ * collective starts, each held before its publication until the stages
+ * before it have ended (coll_start_gated). A collective started later on
+ * the group, blocking or not, so reaches the node's group behind them on
+ * every member, leader or not, as MPI's order of collectives requires; a
+ * chain that started a node stage only when the stage before ended would
+ * have a leader, still waiting for the other nodes, start the later
+ * collective's node stage first while its members were in this one's. The
+ * leaders' stage takes its number on the leaders' group at the start too
+ * (coll_span_reserve) and is posted when the stage before it ends; a
+ * transfer between two members (a root and its leader) goes on a tag taken
+ * on the group itself at the start. coll_progress runs the list. */
+
+enum hs_kind { HS_NODE, HS_LEAD, HS_SEND, HS_RECV, HS_LOCAL };
+struct hnb;
+
+struct hstage {
+    enum hs_kind kind;
+    struct hnb *x;
+    int idx;
+    bool started;
+    _Atomic bool done;          /* set by the engine's or span.c's callback (another thread's list, maybe) */
+    sm_status_t st;
+    struct coll_args a;         /* node, leaders: the engine reads it until the stage ends */
+    struct coll_op *op;         /* node: allocated before any stage starts */
+    void *buf;                  /* send, receive: with a member of the group itself */
+    size_t bytes;
+    const struct dt_type *t;
+    int peer;
+    struct p2p_req *req;
+    sm_status_t (*local)(struct hnb *);
+    bool always;                /* local: runs after a failure too (what later stages read) */
+    char why[256];
+};
+
+#define HNB_STAGES 8
+#define HNB_MEM 10
+
+struct hnb {
+    struct hnb *next;
+    struct coll_group *g;
+    struct coll_hier *h;
+    struct coll_args a;
+    coll_done_fn done;
+    void *ctx;
+    int n, tag, lead_tag;
+    _Atomic int cur;            /* the stage running; the node stages' gates read it */
+    struct hstage s[HNB_STAGES];
+    void *mem[HNB_MEM];
+    int nmem;
+    size_t *bytes, *noff;       /* allgather: each member's block, each node's start in big */
+    char *big;
+    uint64_t mine;              /* gather, scatter: this member's bytes, */
+    struct rooted rt;           /* ... everyone's sizes (rooted_sizes'), */
+    int i_data, i_lead, i_xfer; /* ... the stages that use buf, told where it is once it is there */
+    void *scratch;
+    sm_status_t st;
+    char why[256];
+};
+
+static void *hnb_alloc(struct hnb *x, size_t n)
+{
+    void *p = x->nmem < HNB_MEM ? malloc(n ? n : 1) : NULL;
+    if (p) x->mem[x->nmem++] = p;
+    return p;
+}
+static void *hnb_tmp_like(struct hnb *x, const struct dt_type *t, size_t count)
+{
+    void *mem = NULL, *p = tmp_like(t, count, &mem);
+    if (!mem) return NULL;
+    if (x->nmem == HNB_MEM) {
+        free(mem);
+        return NULL;
+    }
+    x->mem[x->nmem++] = mem;
+    return p;
+}
+
+static struct hstage *add(struct hnb *x, enum hs_kind k)
+{
+    struct hstage *s = &x->s[x->n];
+    s->kind = k, s->x = x, s->idx = x->n++;
+    return s;
+}
+static void add_node(struct hnb *x, const struct coll_args *a) { add(x, HS_NODE)->a = *a; }
+static void add_lead(struct hnb *x, const struct coll_args *a)
+{
+    if (is_leader(x->h)) add(x, HS_LEAD)->a = *a;
+}
+static void add_xfer(struct hnb *x, bool send, void *buf, size_t bytes, const struct dt_type *t, int peer)
+{
+    struct hstage *s = add(x, send ? HS_SEND : HS_RECV);
+    s->buf = buf, s->bytes = bytes, s->t = t, s->peer = peer;
+}
+static void add_local(struct hnb *x, sm_status_t (*fn)(struct hnb *)) { add(x, HS_LOCAL)->local = fn; }
+static void add_local_always(struct hnb *x, sm_status_t (*fn)(struct hnb *))
+{
+    struct hstage *s = add(x, HS_LOCAL);
+    s->local = fn, s->always = true;
+}
+
+/* The plans: what h_barrier ... h_allgather do, as stages. */
+static sm_status_t plan_barrier(struct hnb *x)
+{
+    struct coll_args b = { .kind = COLL_BARRIER };
+    add_node(x, &b);
+    add_lead(x, &b);
+    add_node(x, &b);
+    return SM_OK;
+}
+
+static sm_status_t bcast_copy(struct hnb *x)
+{
+    const struct coll_args *a = &x->a;
+    dt_copy(a->dst.base, a->dst.type, a->src.base, a->src.type, 0, a->src.count * tsize(a->src.type));
+    return SM_OK;
+}
+
+static sm_status_t plan_bcast(struct hnb *x)
+{
+    struct coll_hier *h = x->h;
+    const struct coll_args *a = &x->a;
+    int R = h->node_of[a->root];
+    bool rootnode = h->mynode == R, lead_root = h->node_idx[a->root] == 0;
+    bool sep = a->src.base && a->src.base != COLL_IN_PLACE;
+    struct coll_buf buf = sep ? a->src : a->dst;
+    if (rootnode && !lead_root) {
+        struct coll_args b = { .kind = COLL_BCAST, .root = h->node_idx[a->root], .dst = buf };
+        add_node(x, &b);
+    }
+    struct coll_args l = { .kind = COLL_BCAST, .root = R, .dst = buf };
+    add_lead(x, &l);
+    if (!rootnode || lead_root) {
+        struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = buf };
+        add_node(x, &b);
+    }
+    if (sep && a->dst.base && a->dst.base != a->src.base) add_local(x, bcast_copy);
+    return SM_OK;
+}
+
+/* node_reduce's stage: the node's reduction at its leader, *part where it is. */
+static sm_status_t plan_node_reduce(struct hnb *x, const struct coll_buf *sb, struct coll_buf *part)
+{
+    struct coll_hier *h = x->h;
+    *part = *sb;
+    if (h->nsize[h->mynode] == 1) return SM_OK;
+    struct coll_args r = { .kind = COLL_REDUCE, .root = 0, .red = x->a.red, .src = *sb };
+    if (is_leader(h)) {
+        void *p = hnb_tmp_like(x, sb->type, sb->count);
+        if (!p) return sm_fail(SM_ERR_NOMEM, "no memory for a node's partial result");
+        r.dst = (struct coll_buf){ .base = p, .count = sb->count, .type = sb->type };
+        *part = r.dst;
+    }
+    add_node(x, &r);
+    return SM_OK;
+}
+
+static sm_status_t plan_allreduce(struct hnb *x)
+{
+    struct coll_hier *h = x->h;
+    const struct coll_args *a = &x->a;
+    bool inpl = a->src.base == COLL_IN_PLACE;
+    struct coll_buf sb = inpl ? a->dst : a->src, part;
+    sm_status_t st = plan_node_reduce(x, &sb, &part);
+    if (st) return st;
+    struct coll_args l = { .kind = COLL_ALLREDUCE, .red = a->red, .src = part, .dst = a->dst };
+    if (inpl && h->nsize[h->mynode] == 1) l.src = (struct coll_buf){ .base = COLL_IN_PLACE };
+    add_lead(x, &l);
+    struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = a->dst };
+    add_node(x, &b);
+    return SM_OK;
+}
+
+static sm_status_t plan_reduce(struct hnb *x)
+{
+    struct coll_group *g = x->g;
+    struct coll_hier *h = x->h;
+    const struct coll_args *a = &x->a;
+    int me = g->m.me, root = a->root, R = h->node_of[root];
+    bool inpl = a->src.base == COLL_IN_PLACE, root_leads = h->node_idx[root] == 0;
+    struct coll_buf sb = inpl ? a->dst : a->src, part;
+    sm_status_t st = plan_node_reduce(x, &sb, &part);
+    if (st) return st;
+    if (is_leader(h)) {
+        struct coll_args l = { .kind = COLL_REDUCE, .root = R, .red = a->red, .src = part };
+        if (me == root) {
+            l.dst = a->dst;
+            if (inpl && h->nsize[R] == 1) l.src = (struct coll_buf){ .base = COLL_IN_PLACE };
+        } else if (h->mynode == R) {
+            void *p = hnb_tmp_like(x, sb.type, sb.count);
+            if (!p) return sm_fail(SM_ERR_NOMEM, "no memory for a reduction's result");
+            l.dst = (struct coll_buf){ .base = p, .count = sb.count, .type = sb.type };
+        }
+        add_lead(x, &l);
+        if (h->mynode == R && !root_leads) add_xfer(x, true, l.dst.base, sb.count * tsize(sb.type), sb.type, root);
+    } else if (me == root) {
+        add_xfer(x, false, a->dst.base, a->dst.count * tsize(a->dst.type), a->dst.type, leader_of(h, R));
+    }
+    return SM_OK;
+}
+
+/* The whole (every node's pack, in node order) into each member's blocks. */
+static sm_status_t allgather_unpack(struct hnb *x)
+{
+    struct coll_hier *h = x->h;
+    const struct coll_args *a = &x->a;
+    int me = x->g->m.me;
+    for (int q = 0; q < h->nnodes; q++) {
+        size_t o = x->noff[q];
+        for (int i = 0; i < h->nsize[q]; i++) {
+            int j = h->members[h->first[q] + i];
+            const struct dt_type *t;
+            size_t b;
+            void *p = coll_buf_block(&a->dst, j, &t, &b);
+            if (b && !(j == me && a->src.base == COLL_IN_PLACE)) dt_copy(p, t, x->big + o, NULL, 0, b);
+            o += x->bytes[j];
+        }
+    }
+    return SM_OK;
+}
+
+static sm_status_t plan_allgather(struct hnb *x)
+{
+    struct coll_group *g = x->g;
+    struct coll_hier *h = x->h;
+    const struct coll_args *a = &x->a;
+    int n = g->m.size, me = g->m.me, K = h->nnodes, k = h->mynode, nk = h->nsize[k];
+    x->bytes = hnb_alloc(x, sizeof *x->bytes * (size_t)n), x->noff = hnb_alloc(x, sizeof *x->noff * ((size_t)K + 1));
+    int *nc = hnb_alloc(x, sizeof(int) * 2 * (size_t)nk), *lc = hnb_alloc(x, sizeof(int) * 2 * (size_t)K);
+    if (!x->bytes || !x->noff || !nc || !lc) return sm_fail(SM_ERR_NOMEM, "no memory for an allgather of %d", n);
+    const struct dt_type *t;
+    for (int j = 0; j < n; j++) coll_buf_block(&a->dst, j, &t, &x->bytes[j]);
+    x->noff[0] = 0;
+    for (int q = 0; q < K; q++) {
+        size_t s = 0;
+        for (int i = 0; i < h->nsize[q]; i++) s += x->bytes[h->members[h->first[q] + i]];
+        x->noff[q + 1] = x->noff[q] + s;
+    }
+    if (x->noff[K] > INT_MAX) return sm_fail(SM_ERR_ARG, "an allgather of more than %d bytes across nodes", INT_MAX);
+    if (!(x->big = hnb_alloc(x, x->noff[K]))) return sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", x->noff[K]);
+    size_t o = 0;
+    for (int i = 0; i < nk; i++) {
+        nc[i] = (int)x->bytes[h->members[h->first[k] + i]], nc[nk + i] = (int)o;
+        o += (size_t)nc[i];
+    }
+    for (int q = 0; q < K; q++) lc[q] = (int)(x->noff[q + 1] - x->noff[q]), lc[K + q] = (int)x->noff[q];
+    struct coll_args ga = { .kind = COLL_GATHER, .root = 0, .src = a->src };
+    if (a->src.base == COLL_IN_PLACE) {
+        size_t b;
+        void *p = coll_buf_block(&a->dst, me, &t, &b);
+        ga.src = (struct coll_buf){ .base = p, .count = t ? b / t->size : b, .type = t };
+    }
+    if (is_leader(h)) ga.dst = (struct coll_buf){ .base = x->big + x->noff[k], .counts = nc, .displs = nc + nk };
+    add_node(x, &ga);
+    struct coll_args la = { .kind = COLL_ALLGATHER, .src = { .base = COLL_IN_PLACE },
+                            .dst = { .base = x->big, .counts = lc, .displs = lc + K } };
+    add_lead(x, &la);
+    struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = { .base = x->big, .count = x->noff[K] } };
+    add_node(x, &b);
+    add_local(x, allgather_unpack);
+    return SM_OK;
+}
+
+/* Gathers and scatters: rooted_sizes as stages (the sizes gathered at
+ * each leader, the root's totals to its node), then rooted_local where it
+ * computed; h_gather's and h_scatter's stages after them. */
+static sm_status_t plan_sizes(struct hnb *x, uint64_t mine, const struct coll_buf *b)
+{
+    struct coll_hier *h = x->h;
+    struct rooted *r = &x->rt;
+    int root = x->a.root, K = h->nnodes, nk = h->nsize[h->mynode], R = h->node_of[root];
+    r->nsz = hnb_alloc(x, sizeof *r->nsz * (size_t)nk), r->tot = hnb_alloc(x, sizeof *r->tot * (size_t)K);
+    r->noff = hnb_alloc(x, sizeof *r->noff * ((size_t)K + 1));
+    r->nc = hnb_alloc(x, sizeof(int) * 2 * (size_t)nk), r->lc = hnb_alloc(x, sizeof(int) * 2 * (size_t)K);
+    if (!r->nsz || !r->tot || !r->noff || !r->nc || !r->lc)
+        return sm_fail(SM_ERR_NOMEM, "no memory for a collective of %d", x->g->m.size);
+    x->mine = mine;
+    struct coll_args sa = { .kind = COLL_GATHER, .root = 0, .src = { .base = &x->mine, .count = sizeof x->mine },
+                            .dst = { .base = r->nsz, .count = sizeof x->mine } };
+    add_node(x, &sa);
+    if (x->g->m.me == root) {
+        for (int q = 0; q < K; q++) {
+            r->tot[q] = 0;
+            for (int i = 0; i < h->nsize[q]; i++) {
+                const struct dt_type *t;
+                size_t n;
+                coll_buf_block(b, h->members[h->first[q] + i], &t, &n);
+                r->tot[q] += n;
+            }
+        }
+    }
+    if (h->mynode == R && h->node_idx[root] != 0) {
+        struct coll_args ta = { .kind = COLL_BCAST, .root = h->node_idx[root],
+                                .dst = { .base = r->tot, .count = sizeof *r->tot * (size_t)K } };
+        add_node(x, &ta);
+    }
+    return SM_OK;
+}
+
+/* rooted_sizes' end, and the whole's buffer (x->big) where it is needed. */
+static sm_status_t sizes_local(struct hnb *x)
+{
+    struct coll_hier *h = x->h;
+    struct rooted *r = &x->rt;
+    int me = x->g->m.me, root = x->a.root, K = h->nnodes, k = h->mynode, nk = h->nsize[k], R = h->node_of[root];
+    if (me == root || (k == R && is_leader(h))) {
+        r->noff[0] = 0;
+        for (int q = 0; q < K; q++) r->noff[q + 1] = r->noff[q] + r->tot[q];
+        if (r->noff[K] > INT_MAX) return sm_fail(SM_ERR_ARG, "a gather or scatter of more than %d bytes across nodes", INT_MAX);
+        for (int q = 0; q < K; q++) r->lc[q] = (int)r->tot[q], r->lc[K + q] = (int)r->noff[q];
+    }
+    if (is_leader(h)) {
+        size_t o = 0;
+        for (int i = 0; i < nk; i++) r->nc[i] = (int)r->nsz[i], r->nc[nk + i] = (int)o, o += r->nsz[i];
+        if (o > INT_MAX) return sm_fail(SM_ERR_ARG, "a gather or scatter of more than %d bytes across nodes", INT_MAX);
+        if (k != R) r->noff[K] = o;     /* elsewhere: this node's block */
+    }
+    size_t whole = is_leader(h) || me == root ? r->noff[K] : 0;
+    if (whole && !(x->big = hnb_alloc(x, whole))) return sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", whole);
+    /* where the later stages find it */
+    char *node_part = x->big + (k == R && x->big ? r->noff[k] : 0);
+    if (is_leader(h)) {
+        struct coll_args *d = &x->s[x->i_data].a, *l = &x->s[x->i_lead].a;
+        if (d->kind == COLL_GATHER) d->dst = (struct coll_buf){ .base = node_part, .counts = r->nc, .displs = r->nc + nk };
+        else d->src = (struct coll_buf){ .base = node_part, .counts = r->nc, .displs = r->nc + nk };
+        struct coll_buf all = { .base = x->big, .counts = r->lc, .displs = r->lc + K };
+        struct coll_buf mine = { .base = x->big, .count = r->noff[K] };
+        if (l->kind == COLL_GATHER) {
+            if (k == R) l->src.base = COLL_IN_PLACE, l->dst = all;
+            else l->src = mine;
+        } else {
+            if (k == R) l->dst.base = COLL_IN_PLACE, l->src = all;
+            else l->dst = mine;
+        }
+    }
+    if (x->i_xfer >= 0) x->s[x->i_xfer].buf = x->big, x->s[x->i_xfer].bytes = r->noff[K];
+    return SM_OK;
+}
+
+static sm_status_t gather_unpack(struct hnb *x)
+{
+    struct coll_hier *h = x->h;
+    const struct coll_args *a = &x->a;
+    int me = x->g->m.me;
+    bool inpl = a->src.base == COLL_IN_PLACE;
+    for (int q = 0; q < h->nnodes; q++) {
+        size_t o = x->rt.noff[q];
+        for (int i = 0; i < h->nsize[q]; i++) {
+            int j = h->members[h->first[q] + i];
+            const struct dt_type *t;
+            size_t n;
+            void *p = coll_buf_block(&a->dst, j, &t, &n);
+            if (n && !(j == me && inpl)) dt_copy(p, t, x->big + o, NULL, 0, n);
+            o += n;
+        }
+    }
+    return SM_OK;
+}
+
+static sm_status_t plan_gather(struct hnb *x)
+{
+    struct coll_hier *h = x->h;
+    const struct coll_args *a = &x->a;
+    int me = x->g->m.me, root = a->root, R = h->node_of[root], k = h->mynode;
+    bool inpl = me == root && a->src.base == COLL_IN_PLACE;
+    struct coll_buf sb = a->src;
+    const struct dt_type *t;
+    size_t mine;
+    if (inpl) {
+        void *p = coll_buf_block(&a->dst, me, &t, &mine);
+        sb = (struct coll_buf){ .base = p, .count = t ? mine / t->size : mine, .type = t };
+    } else {
+        mine = sb.count * tsize(sb.type);
+    }
+    x->i_xfer = -1;
+    sm_status_t st = plan_sizes(x, mine, &a->dst);
+    if (st) return st;
+    add_local_always(x, sizes_local);
+    struct coll_args ga = { .kind = COLL_GATHER, .root = 0, .src = sb };
+    x->i_data = x->n;
+    add_node(x, &ga);
+    if (is_leader(h)) {
+        struct coll_args la = { .kind = COLL_GATHER, .root = R };
+        x->i_lead = x->n;
+        add_lead(x, &la);
+        if (k == R && me != root) x->i_xfer = x->n, add_xfer(x, true, NULL, 0, NULL, root);
+    } else if (me == root) {
+        x->i_xfer = x->n, add_xfer(x, false, NULL, 0, NULL, leader_of(h, R));
+    }
+    if (me == root) add_local(x, gather_unpack);
+    return SM_OK;
+}
+
+static sm_status_t scatter_pack(struct hnb *x)
+{
+    struct coll_hier *h = x->h;
+    for (int q = 0; q < h->nnodes; q++) {
+        size_t o = x->rt.noff[q];
+        for (int i = 0; i < h->nsize[q]; i++) {
+            const struct dt_type *t;
+            size_t n;
+            void *p = coll_buf_block(&x->a.src, h->members[h->first[q] + i], &t, &n);
+            if (n) dt_copy(x->big + o, NULL, p, t, 0, n);
+            o += n;
+        }
+    }
+    return SM_OK;
+}
+
+static sm_status_t plan_scatter(struct hnb *x)
+{
+    struct coll_hier *h = x->h;
+    const struct coll_args *a = &x->a;
+    int me = x->g->m.me, root = a->root, R = h->node_of[root], k = h->mynode;
+    bool inpl = me == root && a->dst.base == COLL_IN_PLACE;
+    struct coll_buf db = a->dst;
+    const struct dt_type *t;
+    size_t mine;
+    if (inpl) coll_buf_block(&a->src, me, &t, &mine);
+    else mine = db.count * tsize(db.type);
+    x->i_xfer = -1;
+    sm_status_t st = plan_sizes(x, mine, &a->src);
+    if (st) return st;
+    add_local_always(x, sizes_local);
+    if (me == root) add_local(x, scatter_pack);
+    if (me == root && !is_leader(h)) x->i_xfer = x->n, add_xfer(x, true, NULL, 0, NULL, leader_of(h, R));
+    else if (k == R && is_leader(h) && me != root) x->i_xfer = x->n, add_xfer(x, false, NULL, 0, NULL, root);
+    if (is_leader(h)) {
+        struct coll_args la = { .kind = COLL_SCATTER, .root = R };
+        x->i_lead = x->n;
+        add_lead(x, &la);
+    }
+    struct coll_args sa = { .kind = COLL_SCATTER, .root = 0, .dst = db };
+    if (inpl && !is_leader(h)) {        /* the root's block stays in its source: it takes its copy aside */
+        if (!(x->scratch = hnb_alloc(x, mine))) return sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", mine);
+        sa.dst = (struct coll_buf){ .base = x->scratch, .count = mine };
+    }
+    x->i_data = x->n;
+    add_node(x, &sa);
+    return SM_OK;
+}
+
+/* The list of started ones; with threads under the lock (one thread runs it for all). */
+static struct hnb *hactive;
+static pthread_mutex_t hlock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+bool coll_hier_busy(void) { return hactive != NULL; }
+
+static void stage_done(void *ctx, sm_status_t st, const char *why)
+{
+    struct hstage *s = ctx;
+    if (st) {
+        s->st = st;
+        snprintf(s->why, sizeof s->why, "%s", why && *why ? why : "a stage of the collective failed");
+    }
+    atomic_store_explicit(&s->done, true, memory_order_release);
+}
+
+static bool stage_gate(void *ctx)
+{
+    struct hstage *s = ctx;
+    return atomic_load_explicit(&s->x->cur, memory_order_acquire) == s->idx;
+}
+
+static void stage_fail(struct hstage *s, sm_status_t st)
+{
+    s->st = st;
+    snprintf(s->why, sizeof s->why, "%s", sm_fail_reason());
+    atomic_store_explicit(&s->done, true, memory_order_release);
+}
+
+/* The stage's turn: start what starts now (a node stage started with the
+ * collective: its gate opens). A failed stage ends at once, and the later
+ * ones still run (a leader that failed between nodes must not leave its
+ * node waiting for it), but for the local copies. */
+static void stage_begin(struct hnb *x, struct hstage *s)
+{
+    sm_status_t st = SM_OK;
+    switch (s->kind) {
+    case HS_NODE:
+        return;
+    case HS_LEAD:
+        st = coll_span_start_tag(&x->h->lead, &s->a, x->lead_tag, stage_done, s);
+        break;
+    case HS_SEND: case HS_RECV:
+        if (!(s->req = p2p_req_alloc())) {
+            st = sm_fail(SM_ERR_NOMEM, "no memory for a request");
+            break;
+        }
+        st = s->kind == HS_SEND ? p2p_isend(s->req, s->buf, s->bytes, s->peer, x->tag, x->g->net, P2P_STANDARD, s->t)
+                                : p2p_irecv(s->req, s->buf, s->bytes, s->peer, x->tag, x->g->net, s->t);
+        if (st) p2p_req_free(s->req), s->req = NULL;
+        break;
+    case HS_LOCAL:
+        if (!x->st || s->always) st = s->local(x);
+        if (!st) atomic_store_explicit(&s->done, true, memory_order_release);
+        break;
+    }
+    if (st) stage_fail(s, st);
+}
+
+/* As far as it goes; true once every stage has ended. */
+static bool hnb_run(struct hnb *x)
+{
+    for (;;) {
+        int c = atomic_load_explicit(&x->cur, memory_order_relaxed);
+        if (c == x->n) return true;
+        struct hstage *s = &x->s[c];
+        if (!s->started) {
+            s->started = true;
+            stage_begin(x, s);
+        }
+        if (s->req && p2p_done(s->req)) {
+            struct p2p_req *r = s->req;
+            s->req = NULL;
+            if (r->st.err) {
+                sm_fail(r->st.err, "%s", r->why ? r->why : r->st.err == SM_ERR_TRUNCATE
+                        ? "the leader sent more than the root receives" : "a transfer between nodes failed");
+                stage_fail(s, r->st.err);
+            } else {
+                atomic_store_explicit(&s->done, true, memory_order_release);
+            }
+            p2p_req_free(r);
+        }
+        if (!atomic_load_explicit(&s->done, memory_order_acquire)) return false;
+        if (s->st && !x->st) {
+            x->st = s->st;
+            snprintf(x->why, sizeof x->why, "%s", s->why);
+        }
+        atomic_store_explicit(&x->cur, c + 1, memory_order_release);
+    }
+}
+
+static void hnb_free(struct hnb *x)
+{
+    for (int i = 0; i < x->n; i++)
+        if (x->s[i].kind == HS_NODE && !x->s[i].started) free(x->s[i].op);    /* never launched */
+    for (int i = 0; i < x->nmem; i++) free(x->mem[i]);
+    free(x);
+}
+
+void coll_hier_progress(void)
+{
+    static bool busy;
+    bool mt = coll_threaded();
+    if (mt && pthread_mutex_trylock(&hlock)) return;     /* another thread runs the list */
+    if (busy) {
+        if (mt) pthread_mutex_unlock(&hlock);
+        return;
+    }
+    busy = true;
+    for (struct hnb **p = &hactive, *x; (x = *p);) {
+        if (!hnb_run(x)) {
+            p = &x->next;
+            continue;
+        }
+        *p = x->next;
+        x->done(x->ctx, x->st, x->st ? x->why : "");
+        hnb_free(x);
+    }
+    busy = false;
+    if (mt) pthread_mutex_unlock(&hlock);
+}
+
+sm_status_t coll_hier_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx)
+{
+    struct coll_hier *h = g->hier;
+    /* Not split yet (splitting waits for every member), or nothing to gain. */
+    if (g->num < 0 || g->m.me < 0 || !h || h->flat) return coll_span_start(g, a, done, ctx);
+    switch (a->kind) {
+    case COLL_BARRIER: case COLL_BCAST: case COLL_REDUCE: case COLL_ALLREDUCE: case COLL_ALLGATHER:
+    case COLL_GATHER: case COLL_SCATTER:
+        break;
+    default:
+        return coll_span_start(g, a, done, ctx);
+    }
+    if ((a->kind == COLL_BCAST || a->kind == COLL_REDUCE || a->kind == COLL_GATHER || a->kind == COLL_SCATTER) &&
+        (unsigned)a->root >= (unsigned)g->m.size)
+        return coll_span_start(g, a, done, ctx);     /* it says why */
+    bool red = a->kind == COLL_REDUCE || a->kind == COLL_ALLREDUCE;
+    if (red && a->red.op == COLL_USER && (!a->red.commute || !a->red.fn.fn)) return coll_span_start(g, a, done, ctx);
+    if (red && a->red.op != COLL_USER && !coll_kernel(a->red.t, a->red.op)) return coll_span_start(g, a, done, ctx);
+    struct hnb *x = calloc(1, sizeof *x);
+    if (!x) return sm_fail(SM_ERR_NOMEM, "no memory for a nonblocking collective");
+    x->g = g, x->h = h, x->a = *a, x->done = done, x->ctx = ctx;
+    sm_status_t st;
+    switch (a->kind) {
+    case COLL_BARRIER: st = plan_barrier(x); break;
+    case COLL_BCAST: st = plan_bcast(x); break;
+    case COLL_REDUCE: st = plan_reduce(x); break;
+    case COLL_ALLREDUCE: st = plan_allreduce(x); break;
+    case COLL_GATHER: st = plan_gather(x); break;
+    case COLL_SCATTER: st = plan_scatter(x); break;
+    default: st = plan_allgather(x); break;
+    }
+    /* Every node stage's op before any starts: a member that started some
+     * and not the others would leave its node waiting. */
+    for (int i = 0; i < x->n && !st; i++)
+        if (x->s[i].kind == HS_NODE && !(x->s[i].op = malloc(sizeof *x->s[i].op)))
+            st = sm_fail(SM_ERR_NOMEM, "no memory for a nonblocking collective");
+    if (st) {
+        hnb_free(x);
+        return st;
+    }
+    x->tag = coll_span_reserve(g);
+    if (is_leader(h)) x->lead_tag = coll_span_reserve(&h->lead);
+    for (int i = 0; i < x->n; i++) {
+        struct hstage *s = &x->s[i];
+        if (s->kind != HS_NODE) continue;
+        s->started = true;         /* the engine owns the op from here */
+        if ((st = coll_start_gated(s->op, &h->node, &s->a, stage_gate, s, stage_done, s))) {
+            free(s->op);           /* its arguments were checked above: not expected */
+            stage_fail(s, st);
+        }
+    }
+    bool mt = coll_threaded();
+    if (mt) pthread_mutex_lock(&hlock);
+    x->next = hactive, hactive = x;
+    if (mt) pthread_mutex_unlock(&hlock);
+    p2p_progress_hook = coll_progress;
+    coll_progress();
+    return SM_OK;
 }

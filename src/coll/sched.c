@@ -389,7 +389,7 @@ static void list_del(struct coll_op *o)
     if (o->next) o->next->prev = o->prev; else L.tail = o->prev;
     o->listed = false;
     o->g->active--;
-    if (!L.head && !coll_span_busy()) p2p_progress_hook = NULL;
+    if (!L.head && !coll_span_busy() && !coll_hier_busy()) p2p_progress_hook = NULL;
 }
 
 /* This member's progress: every collective of g up to the first one still
@@ -483,7 +483,7 @@ static bool step(struct coll_op *o)
     struct coll_group *g = o->g;
     bool aset = coll_aset(g);
     CO_BEGIN(o->pc);
-    if (!aset) CO_WAIT(o->pc, g->pub + 1 == o->seq && record_free(o));
+    if (!aset) CO_WAIT(o->pc, g->pub + 1 == o->seq && record_free(o) && (!o->gate || o->gate(o->gate_ctx)));
     publish(o);
     CO_WAIT(o->pc, coll_kinds[o->a->kind]->body(o));
     if (o->n > 1 && !o->read_any && !aset) CO_WAIT(o->pc, verified(o));
@@ -514,7 +514,7 @@ sm_status_t coll_op_init(struct coll_op *o, struct coll_group *g, const struct c
     o->pc = o->bpc = 0, o->i = o->k = 0, o->x = o->y = 0;
     o->readers = COLL_NONE, o->listed = o->read_any = o->released = o->late = false;
     o->flags = 0, o->len = 0, o->st = SM_OK, o->why = NULL, o->done = NULL, o->ctx = NULL;
-    o->nowned = 0, o->staged_nb = 0, o->finish = NULL, o->kctx = NULL;
+    o->nowned = 0, o->staged_nb = 0, o->finish = NULL, o->kctx = NULL, o->gate = NULL, o->gate_ctx = NULL;
     o->r.bstart = NULL, o->r.cstart = NULL, o->r.same = NULL, o->r.sliced = o->r.chain = false, o->r.N = o->r.nchunks = 0;
     if (g->num == -1 || g->m.me < 0) return sm_fail(SM_ERR_ARG, "this rank is not a member of the group");
     if ((unsigned)a->kind >= COLL_KINDS || !coll_kinds[a->kind])
@@ -545,10 +545,11 @@ static sm_status_t end(struct coll_op *o)
 
 void coll_progress(void)
 {
-    if (SM_UNLIKELY(coll_span_busy())) {
-        coll_span_progress();
-        if (!L.head && !coll_span_busy()) p2p_progress_hook = NULL;
-    }
+    if (SM_UNLIKELY(coll_span_busy())) coll_span_progress();
+    /* after span.c's: a leaders' stage that just ended opens its node stage's gate below */
+    if (SM_UNLIKELY(coll_hier_busy())) coll_hier_progress();
+    if (SM_UNLIKELY(p2p_progress_hook != NULL) && !L.head && !coll_span_busy() && !coll_hier_busy())
+        p2p_progress_hook = NULL;
     /* With threads, one runs the list for all (another holding it: go on) */
     if (SM_UNLIKELY(L.mt) && pthread_mutex_trylock(&L.lock)) return;
     if (L.busy) {
@@ -636,9 +637,19 @@ sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)
     return st ? st : coll_launch(&o, true);
 }
 
+sm_status_t coll_start_gated(struct coll_op *o, struct coll_group *g, const struct coll_args *a,
+                             bool (*gate)(void *), void *gctx, coll_done_fn done, void *ctx)
+{
+    sm_status_t st = coll_op_init(o, g, a);
+    if (st) return st;
+    o->gate = gate, o->gate_ctx = gctx;
+    o->done = done, o->ctx = ctx;
+    return coll_launch(o, false);
+}
+
 sm_status_t coll_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx)
 {
-    if (SM_UNLIKELY(g->net != NULL)) return coll_span_start(g, a, done, ctx);
+    if (SM_UNLIKELY(g->net != NULL)) return coll_hier_start(g, a, done, ctx);
     struct coll_op *o = malloc(sizeof *o + sizeof *a);   /* the arguments live after the op */
     if (!o) return sm_fail(SM_ERR_NOMEM, "no memory for a nonblocking collective");
     struct coll_args *copy = (struct coll_args *)(o + 1);

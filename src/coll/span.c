@@ -7,7 +7,8 @@
  * ones need no schedule: start posts the round, progress tests it. Linear
  * in the members (n^2 messages for the all-to-all kinds). The blocking
  * ones go by nodes where they can (hier.c: the node's SMARTMAP engine,
- * these rounds between the nodes' leaders); the nonblocking ones stay here. */
+ * these rounds between the nodes' leaders), and so do the nonblocking ones
+ * once the group has been split by nodes (its first blocking collective). */
 #define _GNU_SOURCE             /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
 #include <pthread.h>
 #include <stdio.h>
@@ -405,11 +406,16 @@ static sm_status_t op_check(struct span_op *o, struct coll_group *g, const struc
         return sm_fail(SM_ERR_ARG, "reduction %s is not defined on %s", coll_redop_name(a->red.op),
                        coll_dtype_name(a->red.t));
     o->g = g, o->a = *a;
-    /* Collectives on a group are started in the same order everywhere: the
-     * sequence number keeps overlapping nonblocking ones apart. */
-    g->seq = g->seq + 1;
-    o->tag = (int)(g->seq & 0x3fffff) | 0x400000;
+    o->tag = o->tag ? o->tag : coll_span_reserve(g);
     return SM_OK;
+}
+
+/* Collectives on a group are started in the same order everywhere: the
+ * sequence number keeps overlapping nonblocking ones apart. */
+int coll_span_reserve(struct coll_group *g)
+{
+    g->seq = g->seq + 1;
+    return (int)(g->seq & 0x3fffff) | 0x400000;
 }
 
 static sm_status_t op_begin(struct span_op *o, struct coll_group *g, const struct coll_args *a)
@@ -565,8 +571,14 @@ void coll_span_progress(void)
 
 sm_status_t coll_span_start(struct coll_group *g, const struct coll_args *a, coll_done_fn done, void *ctx)
 {
+    return coll_span_start_tag(g, a, 0, done, ctx);
+}
+
+sm_status_t coll_span_start_tag(struct coll_group *g, const struct coll_args *a, int tag, coll_done_fn done, void *ctx)
+{
     struct span_op *o = calloc(1, sizeof *o);
     if (!o) return sm_fail(SM_ERR_NOMEM, "no memory for a nonblocking collective");
+    o->tag = tag;
     sm_status_t st = op_begin(o, g, a);
     if (st) {
         free(o);

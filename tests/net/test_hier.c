@@ -5,7 +5,11 @@
  * place, datatypes with holes, and an associative operation that does not
  * commute (affine maps composed, so any regrouping that changes the order
  * shows). With "loop KIND N": N calls of one collective on MPI_COMM_WORLD
- * (barrier, allreduce, allgather, scan or all), for SMARTMAP_STATS' counts. */
+ * (barrier, allreduce, allgather, scan or all; nonblocking: inb, three at
+ * once; ibcast_64k, iallreduce_64k, iallreduce_8), for SMARTMAP_STATS'
+ * counts. "nb": the nonblocking ones (check_nb); "nbmismatch": an Ibcast
+ * whose second node expects less. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -322,17 +326,167 @@ static void check_comm(MPI_Comm c)
     everyone(c, r, s);          /* again: the groups made at the first call serve */
 }
 
+/* --- Nonblocking (hier.c's node stages posted at the start) ------------------------
+ * Several nonblocking collectives outstanding on one communicator with
+ * blocking ones between them, completed in orders that differ by rank and
+ * round: a leader still waiting for the other nodes must reach its node's
+ * group in the same order as its members. Root and sizes change by round
+ * (small, and 64 KiB); an Iallreduce with a non-commutative operation (over
+ * span.c's round) among them; on a new communicator the first ones start
+ * before any blocking one has split it by nodes. */
+static void complete(MPI_Request *q, int nq, int how)
+{
+    if (how == 0) {
+        OK(MPI_Waitall(nq, q, MPI_STATUSES_IGNORE));
+    } else if (how == 1) {
+        for (int i = nq - 1; i >= 0; i--) OK(MPI_Wait(&q[i], MPI_STATUS_IGNORE));
+    } else if (how == 2) {
+        for (int left = nq; left > 0; left--) {
+            int idx;
+            OK(MPI_Waitany(nq, q, &idx, MPI_STATUS_IGNORE));
+            CHECK(idx != MPI_UNDEFINED, "waitany: nothing left with %d to go", left);
+        }
+    } else {                    /* polled, every other one first */
+        int flag = 0;
+        while (!flag) {
+            for (int i = 1; i < nq; i += 2) {
+                int f;
+                OK(MPI_Test(&q[i], &f, MPI_STATUS_IGNORE));
+            }
+            OK(MPI_Testall(nq, q, &flag, MPI_STATUSES_IGNORE));
+        }
+    }
+}
+
+static void nb_round(MPI_Comm c, int r, int s, int round, int N)
+{
+    int root = round % s, root2 = (round * 7 + 1) % s;
+    size_t n = (size_t)N;
+    int *a = malloc(sizeof(int) * n), *bi = malloc(sizeof(int) * n), *bo = malloc(sizeof(int) * n);
+    int *di = malloc(sizeof(int) * n), *dout = malloc(sizeof(int) * n), *e = malloc(sizeof(int) * n * (size_t)s);
+    int *g = malloc(sizeof(int) * n), *u = malloc(sizeof(int) * n);
+    int ei[2] = { r * 3 + round, -r }, fa[9], fq[9], h[3];
+    MPI_Request q[12];
+    int nq = 0;
+    for (int k = 0; k < N; k++) {
+        a[k] = r == root ? round * 1000 + k : -1;
+        bi[k] = (r + 1) * (k % 7 + 1), bo[k] = -1;
+        di[k] = (r * 31 + k * 7 + round) % 1009, dout[k] = -1;
+        g[k] = (r * 13 + k) % 101;
+        u[k] = r + k;
+    }
+    OK(MPI_Ibcast(a, N, MPI_INT, root, c, &q[nq++]));
+    OK(MPI_Iallreduce(bi, bo, N, MPI_INT, MPI_SUM, c, &q[nq++]));
+    int f = r + 1, fo = -1;
+    OK(MPI_Allreduce(&f, &fo, 1, MPI_INT, MPI_SUM, c));     /* blocking, the two above outstanding */
+    CHECK(fo == s * (s + 1) / 2, "round %d: blocking allreduce between nonblocking ones: %d", round, fo);
+    OK(MPI_Ireduce(di, dout, N, MPI_INT, MPI_MAX, root2, c, &q[nq++]));
+    OK(MPI_Iallgather(ei, 2, MPI_INT, e, 2, MPI_INT, c, &q[nq++]));
+    for (int k = 0; k < 3; k++) h[k] = r == root2 ? round + k : -1;
+    OK(MPI_Bcast(h, 3, MPI_INT, root2, c));
+    for (int k = 0; k < 3; k++) CHECK(h[k] == round + k, "round %d: blocking bcast [%d] %d", round, k, h[k]);
+    OK(MPI_Ibarrier(c, &q[nq++]));
+    OK(MPI_Iallreduce(MPI_IN_PLACE, g, N, MPI_INT, MPI_MIN, c, &q[nq++]));
+    put_aff(fa, r, 3, 2);
+    OK(MPI_Iallreduce(fa, fq, 3, pair, aff, c, &q[nq++]));
+    OK(MPI_Iallreduce(MPI_IN_PLACE, u, N, MPI_INT, csum, c, &q[nq++]));
+    /* gather to root, scatter from root2 (in place at the roots on odd rounds) */
+    int gm[2] = { r, 900 + round }, *ga = malloc(sizeof(int) * 2 * (size_t)s), *sa = malloc(sizeof(int) * 2 * (size_t)s), sg[2] = { -1, -1 };
+    for (int j = 0; j < 2 * s; j++) ga[j] = j / 2 == r ? gm[j % 2] : -1, sa[j] = j * 5 + round;
+    bool ip = round % 2 == 1;
+    OK(MPI_Igather(ip && r == root ? MPI_IN_PLACE : gm, 2, MPI_INT, ga, 2, MPI_INT, root, c, &q[nq++]));
+    OK(MPI_Iscatter(sa, 2, MPI_INT, ip && r == root2 ? MPI_IN_PLACE : sg, 2, MPI_INT, root2, c, &q[nq++]));
+    if (round % 2) OK(MPI_Barrier(c));
+    complete(q, nq, (r + round) % 4);
+    for (int j = 0; r == root && j < s; j++)
+        CHECK(ga[2 * j] == j && ga[2 * j + 1] == 900 + round, "round %d: igather to %d: %d: (%d, %d)", round, root, j, ga[2 * j], ga[2 * j + 1]);
+    if (!(ip && r == root2))
+        CHECK(sg[0] == 2 * r * 5 + round && sg[1] == (2 * r + 1) * 5 + round, "round %d: iscatter from %d: (%d, %d)", round, root2, sg[0], sg[1]);
+    free(ga), free(sa);
+    for (int k = 0; k < N; k++) {
+        CHECK(a[k] == round * 1000 + k, "round %d: ibcast from %d [%d] %d", round, root, k, a[k]);
+        CHECK(bo[k] == s * (s + 1) / 2 * (k % 7 + 1), "round %d: iallreduce [%d] %d", round, k, bo[k]);
+        int mx = -1, mn = 1 << 30;
+        for (int j = 0; j < s; j++) {
+            int v = (j * 31 + k * 7 + round) % 1009, w = (j * 13 + k) % 101;
+            mx = v > mx ? v : mx, mn = w < mn ? w : mn;
+        }
+        CHECK(r != root2 || dout[k] == mx, "round %d: ireduce to %d [%d] %d, not %d", round, root2, k, dout[k], mx);
+        CHECK(g[k] == mn, "round %d: iallreduce min in place [%d] %d, not %d", round, k, g[k], mn);
+        CHECK(u[k] == s * (s - 1) / 2 + s * k, "round %d: iallreduce (user sum) [%d] %d", round, k, u[k]);
+    }
+    for (int j = 0; j < s; j++)
+        CHECK(e[2 * j] == j * 3 + round && e[2 * j + 1] == -j, "round %d: iallgather %d: (%d, %d)", round, j, e[2 * j], e[2 * j + 1]);
+    check_aff(fq, 0, s - 1, 3, 2, "iallreduce (pairs)");
+    free(a), free(bi), free(bo), free(di), free(dout), free(e), free(g), free(u);
+}
+
+static void check_nb(MPI_Comm parent)
+{
+    MPI_Comm c;
+    int r, s;
+    OK(MPI_Comm_dup(parent, &c));
+    MPI_Comm_rank(c, &r);
+    MPI_Comm_size(c, &s);
+    /* before the communicator's first blocking collective: over span.c, and
+     * still outstanding while that one splits it */
+    int v = r + 1, w = -1, b = r == 0 ? 77 : -1;
+    MPI_Request q[2];
+    OK(MPI_Iallreduce(&v, &w, 1, MPI_INT, MPI_SUM, c, &q[0]));
+    OK(MPI_Ibcast(&b, 1, MPI_INT, 0, c, &q[1]));
+    OK(MPI_Barrier(c));
+    OK(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+    CHECK(w == s * (s + 1) / 2 && b == 77, "before the split: %d %d", w, b);
+    for (int round = 0; round < 8; round++) nb_round(c, r, s, round, round % 4 == 3 ? 16384 : 3);
+    /* more outstanding than the node's group has records (two node stages each) */
+    enum { M = 24 };
+    int x[M], y[M];
+    MPI_Request m[M];
+    for (int i = 0; i < M; i++) {
+        x[i] = r * M + i;
+        if (i % 3 == 2) OK(MPI_Ibcast(&x[i], 1, MPI_INT, i % s, c, &m[i]));
+        else OK(MPI_Iallreduce(&x[i], &y[i], 1, MPI_INT, MPI_MAX, c, &m[i]));
+    }
+    for (int i = M - 1; i >= 0; i--) OK(MPI_Wait(&m[i], MPI_STATUS_IGNORE));
+    for (int i = 0; i < M; i++)
+        CHECK(i % 3 == 2 ? x[i] == (i % s) * M + i : y[i] == (s - 1) * M + i, "outstanding %d: %d", i, i % 3 == 2 ? x[i] : y[i]);
+    OK(MPI_Comm_free(&c));
+}
+
 static void loop(const char *kind, int n)
 {
     int v = 1, w, *g = malloc(sizeof(int) * 1024);
     float *big = calloc(1 << 18, sizeof(float));       /* 1 MiB */
+    double t0 = 0;
     for (int i = 0; i < n; i++) {
+        if (i == 1) t0 = MPI_Wtime();       /* after the first call (the split by nodes) */
         if (!strcmp(kind, "barrier") || !strcmp(kind, "all")) OK(MPI_Barrier(MPI_COMM_WORLD));
         if (!strcmp(kind, "allreduce") || !strcmp(kind, "all")) OK(MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         if (!strcmp(kind, "allgather") || !strcmp(kind, "all")) OK(MPI_Allgather(&v, 1, MPI_INT, g, 1, MPI_INT, MPI_COMM_WORLD));
         if (!strcmp(kind, "scan") || !strcmp(kind, "all")) OK(MPI_Scan(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         if (!strcmp(kind, "allreduce_1m")) OK(MPI_Allreduce(MPI_IN_PLACE, big, 1 << 18, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+        if (!strcmp(kind, "inb")) {         /* three outstanding at once */
+            MPI_Request q[3];
+            if (i == 0) OK(MPI_Barrier(MPI_COMM_WORLD));     /* the split by nodes */
+            OK(MPI_Ibarrier(MPI_COMM_WORLD, &q[0]));
+            OK(MPI_Iallreduce(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[1]));
+            OK(MPI_Iallgather(&v, 1, MPI_INT, g, 1, MPI_INT, MPI_COMM_WORLD, &q[2]));
+            OK(MPI_Waitall(3, q, MPI_STATUSES_IGNORE));
+        }
+        bool ib = !strcmp(kind, "ibcast_64k"), ia = !strcmp(kind, "iallreduce_64k"), ia8 = !strcmp(kind, "iallreduce_8");
+        if (ib || ia || ia8) {
+            MPI_Request q;
+            if (i == 0) OK(MPI_Barrier(MPI_COMM_WORLD));
+            if (ib) OK(MPI_Ibcast(big, 16384, MPI_FLOAT, 0, MPI_COMM_WORLD, &q));
+            else OK(MPI_Iallreduce(MPI_IN_PLACE, big, ia8 ? 2 : 16384, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q));
+            OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        }
     }
+    /* for a rough measure only (HIER_TIME=1): nothing checks it */
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    if (getenv("HIER_TIME") && r == 0 && n > 1)
+        printf("loop %s: %.1f us a call\n", kind, (MPI_Wtime() - t0) * 1e6 / (n - 1));
     free(g), free(big);
 }
 
@@ -352,6 +506,19 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
+    if (argc > 1 && !strcmp(argv[1], "nbmismatch")) {
+        /* the same across nodes, nonblocking: the leader's receive between
+         * nodes is truncated, and its node's stage after it still runs */
+        int b[2] = { 1, 2 };
+        MPI_Request q;
+        const char *ns = getenv("SMARTMAP_NODE_SIZE");
+        int k = ns && atoi(ns) > 0 ? atoi(ns) : ws;
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        OK(MPI_Ibcast(b, wr < k ? 2 : 1, MPI_INT, 0, MPI_COMM_WORLD, &q));
+        OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        MPI_Finalize();
+        return 0;
+    }
     if (argc > 3 && !strcmp(argv[1], "loop")) {
         loop(argv[2], atoi(argv[3]));
         MPI_Finalize();
@@ -368,6 +535,25 @@ int main(int argc, char **argv)
     const char *ns = getenv("SMARTMAP_NODE_SIZE");
     int k = ns && atoi(ns) > 0 ? atoi(ns) : ws, nn = (ws + k - 1) / k;
 
+    if (argc > 1 && !strcmp(argv[1], "nb")) {
+        MPI_Comm rev, mix, half;
+        check_nb(MPI_COMM_WORLD);
+        OK(MPI_Comm_split(MPI_COMM_WORLD, 0, ws - 1 - wr, &rev));
+        check_nb(rev);
+        OK(MPI_Comm_split(MPI_COMM_WORLD, 0, (wr % k) * nn + wr / k, &mix));
+        check_nb(mix);
+        OK(MPI_Comm_split(MPI_COMM_WORLD, wr % 2, wr, &half));
+        check_nb(half);
+        OK(MPI_Comm_free(&rev));
+        OK(MPI_Comm_free(&mix));
+        OK(MPI_Comm_free(&half));
+        OK(MPI_Op_free(&aff));
+        OK(MPI_Op_free(&csum));
+        MPI_Type_free(&pair), MPI_Type_free(&holey), MPI_Type_free(&vec3);
+        MPI_Finalize();
+        if (wr == 0) printf("hier nb: %d ranks, nodes of %d: every nonblocking collective as the serial reference\n", ws, k);
+        return 0;
+    }
     check_comm(MPI_COMM_WORLD);
     MPI_Comm rev, mix, half;
     OK(MPI_Comm_split(MPI_COMM_WORLD, 0, ws - 1 - wr, &rev));
