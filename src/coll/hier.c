@@ -12,7 +12,7 @@
  * not consecutive in the group, every node holding one member, and the
  * nonblocking collectives before the group's first blocking one (splitting
  * it waits for every member: a nonblocking start must not) and of the
- * kinds that have no nonblocking plan below (scans, reduce-scatter). */
+ * kinds that have no nonblocking plan below (the scans). */
 #define _GNU_SOURCE             /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -715,7 +715,7 @@ struct hnb {
     int nmem;
     size_t *bytes, *noff;       /* allgather: each member's block, each node's start in big */
     char *big;
-    uint64_t mine;              /* gather, scatter: this member's bytes, */
+    uint64_t mine;              /* gather, scatter: this member's bytes (reduce-scatter: the whole's), */
     struct rooted rt;           /* ... everyone's sizes (rooted_sizes'), */
     int i_data, i_lead, i_xfer; /* ... the stages that use buf, told where it is once it is there */
     void *scratch;
@@ -923,6 +923,59 @@ static sm_status_t plan_allgather(struct hnb *x)
     struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = { .base = x->big, .count = x->noff[K] } };
     add_node(x, &b);
     add_local(x, allgather_unpack);
+    return SM_OK;
+}
+
+/* h_reduce_scatter's: the whole reduced as an allreduce's at the leaders,
+ * packed, and scattered in each node. */
+static sm_status_t rs_pack(struct hnb *x)
+{
+    dt_copy(x->big, NULL, x->scratch, x->s[x->i_lead].a.dst.type, 0, x->mine);
+    return SM_OK;
+}
+
+static sm_status_t plan_reduce_scatter(struct hnb *x)
+{
+    struct coll_hier *h = x->h;
+    const struct coll_args *a = &x->a;
+    int n = x->g->m.size, me = x->g->m.me, k = h->mynode, nk = h->nsize[k];
+    const struct dt_type *dt = a->dst.type;
+    size_t total = 0;
+    for (int j = 0; j < n; j++) total += a->dst.counts ? (size_t)(a->dst.counts[j] > 0 ? a->dst.counts[j] : 0) : a->dst.count;
+    bool inpl = a->src.base == COLL_IN_PLACE;
+    struct coll_buf sb = inpl ? (struct coll_buf){ .base = a->dst.base, .count = total, .type = dt } : a->src, part;
+    size_t bytes = sb.count * tsize(sb.type);
+    if (bytes != total * tsize(dt))
+        return sm_fail(SM_ERR_ARG, "the blocks add up to %zu bytes, the source has %zu", total * tsize(dt), bytes);
+    int *cnt = hnb_alloc(x, sizeof(int) * 2 * (size_t)nk);
+    size_t *off = hnb_alloc(x, sizeof *off * ((size_t)n + 1));
+    if (!cnt || !off) return sm_fail(SM_ERR_NOMEM, "no memory for a reduce-scatter of %d", n);
+    off[0] = 0;
+    for (int j = 0; j < n; j++)
+        off[j + 1] = off[j] + (a->dst.counts ? (size_t)(a->dst.counts[j] > 0 ? a->dst.counts[j] : 0) : a->dst.count) * tsize(dt);
+    for (int i = 0; i < nk; i++) {
+        int j = h->members[h->first[k] + i];
+        if (off[j + 1] > INT_MAX) return sm_fail(SM_ERR_ARG, "a reduce-scatter of more than %d bytes across nodes", INT_MAX);
+        cnt[i] = (int)(off[j + 1] - off[j]), cnt[nk + i] = (int)off[j];
+    }
+    sm_status_t st = plan_node_reduce(x, &sb, &part);
+    if (st) return st;
+    if (is_leader(h)) {
+        x->scratch = hnb_tmp_like(x, sb.type, sb.count);
+        x->big = hnb_alloc(x, bytes);
+        if (!x->scratch || !x->big) return sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", bytes);
+        x->mine = bytes;
+        struct coll_args l = { .kind = COLL_ALLREDUCE, .red = a->red, .src = part,
+                               .dst = { .base = x->scratch, .count = sb.count, .type = sb.type } };
+        x->i_lead = x->n;
+        add_lead(x, &l);
+        add_local(x, rs_pack);
+    }
+    size_t mine = off[me + 1] - off[me];
+    struct coll_args sc = { .kind = COLL_SCATTER, .root = 0,
+                            .src = { .base = x->big, .counts = cnt, .displs = cnt + nk },
+                            .dst = { .base = a->dst.base, .count = dt ? mine / dt->size : mine, .type = dt } };
+    add_node(x, &sc);
     return SM_OK;
 }
 
@@ -1234,7 +1287,7 @@ sm_status_t coll_hier_start(struct coll_group *g, const struct coll_args *a, col
     if (g->num < 0 || g->m.me < 0 || !h || h->flat) return coll_span_start(g, a, done, ctx);
     switch (a->kind) {
     case COLL_BARRIER: case COLL_BCAST: case COLL_REDUCE: case COLL_ALLREDUCE: case COLL_ALLGATHER:
-    case COLL_GATHER: case COLL_SCATTER:
+    case COLL_GATHER: case COLL_SCATTER: case COLL_REDUCE_SCATTER:
         break;
     default:
         return coll_span_start(g, a, done, ctx);
@@ -1242,7 +1295,7 @@ sm_status_t coll_hier_start(struct coll_group *g, const struct coll_args *a, col
     if ((a->kind == COLL_BCAST || a->kind == COLL_REDUCE || a->kind == COLL_GATHER || a->kind == COLL_SCATTER) &&
         (unsigned)a->root >= (unsigned)g->m.size)
         return coll_span_start(g, a, done, ctx);     /* it says why */
-    bool red = a->kind == COLL_REDUCE || a->kind == COLL_ALLREDUCE;
+    bool red = a->kind == COLL_REDUCE || a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER;
     if (red && a->red.op == COLL_USER && (!a->red.commute || !a->red.fn.fn)) return coll_span_start(g, a, done, ctx);
     if (red && a->red.op != COLL_USER && !coll_kernel(a->red.t, a->red.op)) return coll_span_start(g, a, done, ctx);
     struct hnb *x = calloc(1, sizeof *x);
@@ -1256,6 +1309,7 @@ sm_status_t coll_hier_start(struct coll_group *g, const struct coll_args *a, col
     case COLL_ALLREDUCE: st = plan_allreduce(x); break;
     case COLL_GATHER: st = plan_gather(x); break;
     case COLL_SCATTER: st = plan_scatter(x); break;
+    case COLL_REDUCE_SCATTER: st = plan_reduce_scatter(x); break;
     default: st = plan_allgather(x); break;
     }
     /* Every node stage's op before any starts: a member that started some

@@ -366,7 +366,7 @@ static void nb_round(MPI_Comm c, int r, int s, int round, int N)
     int *di = malloc(sizeof(int) * n), *dout = malloc(sizeof(int) * n), *e = malloc(sizeof(int) * n * (size_t)s);
     int *g = malloc(sizeof(int) * n), *u = malloc(sizeof(int) * n);
     int ei[2] = { r * 3 + round, -r }, fa[9], fq[9], h[3];
-    MPI_Request q[12];
+    MPI_Request q[14];
     int nq = 0;
     for (int k = 0; k < N; k++) {
         a[k] = r == root ? round * 1000 + k : -1;
@@ -396,8 +396,16 @@ static void nb_round(MPI_Comm c, int r, int s, int round, int N)
     bool ip = round % 2 == 1;
     OK(MPI_Igather(ip && r == root ? MPI_IN_PLACE : gm, 2, MPI_INT, ga, 2, MPI_INT, root, c, &q[nq++]));
     OK(MPI_Iscatter(sa, 2, MPI_INT, ip && r == root2 ? MPI_IN_PLACE : sg, 2, MPI_INT, root2, c, &q[nq++]));
+    int *rs = malloc(sizeof(int) * 2 * (size_t)s), rso[2] = { -1, -1 };
+    for (int j = 0; j < 2 * s; j++) rs[j] = r + j;
+    OK(MPI_Ireduce_scatter_block(ip ? MPI_IN_PLACE : rs, ip ? rs : rso, 2, MPI_INT, MPI_SUM, c, &q[nq++]));
     if (round % 2) OK(MPI_Barrier(c));
     complete(q, nq, (r + round) % 4);
+    for (int e = 0; e < 2; e++) {
+        int got = ip ? rs[e] : rso[e], want = s * (s - 1) / 2 + s * (2 * r + e);
+        CHECK(got == want, "round %d: ireduce_scatter_block [%d] %d, not %d", round, e, got, want);
+    }
+    free(rs);
     for (int j = 0; r == root && j < s; j++)
         CHECK(ga[2 * j] == j && ga[2 * j + 1] == 900 + round, "round %d: igather to %d: %d: (%d, %d)", round, root, j, ga[2 * j], ga[2 * j + 1]);
     if (!(ip && r == root2))
