@@ -6,7 +6,8 @@
  * commute (affine maps composed, so any regrouping that changes the order
  * shows). With "loop KIND N": N calls of one collective on MPI_COMM_WORLD
  * (barrier, allreduce, allgather, scan or all; nonblocking: inb, three at
- * once; ibcast_64k, iallreduce_64k, iallreduce_8), for SMARTMAP_STATS'
+ * once; ibcast_64k, ibcast_8, iallreduce_64k, iallreduce_8; bcast_8 to
+ * compare), for SMARTMAP_STATS'
  * counts. "nb": the nonblocking ones (check_nb); "nbmismatch": an Ibcast
  * whose second node expects less. */
 #include <stdbool.h>
@@ -481,18 +482,22 @@ static void loop(const char *kind, int n)
             OK(MPI_Iallgather(&v, 1, MPI_INT, g, 1, MPI_INT, MPI_COMM_WORLD, &q[2]));
             OK(MPI_Waitall(3, q, MPI_STATUSES_IGNORE));
         }
-        bool ib = !strcmp(kind, "ibcast_64k"), ia = !strcmp(kind, "iallreduce_64k"), ia8 = !strcmp(kind, "iallreduce_8");
-        if (ib || ia || ia8) {
+        if (!strcmp(kind, "bcast_8")) OK(MPI_Bcast(big, 2, MPI_FLOAT, 0, MPI_COMM_WORLD));
+        bool ib = !strcmp(kind, "ibcast_64k"), ib8 = !strcmp(kind, "ibcast_8");
+        bool ia = !strcmp(kind, "iallreduce_64k"), ia8 = !strcmp(kind, "iallreduce_8");
+        if (ib || ib8 || ia || ia8) {
             MPI_Request q;
             if (i == 0) OK(MPI_Barrier(MPI_COMM_WORLD));
-            if (ib) OK(MPI_Ibcast(big, 16384, MPI_FLOAT, 0, MPI_COMM_WORLD, &q));
+            if (ib || ib8) OK(MPI_Ibcast(big, ib8 ? 2 : 16384, MPI_FLOAT, 0, MPI_COMM_WORLD, &q));
             else OK(MPI_Iallreduce(MPI_IN_PLACE, big, ia8 ? 2 : 16384, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q));
             OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
         }
     }
-    /* for a rough measure only (HIER_TIME=1): nothing checks it */
+    /* for a rough measure only (HIER_TIME=1): nothing checks it; up to the
+     * last rank's end (a root's eager sends end long before its receivers) */
     int r;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    if (getenv("HIER_TIME")) OK(MPI_Barrier(MPI_COMM_WORLD));
     if (getenv("HIER_TIME") && r == 0 && n > 1)
         printf("loop %s: %.1f us a call\n", kind, (MPI_Wtime() - t0) * 1e6 / (n - 1));
     free(g), free(big);
