@@ -17,10 +17,10 @@
 /* --- Shared layout ----------------------------------------------------------
  * A receiver's area: one ring_ctl per possible sender, then one ring per
  * sender of this job. Single producer, single consumer. A ring is a stream of
- * records packed one after the other in whole cache lines: a descriptor with
+ * records packed one after the other in 32-byte units: a descriptor with
  * the eager data behind it. Packed, a burst of small messages is a run of
- * consecutive lines that the receiver's prefetcher streams in, and a small
- * message costs one cache-line transfer (header and data share a line).
+ * consecutive lines that the receiver's prefetcher streams in, two 8-byte
+ * messages to a line (header and data share it).
  * Positions are byte counters that only grow; a record that starts before
  * the end of the ring runs on into a slack area behind it, so records are
  * never split. A record is valid when its seq says so; the sender clears the
