@@ -1442,10 +1442,30 @@ static bool ready(void *a)
     return p2p_done(r) || blocked(r);
 }
 
+/* A receive from one rank of this node, with nothing else to look after
+ * (no sends waiting for room, no other node, no nonblocking collective, one
+ * thread): watch that sender's next record alone, a load and a pause a
+ * turn, rather than a round of every ring and queue, so that the message is
+ * seen up to a round sooner (a blocking ping-pong's receive). Bounded, and
+ * not when ranks outnumber cores: then the general wait. */
+static void watch_ring(const struct p2p_req *r)
+{
+    if (r->kind != P2P_RECV || r->src == P2P_ANY_SOURCE || r->remote || P.mt || p2p_progress_hook ||
+        PEEK(P.npending) || P.nremote || PEEK(P.nstuck) || sm_core.oversubscribed)
+        return;
+    int s = r->comm->world[r->src];
+    _Atomic uint32_t *seq = &rec_at(sm_core.rank, s, P.head[s])->seq;
+    for (int i = 0; i < 4096; i++) {
+        if (atomic_load_explicit(seq, memory_order_relaxed)) return;
+        sm_cpu_relax();
+    }
+}
+
 sm_status_t p2p_wait(struct p2p_req *r)
 {
     sm_status_t st = p2p_test(r);
     if (st != SM_INPROGRESS) return st;
+    watch_ring(r);
     wait_cond(ready, r);
     return p2p_done(r) ? r->st.err : blocked_error(r);
 }
