@@ -85,6 +85,9 @@ if test == "quick":
     check("#### PingPong latency, 2 ranks" in r.stdout, "terminal tables")
     check(has(data, "msgrate", "smartmap-multiple", {8}) and "MPI_THREAD_MULTIPLE called from one thread: 8-byte message rate"
           in report, "MPI_THREAD_MULTIPLE from one thread measured, and its headline")
+    check(all(has(data, "pp_flag", i, {0}) for i in ["smartmap"] + mpis()) and
+          re.search(r"\| 0-byte ping-pong latency within 1.3x of the raw flag ping-pong, 2 ranks \| [0-9.]+x", report),
+          "the raw flag ping-pong measured by the ping-pong program (every implementation), and the latency headline")
 elif test == "shmem":
     r, data, report, out = quick_run("shmem")
     for impl in ["smartmap"] + mpis():
