@@ -11,6 +11,7 @@
  * skipped where they share none (ranks on different nodes).
  *   pingpong [-s SIZES] [-t SECONDS] [-b BATCHES]   (bench.h) */
 #include <mpi.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -28,10 +29,13 @@ struct pp { int len, what; };   /* what: 0 ping-pong, 1 bidirectional, 2 message
 /* The flags of the raw ping-pong, each rank's on a line of its own */
 static _Atomic unsigned long *flag_mine, *flag_theirs;
 
-static inline void relax(void)
+/* Spin, then give the core away: a loaded machine (ranks outnumbering
+ * cores) would otherwise make every turn wait for a time slice. */
+static inline void relax(int *spins)
 {
+    if (++*spins > 4096) sched_yield();
 #if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
+    else __builtin_ia32_pause();
 #endif
 }
 
@@ -46,11 +50,12 @@ static double run(long iters, void *ctx)
     for (long i = 0; i < iters; i++) {
         if (p->what == 4 && me < 2) {
             unsigned long v = (unsigned long)i + 1;
+            int spins = 0;
             if (me == 0) {
                 atomic_store_explicit(flag_theirs, v, memory_order_release);
-                while (atomic_load_explicit(flag_mine, memory_order_acquire) != v) relax();
+                while (atomic_load_explicit(flag_mine, memory_order_acquire) != v) relax(&spins);
             } else {
-                while (atomic_load_explicit(flag_mine, memory_order_acquire) != v) relax();
+                while (atomic_load_explicit(flag_mine, memory_order_acquire) != v) relax(&spins);
                 atomic_store_explicit(flag_theirs, v, memory_order_release);
             }
         } else if (p->what == 0 && me < 2) {
