@@ -10,6 +10,7 @@
 #include <stdalign.h>
 #include <shmem.h>
 #include <smartmap.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,13 @@ static double median(double *v, int n)
 static double spread(double *v, int n) { return (v[n - 1] - v[0]) / v[n / 2]; } /* v sorted */
 static double iqr(double *v, int n) { return (v[3 * n / 4] - v[n / 4]) / v[n / 2]; }  /* v sorted: many runs */
 
-static inline void relax(void) { __builtin_ia32_pause(); }
+/* Spin, then give the core away: on a loaded machine every turn would
+ * otherwise wait for a time slice (and a quick run seem to hang). */
+static inline void relax(int *spins)
+{
+    if (++*spins > 4096) sched_yield();
+    else __builtin_ia32_pause();
+}
 
 /* Half round trip in ns: mine/theirs are the local flag and the peer's flag. */
 static double pingpong(int me, _Atomic uint64_t *mine, _Atomic uint64_t *theirs, long iters)
@@ -52,11 +59,12 @@ static double pingpong(int me, _Atomic uint64_t *mine, _Atomic uint64_t *theirs,
     sm_barrier();
     double t0 = now();
     for (uint64_t i = 1; i <= (uint64_t)iters; i++) {
+        int spins = 0;
         if (me == 0) {
             atomic_store_explicit(theirs, i, memory_order_release);
-            while (atomic_load_explicit(mine, memory_order_acquire) != i) relax();
+            while (atomic_load_explicit(mine, memory_order_acquire) != i) relax(&spins);
         } else {
-            while (atomic_load_explicit(mine, memory_order_acquire) != i) relax();
+            while (atomic_load_explicit(mine, memory_order_acquire) != i) relax(&spins);
             atomic_store_explicit(theirs, i, memory_order_release);
         }
     }

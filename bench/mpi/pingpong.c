@@ -5,9 +5,15 @@
  * 4-byte reply from the receiver. Standard MPI only: the same source builds with smcc, Open
  * MPI's mpicc and MPICH's mpicc. BENCH_THREAD_LEVEL=multiple asks for
  * MPI_THREAD_MULTIPLE (and still calls from one thread): what a program
- * that may use threads pays on the single-threaded path.
+ * that may use threads pays on the single-threaded path. The latency's
+ * limit, measured in the same run: a raw flag ping-pong through memory
+ * ranks 0 and 1 share (MPI_Win_allocate_shared; no MPI call in the loop),
+ * skipped where they share none (ranks on different nodes).
  *   pingpong [-s SIZES] [-t SECONDS] [-b BATCHES]   (bench.h) */
 #include <mpi.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 
 #include "../bench.h"
 
@@ -18,7 +24,20 @@ static int me, n;
 static char *buf, *rbuf;
 static long maxsz;
 
-struct pp { int len, what; };   /* what: 0 ping-pong, 1 bidirectional, 2 message rate, 3 with replies */
+struct pp { int len, what; };   /* what: 0 ping-pong, 1 bidirectional, 2 message rate, 3 with replies, 4 flags */
+
+/* The flags of the raw ping-pong, each rank's on a line of its own */
+static _Atomic unsigned long *flag_mine, *flag_theirs;
+
+/* Spin, then give the core away: a loaded machine (ranks outnumbering
+ * cores) would otherwise make every turn wait for a time slice. */
+static inline void relax(int *spins)
+{
+    if (++*spins > 4096) sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+    else __builtin_ia32_pause();
+#endif
+}
 
 /* rank 0's time (ranks beyond the pairs wait in the broadcast) */
 static double run(long iters, void *ctx)
@@ -29,7 +48,17 @@ static double run(long iters, void *ctx)
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (long i = 0; i < iters; i++) {
-        if (p->what == 0 && me < 2) {
+        if (p->what == 4 && me < 2) {
+            unsigned long v = (unsigned long)i + 1;
+            int spins = 0;
+            if (me == 0) {
+                atomic_store_explicit(flag_theirs, v, memory_order_release);
+                while (atomic_load_explicit(flag_mine, memory_order_acquire) != v) relax(&spins);
+            } else {
+                while (atomic_load_explicit(flag_mine, memory_order_acquire) != v) relax(&spins);
+                atomic_store_explicit(flag_theirs, v, memory_order_release);
+            }
+        } else if (p->what == 0 && me < 2) {
             if (me == 0) {
                 MPI_Send(buf, p->len, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
                 MPI_Recv(buf, p->len, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -56,8 +85,39 @@ static double run(long iters, void *ctx)
         }
     }
     double t = MPI_Wtime() - t0;
+    if (p->what == 4 && me < 2) atomic_store(flag_mine, 0);     /* for the next batch, counting from 1 again */
     MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     return t;
+}
+
+/* Shared memory for the flags, or false where ranks 0 and 1 share none. */
+static bool flag_setup(MPI_Comm *node, MPI_Win *win)
+{
+    int nr = -1, ok = 1, all = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
+    MPI_Comm_set_errhandler(*node, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(*node, &nr);
+    if (me < 2) ok = nr == me;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    void *base = NULL;
+    ok = all && MPI_Win_allocate_shared(me < 2 ? 4096 : 0, 1, MPI_INFO_NULL, *node, &base, win) == MPI_SUCCESS;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        if (ok) MPI_Win_free(win);
+        return false;
+    }
+    if (me < 2) {
+        MPI_Aint sz;
+        int du;
+        void *mine, *theirs;
+        MPI_Win_shared_query(*win, me, &sz, &du, &mine);
+        MPI_Win_shared_query(*win, 1 - me, &sz, &du, &theirs);
+        flag_mine = mine, flag_theirs = theirs;
+        atomic_store(flag_mine, 0);
+    }
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return true;
 }
 
 int main(int argc, char **argv)
@@ -104,6 +164,18 @@ int main(int argc, char **argv)
         if (!p.len) continue;
         double t = bench_time(run, &p, &o);
         if (me == 0) printf("%-10d %12.2f\n", p.len, 2.0 * p.len * BIDIR / t / 1e6);
+    }
+    MPI_Comm node;
+    MPI_Win win;
+    if (flag_setup(&node, &win)) {
+        struct pp f = {0, 4};
+        double t = bench_time(run, &f, &o) / 2;
+        if (me == 0)
+            printf("#@ pp_flag\n# raw flag ping-pong through MPI_Win_allocate_shared memory: half round trip (us)\n"
+                   "0 %12.4f\n", t * 1e6);
+        MPI_Win_unlock_all(win);
+        MPI_Win_free(&win);
+        MPI_Comm_free(&node);
     }
     struct pp p = {8, 2};
     double t = bench_time(run, &p, &o);

@@ -17,10 +17,10 @@
 /* --- Shared layout ----------------------------------------------------------
  * A receiver's area: one ring_ctl per possible sender, then one ring per
  * sender of this job. Single producer, single consumer. A ring is a stream of
- * records packed one after the other in whole cache lines: a descriptor with
+ * records packed one after the other in 32-byte units: a descriptor with
  * the eager data behind it. Packed, a burst of small messages is a run of
- * consecutive lines that the receiver's prefetcher streams in, and a small
- * message costs one cache-line transfer (header and data share a line).
+ * consecutive lines that the receiver's prefetcher streams in, two 8-byte
+ * messages to a line (header and data share it).
  * Positions are byte counters that only grow; a record that starts before
  * the end of the ring runs on into a slack area behind it, so records are
  * never split. A record is valid when its seq says so; the sender clears the
@@ -38,34 +38,51 @@ struct ring_ctl {
 _Static_assert(RING_OFF < SM_AREA_SIZE / 8, "ring controls fit");
 
 enum { D_EAGER = 1, D_SYNC = 2, D_LAYOUT = 4, D_CANCEL = 8, D_CANCEL_ACK = 16 };
-/* A send descriptor. Eager data follows at DESC_DATA; a large message's
- * addresses sit there instead. */
+/* A send descriptor: 24 bytes, then the eager data, so that an 8-byte
+ * message takes 32 bytes and two share a line. A line transfer between
+ * cores can cost as much as a third of a microsecond (this VM, some runs),
+ * and a stream of small messages pays about one for each line the sender
+ * fills after the receiver has looked at it: records of 128 bytes capped
+ * the message rate at about one message a transfer. A synchronous eager
+ * send adds its request (its data at 32); a large message, its addresses
+ * and a 64-bit length. */
 struct desc {
-    _Atomic uint64_t seq;       /* record's position / 64 + 1 once it is filled; 0 before */
+    _Atomic uint32_t seq;       /* rec_seq(position) once filled; 0 before */
+    uint32_t flags;             /* the sender may add D_CANCEL while the record waits (__atomic) */
     uint32_t ctx;
     int32_t  tag, src;          /* src: the sender's rank in the communicator */
-    uint32_t flags;             /* the sender may add D_CANCEL while the record waits (__atomic) */
-    uint64_t len;
+    uint32_t len;               /* eager: the length (a large message's is in xlen) */
     uint64_t req;               /* global address of the sender's request (sync and large) */
     uint64_t addr;              /* large: sender's buffer, as the sender names it; with
                                  * D_LAYOUT, the global address of its dt_type */
     uint64_t gaddr;             /* large: its global address (or the bounce buffer's); 0 if not exposed */
+    uint64_t xlen;              /* large: the length */
 };
-#define DESC_DATA offsetof(struct desc, addr)
-_Static_assert(DESC_DATA == 40 && sizeof(struct desc) <= SM_CACHELINE, "a descriptor is one line");
-static inline char *desc_data(const struct desc *d) { return (char *)d + DESC_DATA; }
-/* Records start on 128-byte boundaries: x86 cores fetch a line's 128-byte
- * buddy along with it, and the receiver, polling for record k, must not pull
- * in the line where the sender is about to write record k+1 (measured: 10 ns
- * more per message in a ping-pong with 64-byte records). */
-#define REC_ALIGN 128
+#define DESC_EAGER offsetof(struct desc, req)
+#define DESC_SYNC  offsetof(struct desc, addr)
+_Static_assert(DESC_EAGER == 24 && DESC_SYNC == 32 && sizeof(struct desc) <= SM_CACHELINE, "a descriptor is one line");
+/* Bytes of the descriptor proper (the eager data follows). */
+static inline size_t desc_head(uint32_t flags)
+{
+    return !(flags & D_EAGER) ? sizeof(struct desc) : flags & D_SYNC ? DESC_SYNC : DESC_EAGER;
+}
+static inline char *desc_data(const struct desc *d) { return (char *)d + desc_head(d->flags); }
+static inline uint64_t desc_len(const struct desc *d) { return d->flags & D_EAGER ? d->len : d->xlen; }
+static inline void desc_set_len(struct desc *d, uint64_t len)
+{
+    if (d->flags & D_EAGER) d->len = (uint32_t)len;
+    else d->xlen = len;
+}
+#define REC_ALIGN 32
 /* Bytes a record takes in the ring. */
 static inline uint64_t rec_size(uint32_t flags, uint64_t len)
 {
-    uint64_t n = flags & D_EAGER ? DESC_DATA + len : sizeof(struct desc);
+    uint64_t n = desc_head(flags) + (flags & D_EAGER ? len : 0);
     return (n + REC_ALIGN - 1) & ~(uint64_t)(REC_ALIGN - 1);
 }
-static inline uint64_t rec_seq(uint64_t pos) { return pos / SM_CACHELINE + 1; }
+/* Never 0, and different for each record position within 2^36 bytes (the
+ * receiver also relies on the sender having cleared the word). */
+static inline uint32_t rec_seq(uint64_t pos) { return (uint32_t)(pos >> 4) | 1; }
 
 #define MSG_TAKEN 0x4d534754u       /* "MSGT": a matched probe returned it, no receive has yet */
 struct p2p_msg {                /* an unexpected message */
@@ -93,7 +110,7 @@ static struct {
     size_t   req_size;
     uint64_t cap;               /* bytes of a ring, a power of two (slack not counted) */
     size_t   ring_bytes;        /* a ring with its slack */
-    size_t   eager_max;         /* largest record - DESC_DATA, or lower (SMARTMAP_EAGER_MAX) */
+    size_t   eager_max;         /* largest record - DESC_SYNC, or lower (SMARTMAP_EAGER_MAX) */
     uint64_t *head;             /* per sender: position of the next record to consume (ours) */
     uint64_t *tail;             /* per destination: position of the next record to fill (ours) */
     uint64_t *head_seen;        /* per destination: its head when we last looked */
@@ -248,7 +265,7 @@ sm_status_t p2p_init(size_t req_size)
     P.cap = pow2floor(per - maxrec);
     if (P.cap > (1u << 20)) P.cap = 1u << 20;
     P.ring_bytes = P.cap + maxrec;
-    P.eager_max = maxrec - DESC_DATA;
+    P.eager_max = maxrec - DESC_SYNC;
     /* SMARTMAP_EAGER_MAX lowers the limit; SMARTMAP_TRANSPORT's values are
      * smartmap|cma|copy, in the order of enum p2p_transport (sm_settings.h). */
     if (sm_setting(SM_SET_EAGER_MAX) < P.eager_max) P.eager_max = (size_t)sm_setting(SM_SET_EAGER_MAX);
@@ -437,7 +454,7 @@ static sm_status_t copy_from(int world, void *dst, const struct desc *d, size_t 
     int rc = sm_get(world, dst, (char *)d->addr + off, n);      /* not exposed: kernel or staged */
     if (rc == SM_OK) return SM_OK;
     return sm_fail(rc == SM_ERR_ACCESS ? SM_ERR_ACCESS : SM_ERR_PEER,
-                   "rank %d's send buffer %p (%llu bytes) %s", world, (void *)d->addr, (unsigned long long)d->len,
+                   "rank %d's send buffer %p (%llu bytes) %s", world, (void *)d->addr, (unsigned long long)d->xlen,
                    rc == SM_ERR_ACCESS ? "is not readable" : "cannot be reached");
 }
 
@@ -551,7 +568,8 @@ static void complete_recv(struct p2p_req *r)
  * move the data completes both with the error. */
 static void deliver(struct p2p_req *r, const struct desc *d, const char *data, int world)
 {
-    size_t n = d->len <= r->len ? d->len : r->len;
+    uint64_t len = desc_len(d);
+    size_t n = len <= r->len ? len : r->len;
     sm_status_t st = SM_OK;
     if (!n) ;
     else if (d->flags & D_EAGER) copy_stream(r->buf, r->type, data, NULL, 0, n);
@@ -559,7 +577,7 @@ static void deliver(struct p2p_req *r, const struct desc *d, const char *data, i
     r->st.source = d->src;
     r->st.tag = d->tag;
     r->st.len = st ? 0 : n;
-    r->st.err = st ? st : d->len > r->len ? SM_ERR_TRUNCATE : SM_OK;
+    r->st.err = st ? st : len > r->len ? SM_ERR_TRUNCATE : SM_OK;
     if (SM_UNLIKELY(st)) r->why = strdup(sm_fail_reason());      /* NULL if no memory: the status still says */
     if (d->flags & D_SYNC || !(d->flags & D_EAGER)) {
         struct p2p_req *s = (struct p2p_req *)d->req;
@@ -609,7 +627,8 @@ static enum arrival arrive(const struct desc *d, int world, struct p2p_req *cand
     struct p2p_msg *m = malloc(sizeof *m + eager);
     if (!m) return NOT_KEPT;
     memcpy(m->data, desc_data(d), eager);
-    m->next = NULL, m->taken = 0, m->world = world, m->d = *d, m->net_msg = NULL;
+    m->next = NULL, m->taken = 0, m->world = world, m->net_msg = NULL;
+    memcpy(&m->d, d, desc_head(d->flags));     /* (not beyond the record: the next one's line) */
     struct msgq *q = &P.unexp[world];
     if (q->tail) q->tail->next = m; else q->head = m;
     q->tail = m;
@@ -662,7 +681,7 @@ static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
             if (!P.stuck[s]) SET(P.stuck[s], 1), SET(P.nstuck, P.nstuck + 1);
             break;
         }
-        h += rec_size(d->flags, d->len);
+        h += rec_size(d->flags, d->len);      /* (a large record's size does not depend on len) */
     }
     if (SM_UNLIKELY(P.stuck[s]) && h != h0) SET(P.stuck[s], 0), SET(P.nstuck, P.nstuck - 1);   /* got past it */
     if (h != h0) {
@@ -905,7 +924,7 @@ static COLD sm_status_t probe_remote(int src, int tag, const struct p2p_comm *c,
     if (!m) return sm_fail(SM_ERR_NOMEM, "no memory for a probed message");   /* (UCX's stays taken) */
     m->net_msg = msg;
     m->world = -1;
-    m->d.len = len, m->d.src = st->source, m->d.tag = st->tag, m->d.ctx = c->ctx;
+    m->d.xlen = len, m->d.src = st->source, m->d.tag = st->tag, m->d.ctx = c->ctx;     /* (flags 0: xlen) */
     *out = m;
     return SM_OK;
 }
@@ -974,7 +993,7 @@ static inline struct desc *rec_open(int peer, uint64_t size, uint32_t ctx, int t
     struct desc *d = rec_at(peer, sm_core.rank, t);
     atomic_store_explicit(&rec_at(peer, sm_core.rank, next)->seq, 0, memory_order_relaxed);
     d->ctx = ctx, d->tag = tag, d->src = src, d->flags = flags;
-    d->len = len;
+    desc_set_len(d, len);
     return d;
 }
 static inline void rec_publish(struct desc *d, uint64_t pos, int peer)
@@ -988,7 +1007,7 @@ static void post(struct p2p_req *r)
     uint64_t t;
     struct desc *d = rec_open(r->peer, rec_size(r->flags, r->len), r->ctx, r->tag, r->src, r->flags, r->len, &t);
     r->pos = t;
-    d->req = (uint64_t)(uintptr_t)sm_global(r);
+    if ((r->flags & (D_EAGER | D_SYNC)) != D_EAGER) d->req = (uint64_t)(uintptr_t)sm_global(r);
     if (r->flags & D_EAGER) {
         if (r->len) copy_stream(desc_data(d), NULL, r->buf, r->type, 0, r->len);
     } else if (r->flags & D_LAYOUT) {
@@ -1082,7 +1101,6 @@ bool p2p_send_eager(const void *buf, size_t len, int dst, int tag, const struct 
     bool now = !P.pending[peer].head && ring_room(peer, size);
     if (SM_LIKELY(now)) {
         struct desc *d = rec_open(peer, size, c->ctx, tag, c->rank, D_EAGER, len, &t);
-        d->req = 0;                 /* an eager standard send: the receiver never answers it */
         if (len) memcpy(desc_data(d), buf, len);
         rec_publish(d, t, peer);
     }
@@ -1229,7 +1247,7 @@ sm_status_t p2p_iprobe(int src, int tag, const struct p2p_comm *c, bool take, bo
             *found = m != NULL;
             return e;
         }
-    } else if (m) *st = (struct p2p_status){ .source = m->d.src, .tag = m->d.tag, .len = m->d.len };
+    } else if (m) *st = (struct p2p_status){ .source = m->d.src, .tag = m->d.tag, .len = desc_len(&m->d) };
     *found = m != NULL;
     if (!m) {
         int w = src == P2P_ANY_SOURCE ? -1 : c->world[src];
@@ -1424,10 +1442,30 @@ static bool ready(void *a)
     return p2p_done(r) || blocked(r);
 }
 
+/* A receive from one rank of this node, with nothing else to look after
+ * (no sends waiting for room, no other node, no nonblocking collective, one
+ * thread): watch that sender's next record alone, a load and a pause a
+ * turn, rather than a round of every ring and queue, so that the message is
+ * seen up to a round sooner (a blocking ping-pong's receive). Bounded, and
+ * not when ranks outnumber cores: then the general wait. */
+static void watch_ring(const struct p2p_req *r)
+{
+    if (r->kind != P2P_RECV || r->src == P2P_ANY_SOURCE || r->remote || P.mt || p2p_progress_hook ||
+        PEEK(P.npending) || P.nremote || PEEK(P.nstuck) || sm_core.oversubscribed)
+        return;
+    int s = r->comm->world[r->src];
+    _Atomic uint32_t *seq = &rec_at(sm_core.rank, s, P.head[s])->seq;
+    for (int i = 0; i < 4096; i++) {
+        if (atomic_load_explicit(seq, memory_order_relaxed)) return;
+        sm_cpu_relax();
+    }
+}
+
 sm_status_t p2p_wait(struct p2p_req *r)
 {
     sm_status_t st = p2p_test(r);
     if (st != SM_INPROGRESS) return st;
+    watch_ring(r);
     wait_cond(ready, r);
     return p2p_done(r) ? r->st.err : blocked_error(r);
 }

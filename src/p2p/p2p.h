@@ -128,7 +128,20 @@ bool p2p_send_eager(const void *buf, size_t len, int dst, int tag, const struct 
 /* A request its caller owns (a blocking receive's, on its stack), zeroed
  * for p2p_irecv; once complete, p2p_req_fini releases what it holds. Only
  * for receives: the engine never touches a complete receive. */
-static inline void p2p_req_init(struct p2p_req *r) { *r = (struct p2p_req){0}; }
+static inline void p2p_req_init(struct p2p_req *r)
+{
+    /* Plain 16-byte stores (the barrier keeps the compiler from turning the
+     * loop back into memset): a 216-byte `rep stos`, what it would make of
+     * `*r = (struct p2p_req){0}`, starts slowly and took the largest share
+     * of a blocking receive's own time. */
+    typedef uint64_t zero2 __attribute__((vector_size(16), may_alias, aligned(8)));
+    char *c = (char *)r;
+    for (size_t i = 0; i + 16 <= sizeof *r; i += 16) {
+        *(zero2 *)(c + i) = (zero2){0, 0};
+        __asm__ volatile("" ::: "memory");
+    }
+    if (sizeof *r % 16) *(uint64_t *)(c + sizeof *r - 8) = 0;
+}
 void p2p_req_fini(struct p2p_req *r);
 static inline bool p2p_done(const struct p2p_req *r)
 {

@@ -85,6 +85,8 @@ if test == "quick":
     check("#### PingPong latency, 2 ranks" in r.stdout, "terminal tables")
     check(has(data, "msgrate", "smartmap-multiple", {8}) and "MPI_THREAD_MULTIPLE called from one thread: 8-byte message rate"
           in report, "MPI_THREAD_MULTIPLE from one thread measured, and its headline")
+    check(all(has(data, "pp_flag", i, {0}) for i in ["smartmap"] + mpis()) and "#### Raw flag ping-pong" in report,
+          "the raw flag ping-pong measured by the ping-pong program, for every implementation")
 elif test == "shmem":
     r, data, report, out = quick_run("shmem")
     for impl in ["smartmap"] + mpis():
@@ -225,6 +227,13 @@ elif test == "stats":
     samples, _ = r.run()
     check(len([x for x in samples if x["size"] == 8 and x["impl"] == "smartmap"]) == 3 and r.cut == ["fake, 2 ranks"],
           "the time limit stops the adaptive rounds and says where: %s" % r.cut)
+    # the latency headline against the flag ping-pong of the same program and rounds (us), not the substrate's (ns)
+    def m(metric, row, v, impl="smartmap"):
+        return {"suite": "p2p", "metric": metric, "ranks": 2, "impl": impl, "size": row, "rep": 0, "value": v}
+    heads = dict((e, (v, ok)) for e, v, ok in sb.headlines(sb.summarize(
+        [m("pp_lat", 0, 0.2), m("pp_flag", 0, 0.16), m("flag_pingpong", 8, 50.0, "raw-memfd")]), [2]))
+    got = heads.get("0-byte ping-pong latency within 1.3x of the raw flag ping-pong, 2 ranks")
+    check(got == ("1.25x (200 against 160 ns)", "yes"), "latency headline against pp_flag: %s" % (got,))
 elif test == "offnode":
     # smartmap over UCX between fake nodes against Open MPI's pml/ucx, both under mpirun
     if "openmpi" not in mpis():
