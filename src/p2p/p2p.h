@@ -135,12 +135,14 @@ static inline void p2p_req_init(struct p2p_req *r)
      * `*r = (struct p2p_req){0}`, starts slowly and took the largest share
      * of a blocking receive's own time. */
     typedef uint64_t zero2 __attribute__((vector_size(16), may_alias, aligned(8)));
+    typedef uint64_t zero1 __attribute__((may_alias));
+    _Static_assert(sizeof(struct p2p_req) % 8 == 0, "whole words");
     char *c = (char *)r;
     for (size_t i = 0; i + 16 <= sizeof *r; i += 16) {
         *(zero2 *)(c + i) = (zero2){0, 0};
         __asm__ volatile("" ::: "memory");
     }
-    if (sizeof *r % 16) *(uint64_t *)(c + sizeof *r - 8) = 0;
+    if (sizeof *r % 16) *(zero1 *)(c + sizeof *r - 8) = 0;
 }
 void p2p_req_fini(struct p2p_req *r);
 static inline bool p2p_done(const struct p2p_req *r)
