@@ -3,7 +3,8 @@
  * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) by node (one group under smrun;
  * a group per fake node under mpirun with SMARTMAP_NODE_SIZE), ordered by
  * key, and a shared window on its result: loads and stores through
- * MPI_Win_shared_query, where one on MPI_COMM_WORLD across nodes refuses. */
+ * MPI_Win_shared_query, where one on MPI_COMM_WORLD across nodes refuses
+ * (with "fatal": only that, under MPI_ERRORS_ARE_FATAL). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -145,6 +146,14 @@ int main(int argc, char **argv)
     OK(MPI_Init(&argc, &argv));
     OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    if (argc > 1 && !strcmp(argv[1], "fatal")) {   /* a shared window on the world, errors fatal */
+        MPI_Win w;
+        void *p;
+        int rc = MPI_Win_allocate_shared(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &p, &w);
+        CHECK(rc != MPI_SUCCESS || mcheck_nodes(NULL), "allocate_shared on the world across nodes succeeded");
+        OK(MPI_Win_free(&w));
+        return MPI_Finalize();
+    }
     split_undefined();
     split_shared();
     OK(MPI_Finalize());
