@@ -401,8 +401,8 @@ static int spawn_root(int count, char *cmds[], char **argvs[], const int maxproc
     int rc = PMPI_Open_port(MPI_INFO_NULL, port);
     if (rc) return snprintf(why, whylen, "cannot open the port for the children"), rc;
     int base;
-    st = sm_spawn(count, (const char *const *)cmds, argvs ? (char *const *const *)argvs : NULL,
-                              maxprocs, port, &base);
+    st = sm_spawn(count, (const char *const *)cmds, argvs ? (char *const *const *)argvs : NULL, maxprocs, port,
+                  &base);
     if (st == SM_OK) return MPI_SUCCESS;
     PMPI_Close_port(port);
     snprintf(why, whylen, "%s", sm_fail_reason());
