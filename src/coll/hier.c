@@ -60,14 +60,6 @@ void coll_hier_free(struct coll_group *g)
     free(h);
 }
 
-/* The node of this rank, as every rank names it: the lowest job rank on it. */
-static int my_node_id(void)
-{
-    for (int r = 0; r < sm_core.size; r++)
-        if (sm_rank_local(r)) return r;
-    return sm_core.rank;
-}
-
 /* Collective over g: who is on which node (one allgather over point-to-point),
  * then the node's group and the leaders' group, each made over g. */
 static sm_status_t build(struct coll_group *g)
@@ -80,7 +72,7 @@ static sm_status_t build(struct coll_group *g)
         return sm_fail(SM_ERR_NOMEM, "no memory to split a group of %d by nodes", n);
     }
     h->owner = g;
-    int id = my_node_id();
+    int id = sm_node_id();
     struct coll_args a = { .kind = COLL_ALLGATHER, .src = { .base = &id, .count = sizeof id },
                            .dst = { .base = ids, .count = sizeof id } };
     sm_status_t st = coll_span_run(g, &a);

@@ -131,6 +131,14 @@ static inline bool sm_rank_local(int r)
 {
     return sm_core.local[(unsigned)r / 64] >> ((unsigned)r % 64) & 1;
 }
+/* The caller's node as every rank on it names it: its lowest job rank
+ * (hier.c's node groups, MPI_Comm_split_type's colour). */
+static inline int sm_node_id(void)
+{
+    for (int r = 0; r < sm_core.size; r++)
+        if (sm_rank_local(r)) return r;
+    return sm_core.rank;
+}
 /* The job spans nodes (launched by PMIx, some ranks elsewhere). */
 static inline bool sm_spans_nodes(void) { return sm_core.nlocal != sm_core.size; }
 /* SM_OK on one node; else SM_ERR_UNSUPPORTED, the reason saying that what
@@ -314,6 +322,9 @@ sm_status_t sm_pmix_unpublish(const char *key);
  * too large; SM_ERR_UNSUPPORTED: not started by smrun; the reason recorded. */
 sm_status_t sm_spawn(int napps, const char *const cmd[], char *const *const argv[], const int nprocs[],
                      const char *parent, int *base);
+/* SM_OK if sm_spawn can start processes here (smrun started the job);
+ * else SM_ERR_UNSUPPORTED, the reason recorded (a PMIx launcher's job). */
+sm_status_t sm_spawn_able(void);
 /* A spawned process's parent text (NULL if it was not spawned). */
 const char *sm_spawn_parent(void);
 /* The caller depends on slot's process: links connections more (or fewer,

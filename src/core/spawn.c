@@ -63,14 +63,32 @@ static sm_status_t send_request(int service, const char *req, size_t len, struct
     return SM_OK;
 }
 
+sm_status_t sm_spawn_able(void)
+{
+    sm_core_ensure();
+    /* Under a PMIx launcher the children would be a job of their own (a
+     * new namespace, PMIx_Spawn): unmapped here, so reached over UCX only,
+     * but this job's UCX peers are its own ranks, fixed at start (their
+     * worker addresses from PMIx_Get in its namespace, endpoints by rank),
+     * and its ranks are the whole universe. docs/NOTES.md says what it
+     * would take. */
+    if (sm_core.pmix)
+        return sm_fail(SM_ERR_UNSUPPORTED, "not supported in a job started by a PMIx launcher (mpirun) yet: the "
+                       "children would be another PMIx namespace, which this job's UCX layer cannot reach (its "
+                       "peers are its own ranks); start the job with smrun --universe-size to spawn");
+    uint64_t service = sm_setting(SM_SET_SPAWNFD);
+    if (sm_core.singleton || service == SM_SETTING_UNSET || service > INT32_MAX)
+        return sm_fail(SM_ERR_UNSUPPORTED, "only smrun can start processes, and this process was not started "
+                       "by smrun");
+    return SM_OK;
+}
+
 sm_status_t sm_spawn(int napps, const char *const cmd[], char *const *const argv[], const int nprocs[],
                      const char *parent, int *base)
 {
-    sm_core_ensure();
+    sm_status_t able = sm_spawn_able();
+    if (able) return able;
     uint64_t service = sm_setting(SM_SET_SPAWNFD);
-    if (sm_core.singleton || sm_core.pmix || service == SM_SETTING_UNSET || service > INT32_MAX)
-        return sm_fail(SM_ERR_UNSUPPORTED, "only smrun can start processes, and this process was not started "
-                       "by smrun%s", sm_core.pmix ? " (a PMIx launcher's job)" : "");
     char *req = malloc(SM_SPAWN_REQ_MAX);
     if (!req) return sm_fail(SM_ERR_NOMEM, "no memory for a spawn request");
     struct sm_spawn_req h = { SM_SPAWN_MAGIC, sm_core.rank, napps };

@@ -368,11 +368,15 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     SMPI_CHECK_INFO(c, info, R);         /* no hints are read */
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return smpi_error(c, MPI_ERR_ARG, R, "invalid split_type %d", split_type);
-    /* Every rank of a smartmap job shares one node's memory. On an
-     * intercommunicator, as MPICH does: each group splits by node, and the
-     * result joins the local part to the remote one (split() hands it to
-     * inter.c): here the same intercommunicator's groups, or MPI_COMM_NULL. */
-    return split(c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm, R);
+    /* By shared-memory domain: the node (real, or SMARTMAP_NODE_SIZE's),
+     * named by its lowest job rank. A job on one node (smrun's, always)
+     * keeps one colour, so nothing is computed there. On an
+     * intercommunicator each group splits by node and the local part on a
+     * node is joined to the remote members on that node (split() hands it
+     * to inter.c, which matches colours): a node without remote members
+     * gives MPI_COMM_NULL, as a colour on one side only does. */
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : sm_spans_nodes() ? sm_node_id() : 0;
+    return split(c, color, key, newcomm, R);
 }
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 

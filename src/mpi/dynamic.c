@@ -395,11 +395,14 @@ static int spawn_root(int count, char *cmds[], char **argvs[], const int maxproc
                    MPI_ERR_ARG;
         *total += maxprocs[i];
     }
+    /* (before the port: under a PMIx launcher that would be published in its name service for nothing) */
+    sm_status_t st = sm_spawn_able();
+    if (st) return snprintf(why, whylen, "%s", sm_fail_reason()), MPI_ERR_SPAWN;
     int rc = PMPI_Open_port(MPI_INFO_NULL, port);
     if (rc) return snprintf(why, whylen, "cannot open the port for the children"), rc;
     int base;
-    sm_status_t st = sm_spawn(count, (const char *const *)cmds, argvs ? (char *const *const *)argvs : NULL,
-                              maxprocs, port, &base);
+    st = sm_spawn(count, (const char *const *)cmds, argvs ? (char *const *const *)argvs : NULL, maxprocs, port,
+                  &base);
     if (st == SM_OK) return MPI_SUCCESS;
     PMPI_Close_port(port);
     snprintf(why, whylen, "%s", sm_fail_reason());

@@ -40,7 +40,9 @@ static void infos(void)
     MPI_Comm c, c2;
     OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, in, &c));
     OK(MPI_Comm_dup_with_info(c, d, &c2));
-    int cmp;
+    int cmp, one_node = mcheck_nodes(NULL), cs;
+    OK(MPI_Comm_size(c, &cs));     /* (the info's keys are no hints: ignored) */
+    CHECK(one_node ? cs == n : cs < n, "split_type with an info: %d of %d ranks (one node: %d)", cs, n, one_node);
     OK(MPI_Comm_compare(c, c2, &cmp));
     CHECK(cmp == MPI_CONGRUENT, "dup_with_info compare %d", cmp);
     OK(MPI_Comm_free(&c2));

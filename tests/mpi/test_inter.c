@@ -12,6 +12,7 @@
 #include "mcheck.h"
 
 static int n, me, a, inA, lsize, rsize, lrank;
+static int *onnode, one_node;   /* onnode[w]: job rank w shares my node (mcheck_nodes) */
 /* job rank of local / remote rank i */
 static int wl(int i) { return inA ? i : a + i; }
 static int wr(int i) { return inA ? a + i : i; }
@@ -351,17 +352,28 @@ static void check_derived(MPI_Comm ic)
     }
     OK(MPI_Comm_split(ic, MPI_UNDEFINED, 0, &s));
     CHECK(s == MPI_COMM_NULL, "split with MPI_UNDEFINED");
-    /* split_type: one node, so both whole groups again (as MPICH does), in the same order */
+    /* split_type: each group by node, the local members on a node joined to
+     * the remote ones on it (MPI_COMM_NULL where it has none); on one node
+     * both whole groups again (as MPICH does), in the same order */
     OK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &s));
-    int ls4, rs4, r4;
-    OK(MPI_Comm_test_inter(s, &flag));
-    OK(MPI_Comm_size(s, &ls4));
-    OK(MPI_Comm_remote_size(s, &rs4));
-    OK(MPI_Comm_rank(s, &r4));
-    CHECK(flag && ls4 == lsize && rs4 == rsize && r4 == lrank, "split_type: %d %d %d %d", flag, ls4,
-          rs4, r4);
-    check_all(s);
-    OK(MPI_Comm_free(&s));
+    int wls = 0, wrs = 0, wrk = 0, wsum = 0;
+    for (int i = 0; i < lsize; i++) wls += onnode[wl(i)], wrk += onnode[wl(i)] && i < lrank;
+    for (int i = 0; i < rsize; i++) wrs += onnode[wr(i)], wsum += onnode[wr(i)] ? wr(i) : 0;
+    CHECK((s == MPI_COMM_NULL) == (wrs == 0), "split_type: %d remote members on my node, got %p", wrs, (void *)s);
+    if (s != MPI_COMM_NULL) {
+        int ls4, rs4, r4;
+        OK(MPI_Comm_test_inter(s, &flag));
+        OK(MPI_Comm_size(s, &ls4));
+        OK(MPI_Comm_remote_size(s, &rs4));
+        OK(MPI_Comm_rank(s, &r4));
+        CHECK(flag && ls4 == wls && rs4 == wrs && r4 == wrk, "split_type: %d %d %d %d, want %d %d %d", flag, ls4,
+              rs4, r4, wls, wrs, wrk);
+        if (one_node) check_all(s);
+        int sum;
+        OK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, s));
+        CHECK(sum == wsum, "allreduce on the split_type: %d want %d", sum, wsum);
+        OK(MPI_Comm_free(&s));
+    }
     OK(MPI_Comm_split_type(ic, MPI_UNDEFINED, 0, MPI_INFO_NULL, &s));
     CHECK(s == MPI_COMM_NULL, "split_type with MPI_UNDEFINED");
     /* create over the local group without its last member (where it has more than one) */
@@ -418,6 +430,9 @@ int main(int argc, char **argv)
         check_errors(MPI_COMM_NULL);
         return MPI_Finalize();
     }
+    onnode = calloc((size_t)n, sizeof *onnode);
+    CHECK(onnode != NULL, "no memory");
+    one_node = mcheck_nodes(onnode);
     a = n / 3 > 1 ? n / 3 : 1;
     inA = me < a;
     MPI_Comm local;

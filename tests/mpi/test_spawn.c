@@ -9,6 +9,10 @@
  *   small  universe n + 1: 3 children, then a bad command, fail (errcodes
  *          MPI_ERR_SPAWN, no slot used); then 1 starts, and no more
  *   die    child 1 of 2 is killed while its parents wait for it
+ *   pmix   under a PMIx launcher (mpirun), where spawning is refused:
+ *          spawn of 1 and 2, spawn_multiple, a nonexistent command all
+ *          MPI_ERR_SPAWN with every errcode so and MPI_COMM_NULL; maxprocs
+ *          0 still MPI_ERR_ARG; no parent; the world works after
  *   fatal ARG  under MPI_ERRORS_ARE_FATAL: "slots" asks for more than the
  *          free slots, "cmd" names no program, "notmpi" starts /bin/true
  *          (which exits without MPI while its parents wait for it) */
@@ -136,6 +140,29 @@ static void parent(const char *mode)
         exchange(ic, true, n, 1);
         OK(MPI_Comm_disconnect(&ic));
         expect_fail(self, 1, "the universe used up");
+    } else if (!strcmp(mode, "pmix")) {
+        MPI_Comm p, ic = MPI_COMM_WORLD;
+        OK(MPI_Comm_get_parent(&p));
+        CHECK(p == MPI_COMM_NULL, "a parent for a process mpirun started");
+        OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        expect_fail(self, 1, "spawn of 1 under mpirun");
+        expect_fail(self, 2, "spawn of 2 under mpirun");
+        expect_fail("/nonexistent/smartmap-test-program", 1, "a nonexistent command under mpirun");
+        char *cmds[2] = { self, self };
+        char *a0[] = { "child", "multi", "0", NULL }, *a1[] = { "child", "multi", "1", NULL };
+        char **argvs[2] = { a0, a1 };
+        int counts[2] = { 1, 2 }, codes[3] = { 0, 0, 0 };
+        MPI_Info infos[2] = { MPI_INFO_NULL, MPI_INFO_NULL };
+        int rc = MPI_Comm_spawn_multiple(2, cmds, argvs, counts, infos, 0, MPI_COMM_WORLD, &ic, codes);
+        CHECK(rc == MPI_ERR_SPAWN && ic == MPI_COMM_NULL, "spawn_multiple under mpirun returned %d", rc);
+        for (int i = 0; i < 3; i++) CHECK(codes[i] == MPI_ERR_SPAWN, "spawn_multiple: errcodes[%d] = %d", i, codes[i]);
+        char *args[] = { "child", "basic", "1", NULL };
+        rc = MPI_Comm_spawn(self, args, 0, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE);
+        CHECK(rc == MPI_ERR_ARG, "maxprocs 0 under mpirun: %d", rc);
+        int sum;
+        OK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(sum == n * (n - 1) / 2, "allreduce after the refusals: %d", sum);
+        if (me == 0) printf("test_spawn pmix: %d parents, every spawn refused\n", n);
     } else if (!strcmp(mode, "fatal")) {
         const char *what = argv_mode2 ? argv_mode2 : "";
         char *args[] = { "child", "basic", "1", NULL };
