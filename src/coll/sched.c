@@ -419,7 +419,9 @@ _Static_assert(COLL_RECS <= 32, "a deferred check's bit per record");
  * outnumber cores. The collective's bit in g->pend stays set (with what
  * this member called) until the next member's record of it shows up; it is
  * looked for whenever the member's words are published (advance, and
- * record_free when the member needs a record back), and a mismatch is the
+ * record_free when the member needs a record back; not in every turn of a
+ * wait, which would poll a second line and wake every member for each
+ * check done), and a mismatch is the
  * error of the member's next collective on g to complete (report_late).
  *
  * What keeps the records to be checked there: a member rewrites its record
@@ -703,9 +705,7 @@ static bool wait_cond(void *arg)
     struct coll_op *o = arg;
     if (poll_p2p) p2p_progress();            /* and the list, through the hook */
     else if (L.head) coll_progress();
-    if (o->listed) return o->pc == -1;
-    if (SM_UNLIKELY(o->g->pend != 0) && settle(o->g)) coll_wake_all(o->g);   /* a peer may wait to rewrite a record */
-    return step(o);
+    return o->listed ? o->pc == -1 : step(o);
 }
 
 /* Start o (initialised): a new sequence number; nonblocking ones join the
