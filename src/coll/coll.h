@@ -114,7 +114,7 @@ sm_status_t coll_fn_predefined(struct coll_fn *f, enum coll_dtype t, enum coll_r
  * slowest. Rooted and small collectives complete locally, so with ranks
  * outnumbering cores a rank given the core runs many before it must yield;
  * 4 made it yield every fourth call (bench_mpi_coll, 8 ranks, 2 cores). */
-#define COLL_RECS       16
+#define COLL_RECS       16      /* at most 32: a bit each in coll_group.pend */
 
 struct coll_group {
     struct sm_group m;
@@ -122,8 +122,19 @@ struct coll_group {
     uint32_t  seq;              /* the last collective begun */
     uint32_t  pub;              /* the last collective whose record this member published */
     uint32_t  progress;         /* what its progress word says */
+    uint32_t  checked;          /* what its checked word says (coll_internal.h, struct coll_slot) */
     int       active;           /* schedules of this group on the engine's list */
-    uint32_t *seen;             /* per member: the least its progress word said */
+    uint32_t *seen;             /* per member: the least its progress word said; from seen + size,
+                                 * the least its checked word said */
+    /* Checks deferred (sched.c, settle): bit seq % COLL_RECS for each
+     * collective that read no record here and whose next member's record
+     * is still to be checked, with what this member called there. */
+    uint32_t  pend;
+    uint32_t  pend_sig[COLL_RECS];
+    /* A deferred check that failed, until a later collective reports it. */
+    sm_status_t late_st;
+    uint32_t  late_seq;
+    char     *late_why;
     void     *bounce;           /* copies of this member's medium contributions, one per record */
     int       aset;             /* active sets: where the barrier lives (first member's area) */
     struct p2p_comm *net;       /* the group spans nodes: its collectives go over point-to-point
@@ -225,12 +236,24 @@ enum coll_kind {
  * where they do not, those that can see it fail (SM_ERR_TRUNCATE for sizes,
  * SM_ERR_MISMATCH for the rest), the reason naming the values. Every member
  * sees the others' records or checks the next member's, so members that
- * disagree on a root are seen even when each thinks itself the root. */
+ * disagree on a root are seen even when each thinks itself the root. A
+ * member that reads no record (a broadcast's or scatter's root, a small
+ * gather's or reduce's other members) does not wait for the next member's:
+ * it checks it later, and a mismatch found so is the error of its next
+ * collective on the group to complete (SM_ERR_MISMATCH, naming the earlier
+ * collective and both calls; that collective itself did its part). By the
+ * end of a collective in which it reads the next member's record (a
+ * barrier, say) every earlier check is done. */
 struct coll_args {
     enum coll_kind kind;
     int root;
     struct coll_buf src, dst;
     struct coll_red red;
+    /* An internal step of another call (MPI_Comm_split's allgather, a
+     * node's part of a collective spanning nodes): it leaves a failed
+     * deferred check (above) to the next collective that is not, as
+     * members that saw none would go on where this one stopped. */
+    bool quiet;
 };
 
 /* Blocking: the collective, start to end. */

@@ -46,9 +46,14 @@ enum rec_flags {
  * every peer has finished the collective after the one it was last used
  * for (peers check a record's collective when they finish the next one). */
 struct coll_rec {
-    alignas(SM_CACHELINE) _Atomic uint32_t stamp;  /* the sequence number it is published for */
-    uint32_t sig;               /* which collective: kind, root, type, op (checked by peers) */
-    uint32_t fin;               /* the member's progress when it published */
+    /* The sequence number it is published for (low half) and which
+     * collective (high half: kind, root, type, op, checked by peers), in
+     * one word so that a reader sees the pair as written: a deferred check
+     * (sched.c, settle) may read a record its owner has since rewritten
+     * for another group at the number, and must not take a new collective
+     * for the old one. */
+    alignas(SM_CACHELINE) _Atomic uint64_t tag;
+    uint32_t fin;               /* the member's checked word when it published (a lower bound of its progress too) */
     uint32_t flags;
     uint64_t len;               /* bytes this member contributes (or expects), by kind */
     uint64_t aux;               /* carried: where the copy is; else by kind */
@@ -77,13 +82,27 @@ static inline const struct coll_lay *coll_src(const struct coll_rec *p, struct c
     return tmp;
 }
 
+static inline uint32_t coll_tag_seq(uint64_t tag) { return (uint32_t)tag; }
+static inline uint32_t coll_tag_sig(uint64_t tag) { return (uint32_t)(tag >> 32); }
+/* Which collective a published record is for (read after its stamp). */
+static inline uint32_t coll_rec_sig(const struct coll_rec *p)
+{
+    return coll_tag_sig(atomic_load_explicit(&((struct coll_rec *)p)->tag, memory_order_relaxed));
+}
+
 /* A group's state in one member's area. progress: the last collective up
  * to which this member has finished with its peers' memory (it may have
  * finished later ones too); never cleared, so a new group at the number
- * starts past it. */
+ * starts past it. checked (at most progress): the last collective up to
+ * which, besides, it has done with its peers' records: the checks it
+ * deferred (a member that read no record of a collective checks the next
+ * member's later, sched.c) are done. Peers wait for progress before they
+ * reuse their buffers, for checked before they rewrite a record. One line
+ * for both. */
 struct coll_slot {
     struct coll_rec rec[COLL_RECS];
     alignas(SM_CACHELINE) _Atomic uint32_t progress;
+    _Atomic uint32_t checked;
 };
 
 /* Active sets: start + i * 2^logstride for i < size; a flat barrier per
@@ -244,6 +263,9 @@ static inline int coll_next(const struct coll_op *o, int k) { return o->me + k <
  * wait for its readers: the record, the bounce buffer, or NULL (peers
  * read it in place). */
 void *coll_carrier(struct coll_op *o, size_t span);
+/* A deferred check on g that failed and is not reported yet (sched.c):
+ * its status (the reason naming both calls), and it is reported; else SM_OK. */
+sm_status_t coll_late(struct coll_group *g);
 /* Stamp this member's record now (its prepare set o->late): peers may read it. */
 void coll_stamp(struct coll_op *o);
 /* Memory the op owns until it ends (freed then); NULL when out of memory (o fails). */
@@ -265,10 +287,18 @@ void coll_lay_local(struct coll_lay *l, const struct coll_buf *b);
  * bytes), and the stream bytes. Reads a peer's arrays. */
 struct coll_blk { char *base; size_t count; const struct dt_type *type; size_t bytes; };
 struct coll_blk coll_block(const struct coll_lay *l, int i, int nblocks);
+/* A block's bytes as one run (plain bytes, or a contiguous typemap such as
+ * a v collective's predefined type), or NULL. */
+static inline char *coll_flat(const struct coll_blk *b)
+{
+    if (SM_LIKELY(!b->type)) return b->base;
+    return dt_is_contig(b->type, b->count) ? b->base + b->type->true_lb : NULL;
+}
 /* Copy stream bytes [off, off + len) of src into the same positions of dst. */
 static inline void coll_copy(const struct coll_blk *d, const struct coll_blk *s, size_t off, size_t len)
 {
-    if (SM_LIKELY(!d->type && !s->type)) memcpy(d->base + off, s->base + off, len);
+    char *dp = coll_flat(d), *sp = dp ? coll_flat(s) : NULL;
+    if (SM_LIKELY(sp != NULL)) memcpy(dp + off, sp + off, len);
     else dt_copy(d->base, d->type, s->base, s->type, off, len);
 }
 /* Bytes of one element of a buffer's type (1 for bytes). */

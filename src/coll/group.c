@@ -103,11 +103,11 @@ static sm_status_t set_group(struct coll_group *g, const struct sm_group *m, int
     *g = (struct coll_group){ .num = -1, .aset = -1 };
     if (m) g->m = *m;
     if (!member) return SM_OK;
-    if (!(g->seen = malloc(sizeof *g->seen * (size_t)m->size)))
+    if (!(g->seen = malloc(2 * sizeof *g->seen * (size_t)m->size)))   /* progress, then checked */
         return sm_fail(SM_ERR_NOMEM, "no memory for a group of %d", m->size);
-    for (int i = 0; i < m->size; i++) g->seen[i] = base - 1;   /* nothing of this group to finish */
+    for (int i = 0; i < 2 * m->size; i++) g->seen[i] = base - 1;   /* nothing of this group to finish */
     g->num = num;
-    g->seq = g->pub = g->progress = base - 1;
+    g->seq = g->pub = g->progress = g->checked = base - 1;
     mark(num, true);
     return SM_OK;
 }
@@ -348,7 +348,12 @@ sm_status_t coll_group_create_p2p(struct coll_group *g, const struct sm_group *m
 /* --- Destruction ----------------------------------------------------------------------
  * Peers may still read this member's last records and bounce buffer: once
  * they have finished what it has (which they do without it), nothing of
- * the group is read again, and the number may serve another. */
+ * the group is read again, and the number may serve another. Nothing
+ * waits for checks deferred (sched.c): this member's are dropped with a
+ * failure not yet reported (no collective is left to report them), and a
+ * peer's check of this member's record that a new group at the number has
+ * rewritten sees the newer tag and is dropped too (waiting for the peers'
+ * checked words here could wait for ever on one that runs no collective). */
 static bool peers_done(void *arg)
 {
     struct coll_group *g = arg;
@@ -362,7 +367,8 @@ void coll_group_destroy(struct coll_group *g)
     if (g->num < 0) return;
     if (SM_UNLIKELY(g->net != NULL)) {     /* nothing of it in the areas: nobody to wait for */
         coll_hier_free(g);
-        free(g->net), free(g->seen);
+        free(g->net), free(g->seen), free(g->late_why);
+        g->late_why = NULL;
         mark(g->num, false);
         g->net = NULL, g->seen = NULL, g->num = -1;
         return;
@@ -370,6 +376,8 @@ void coll_group_destroy(struct coll_group *g)
     if (!peers_done(g)) coll_wait(peers_done, g);
     free(g->seen);
     free(g->bounce);
+    free(g->late_why);
+    g->late_why = NULL, g->late_st = SM_OK, g->pend = 0;
     mark(g->num, false);
     g->seen = NULL, g->bounce = NULL, g->num = -1;
 }

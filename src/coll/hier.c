@@ -155,7 +155,15 @@ static sm_status_t xfer(struct coll_group *g, bool send, void *buf, size_t bytes
     return st;
 }
 
-static sm_status_t node_run(struct coll_hier *h, const struct coll_args *a) { return coll_run(&h->node, a); }
+/* A node's part: quiet, as the node's other members may go on where a
+ * failed deferred check would stop this one; coll_hier_run reports it at
+ * the end of the call. */
+static sm_status_t node_run(struct coll_hier *h, const struct coll_args *a)
+{
+    struct coll_args b = *a;
+    b.quiet = true;
+    return coll_run(&h->node, &b);
+}
 static sm_status_t lead_run(struct coll_hier *h, const struct coll_args *a)
 {
     return is_leader(h) ? coll_span_run(&h->lead, a) : SM_OK;
@@ -639,17 +647,22 @@ sm_status_t coll_hier_run(struct coll_group *g, const struct coll_args *a)
     bool red = a->kind >= COLL_REDUCE && a->kind <= COLL_EXSCAN;
     if (red && ordered && !h->consecutive) return coll_span_run(g, a);
     if (red && a->red.op != COLL_USER && !coll_kernel(a->red.t, a->red.op)) return coll_span_run(g, a);
+    sm_status_t st;
     switch (a->kind) {
-    case COLL_BARRIER: return h_barrier(h);
-    case COLL_BCAST: return h_bcast(h, a);
-    case COLL_REDUCE: return h_reduce(g, h, a);
-    case COLL_ALLREDUCE: return h_allreduce(h, a);
-    case COLL_REDUCE_SCATTER: return h_reduce_scatter(g, h, a);
-    case COLL_ALLGATHER: return h_allgather(g, h, a);
-    case COLL_GATHER: return h_gather(g, h, a);
-    case COLL_SCATTER: return h_scatter(g, h, a);
-    default: return h_scan(g, h, a);
+    case COLL_BARRIER: st = h_barrier(h); break;
+    case COLL_BCAST: st = h_bcast(h, a); break;
+    case COLL_REDUCE: st = h_reduce(g, h, a); break;
+    case COLL_ALLREDUCE: st = h_allreduce(h, a); break;
+    case COLL_REDUCE_SCATTER: st = h_reduce_scatter(g, h, a); break;
+    case COLL_ALLGATHER: st = h_allgather(g, h, a); break;
+    case COLL_GATHER: st = h_gather(g, h, a); break;
+    case COLL_SCATTER: st = h_scatter(g, h, a); break;
+    default: st = h_scan(g, h, a); break;
     }
+    /* a check the node's group deferred failed: an earlier call's error,
+     * once this one has done its part everywhere */
+    if (!st && !a->quiet) st = coll_late(&h->node);
+    return st;
 }
 
 

@@ -1,9 +1,10 @@
 /* sched.c: running collectives. Every collective is a schedule (struct
  * coll_op) that goes through the same sequence: wait its turn and a free
- * record, publish, the kind's body (move.c, reduce.c, group.c), check one
- * peer's record if it read none, release (say in its progress word that it
- * is done with its peers' memory), wait for those who use its buffers,
- * finish locally. Blocking collectives run their schedule to the end in
+ * record, publish, the kind's body (move.c, reduce.c, group.c), note a
+ * check of the next member's record for later if it read none, release
+ * (say in its progress word that it is done with its peers' memory), wait
+ * for those who use its buffers, finish locally (and report a deferred
+ * check that failed). Blocking collectives run their schedule to the end in
  * the caller; nonblocking ones go on the engine's list, which coll_progress
  * runs (point-to-point progress calls it while the list is not empty). */
 #define _GNU_SOURCE             /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
@@ -22,6 +23,17 @@ bool coll_finished(struct coll_group *g, int i, uint32_t seq)
     if ((int32_t)(g->seen[i] - seq) >= 0) return true;
     uint32_t v = atomic_load_explicit(&coll_slot_of(g, i)->progress, memory_order_acquire);
     if ((int32_t)(v - g->seen[i]) > 0) g->seen[i] = v;
+    return (int32_t)(v - seq) >= 0;
+}
+
+/* Has member i done with its peers' records up to seq (its checked word)? */
+static bool peer_checked(struct coll_group *g, int i, uint32_t seq)
+{
+    uint32_t *sc = g->seen + g->m.size;
+    if ((int32_t)(sc[i] - seq) >= 0) return true;
+    uint32_t v = atomic_load_explicit(&coll_slot_of(g, i)->checked, memory_order_acquire);
+    if ((int32_t)(v - sc[i]) > 0) sc[i] = v;
+    if ((int32_t)(v - g->seen[i]) > 0) g->seen[i] = v;     /* checked <= progress */
     return (int32_t)(v - seq) >= 0;
 }
 
@@ -79,18 +91,20 @@ static int describe(char *buf, size_t cap, uint32_t sig, uint64_t len, bool with
 static __attribute__((noinline, cold)) void mismatch(struct coll_op *o, int i, const struct coll_rec *p, bool with_len)
 {
     char theirs[160], mine[160];
-    describe(theirs, sizeof theirs, p->sig, p->len, with_len);
+    uint32_t sig = coll_rec_sig(p);
+    describe(theirs, sizeof theirs, sig, p->len, with_len);
     describe(mine, sizeof mine, o->sig, o->len, with_len);
     /* the same collective with other sizes: as a message longer than its buffer */
-    coll_fail(o, sm_fail(p->sig == o->sig ? SM_ERR_TRUNCATE : SM_ERR_MISMATCH,
+    coll_fail(o, sm_fail(sig == o->sig ? SM_ERR_TRUNCATE : SM_ERR_MISMATCH,
                          "member %d of the group (rank %d) called %s, this member (%d) %s", i, coll_rank(o, i), theirs,
                          o->me, mine));
 }
 
 bool coll_check(struct coll_op *o, int i, const struct coll_rec *p, bool same_len)
 {
-    if (SM_LIKELY(p->sig == o->sig && (!same_len || p->len == o->len))) return true;
-    mismatch(o, i, p, same_len && p->sig == o->sig);
+    uint32_t sig = coll_rec_sig(p);
+    if (SM_LIKELY(sig == o->sig && (!same_len || p->len == o->len))) return true;
+    mismatch(o, i, p, same_len && sig == o->sig);
     return false;
 }
 
@@ -98,11 +112,13 @@ struct coll_rec *coll_await(struct coll_op *o, int i)
 {
     struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
     if (SM_UNLIKELY(coll_aset(o->g))) return p;        /* current: a barrier came before */
-    uint32_t v = atomic_load_explicit(&p->stamp, memory_order_acquire);
-    if (v != o->seq) return NULL;
+    if (coll_tag_seq(atomic_load_explicit(&p->tag, memory_order_acquire)) != o->seq) return NULL;
     if (i == o->me) return p;
     o->read_any = true;
-    if ((int32_t)(p->fin - o->g->seen[i]) > 0) o->g->seen[i] = p->fin;
+    /* fin is its checked word, a lower bound of its progress too */
+    uint32_t *seen = o->g->seen, *sc = seen + o->g->m.size;
+    if ((int32_t)(p->fin - sc[i]) > 0) sc[i] = p->fin;
+    if ((int32_t)(p->fin - seen[i]) > 0) seen[i] = p->fin;
     if (SM_UNLIKELY(p->flags & REC_FAILED) && !o->st)
         coll_fail(o, sm_fail(SM_ERR_PEER, "member %d of the group (rank %d) could not take part in %s", i,
                              coll_rank(o, i), kind_names[o->a->kind]));
@@ -392,28 +408,142 @@ static void list_del(struct coll_op *o)
     if (!L.head && !coll_span_busy() && !coll_hier_busy()) p2p_progress_hook = NULL;
 }
 
+_Static_assert(COLL_RECS <= 32, "a deferred check's bit per record");
+
+/* --- Deferred checks -----------------------------------------------------------------
+ * A member that read no record of a collective (a broadcast's or scatter's
+ * root, a small gather's or reduce's other members) has seen nobody's call:
+ * if every member thinks itself the root, nobody would. So it checks the
+ * next member's record, but later: waiting for it there tied every member
+ * to its neighbour on every call, a context switch a call when ranks
+ * outnumber cores. The collective's bit in g->pend stays set (with what
+ * this member called) until the next member's record of it shows up; it is
+ * looked for whenever the member's words are published (advance, and
+ * record_free when the member needs a record back; not in every turn of a
+ * wait, which would poll a second line and wake every member for each
+ * check done), and a mismatch is the
+ * error of the member's next collective on g to complete (report_late).
+ *
+ * What keeps the records to be checked there: a member rewrites its record
+ * for seq + COLL_RECS only once every member's checked word is at least
+ * seq (record_free), and a member's checked word stays below every
+ * collective whose check it still owes (and at or below its progress word,
+ * which stays below every collective still reading its peers' memory).
+ * So the next member's record of a pending collective, once stamped, keeps
+ * its tag until the check is done (what this member called is kept in
+ * g->pend_sig). Only a new group at the number, after the next member has
+ * destroyed this one (which waits for progress, not for checks), rewrites
+ * it: the tag, seq and signature in one word, is then newer, never torn,
+ * and the check is dropped. The progress word is not held back: peers waiting for this
+ * member to be done with their buffers (readers_done, the bounce buffer)
+ * never wait for a check that this member might not run while it is
+ * outside the engine. The bits are distinct: a pending collective was
+ * published with checked >= its seq - COLL_RECS, so every one is within
+ * COLL_RECS after checked. */
+
+static __attribute__((noinline, cold)) void late_mismatch(struct coll_group *g, int j, uint32_t seq, uint32_t theirs)
+{
+    if (g->late_st) return;                 /* the first is reported; the rest follow from it */
+    char a[160], b[160], *why = malloc(400);
+    describe(a, sizeof a, theirs, 0, false);
+    describe(b, sizeof b, g->pend_sig[seq % COLL_RECS], 0, false);
+    if (why)
+        snprintf(why, 400, "member %d of the group (rank %d) called %s, this member (%d) %s", j,
+                 sm_group_rank(&g->m, j), a, g->m.me, b);
+    g->late_st = SM_ERR_MISMATCH, g->late_seq = seq, g->late_why = why;
+}
+
+/* Do the deferred checks whose records are there, and say in the checked
+ * word how far this member is done with its peers' records. True if the
+ * word moved. */
+static bool settle(struct coll_group *g)
+{
+    if (g->pend) {
+        int j = g->m.me + 1 < g->m.size ? g->m.me + 1 : 0;
+        for (uint32_t k = 1, u = g->checked + 1; g->pend && k <= COLL_RECS; k++, u++) {
+            uint32_t bit = 1u << (u % COLL_RECS);
+            if (!(g->pend & bit)) continue;
+            uint64_t t = atomic_load_explicit(&coll_rec_of(g, j, u)->tag, memory_order_acquire);
+            int32_t d = (int32_t)(coll_tag_seq(t) - u);
+            if (d < 0) break;                   /* not published yet, nor any later one (stamps go in order) */
+            /* d > 0: rewritten, which only a new group at the number does after
+             * the next member destroyed this one: nothing left to check */
+            if (d == 0 && coll_tag_sig(t) != g->pend_sig[u % COLL_RECS]) late_mismatch(g, j, u, coll_tag_sig(t));
+            g->pend &= ~bit;
+        }
+    }
+    uint32_t ck = g->progress;
+    for (uint32_t u = g->checked + 1; g->pend && (int32_t)(u - ck) <= 0; u++)
+        if (g->pend & 1u << (u % COLL_RECS)) {
+            ck = u - 1;
+            break;
+        }
+    if (ck == g->checked) return false;
+    g->checked = ck;
+    atomic_store_explicit(&coll_slot_of(g, g->m.me)->checked, ck, memory_order_release);
+    return true;
+}
+
+/* o read no record: check the next member's later. */
+static void defer_check(struct coll_op *o)
+{
+    o->g->pend |= 1u << (o->seq % COLL_RECS);
+    o->g->pend_sig[o->seq % COLL_RECS] = o->sig;
+}
+
+/* A deferred check failed: o (a later collective) says so, naming the
+ * earlier one; o itself did its part. */
+static __attribute__((noinline, cold)) void report_late(struct coll_op *o)
+{
+    struct coll_group *g = o->g;
+    if (o->st || (int32_t)(o->seq - g->late_seq) <= 0) return;   /* its own error first; the next one then */
+    uint32_t back = o->seq - g->late_seq;
+    const char *why = g->late_why ? g->late_why : "the members called different collectives";
+    coll_fail(o, back == 1 ? sm_fail(g->late_st, "the collective before this one on the group: %s", why)
+                           : sm_fail(g->late_st, "the collective %u before this one on the group: %s", back, why));
+    free(g->late_why);
+    g->late_why = NULL, g->late_st = SM_OK;
+}
+
+sm_status_t coll_late(struct coll_group *g)
+{
+    if (SM_LIKELY(g->late_st == SM_OK)) return SM_OK;
+    sm_status_t st = sm_fail(g->late_st, "an earlier collective: %s",
+                             g->late_why ? g->late_why : "the members called different collectives");
+    free(g->late_why);
+    g->late_why = NULL, g->late_st = SM_OK;
+    return st;
+}
+
 /* This member's progress: every collective of g up to the first one still
- * using its peers' memory. */
+ * using its peers' memory; and its checked word. */
 static void advance(struct coll_group *g)
 {
     uint32_t wm = g->seq;
     if (g->active)
         for (struct coll_op *p = L.head; p; p = p->next)
             if (p->g == g && !p->released && (int32_t)(p->seq - 1 - wm) < 0) wm = p->seq - 1;
-    if (wm == g->progress) return;
-    g->progress = wm;
-    atomic_store_explicit(&coll_slot_of(g, g->m.me)->progress, wm, memory_order_release);
-    coll_wake_all(g);
+    bool moved = wm != g->progress;
+    if (moved) {
+        g->progress = wm;
+        atomic_store_explicit(&coll_slot_of(g, g->m.me)->progress, wm, memory_order_release);
+    }
+    if (settle(g) || moved) coll_wake_all(g);
 }
 
-/* May this member write the record for o: has everyone (itself too)
- * finished the collective that last used it? */
+/* May this member write the record for o: has everyone (itself too) done
+ * with the collective that last used it, its checks included? */
 static bool record_free(struct coll_op *o)
 {
+    struct coll_group *g = o->g;
     uint32_t last = o->seq - COLL_RECS;
-    if ((int32_t)(o->g->progress - last) < 0) return false;
+    if ((int32_t)(g->checked - last) < 0) {
+        if (!g->pend || !settle(g)) return false;
+        coll_wake_all(g);
+        if ((int32_t)(g->checked - last) < 0) return false;
+    }
     for (int i = 0; i < o->n; i++)
-        if (i != o->me && !coll_finished(o->g, i, last)) return false;
+        if (i != o->me && !peer_checked(g, i, last)) return false;
     return true;
 }
 
@@ -421,8 +551,7 @@ static void publish(struct coll_op *o)
 {
     struct coll_group *g = o->g;
     struct coll_rec *r = coll_rec_of(g, o->me, o->seq);
-    r->sig = o->sig;
-    r->fin = g->progress;
+    r->fin = g->checked;
     o->flags = 0, o->len = 0;
     atomic_store_explicit(&r->claim, 0, memory_order_relaxed);
     atomic_store_explicit(&r->done, 0, memory_order_relaxed);
@@ -440,6 +569,7 @@ static void publish(struct coll_op *o)
     if (o->flags & REC_CARRIED) r->aux = o->src.base;
     else r->src = o->src, r->dst = o->dst;
     if (coll_aset(g)) {
+        atomic_store_explicit(&r->tag, (uint64_t)o->sig << 32 | o->seq, memory_order_relaxed);  /* read after the barrier */
         sm_barrier_run(&g->m, (uintptr_t)&coll_area_of(0)->aset_bar[g->aset] - sm_slot_base(0), true);
         return;
     }
@@ -453,7 +583,7 @@ void coll_stamp(struct coll_op *o)
     struct coll_rec *r = coll_rec_of(g, o->me, o->seq);
     if (o->st) r->flags = o->flags | REC_FAILED;     /* its readers fail too, not wait */
     o->late = false;
-    atomic_store_explicit(&r->stamp, o->seq, memory_order_release);
+    atomic_store_explicit(&r->tag, (uint64_t)o->sig << 32 | o->seq, memory_order_release);
     g->pub = o->seq;
     coll_wake_all(g);
 }
@@ -467,17 +597,6 @@ static bool readers_done(struct coll_op *o)
     return true;
 }
 
-/* A member that read no peer's record checks the next member's: in a
- * collective where everyone thinks himself the root, say, nobody else would. */
-static bool verified(struct coll_op *o)
-{
-    int j = coll_next(o, 1);
-    struct coll_rec *p = coll_await(o, j);
-    if (!p) return false;
-    coll_check(o, j, p, false);
-    return true;
-}
-
 static bool step(struct coll_op *o)
 {
     struct coll_group *g = o->g;
@@ -486,7 +605,7 @@ static bool step(struct coll_op *o)
     if (!aset) CO_WAIT(o->pc, g->pub + 1 == o->seq && record_free(o) && (!o->gate || o->gate(o->gate_ctx)));
     publish(o);
     CO_WAIT(o->pc, coll_kinds[o->a->kind]->body(o));
-    if (o->n > 1 && !o->read_any && !aset) CO_WAIT(o->pc, verified(o));
+    if (o->n > 1 && !o->read_any && !aset) defer_check(o);
     o->released = true;
     if (aset) {
         sm_barrier_run(&g->m, (uintptr_t)&coll_area_of(0)->aset_bar[g->aset] - sm_slot_base(0), true);
@@ -496,6 +615,8 @@ static bool step(struct coll_op *o)
     }
     if (o->finish && !o->st) o->finish(o);
     if (o->staged_nb && !o->st) unstage(o);
+    if (SM_UNLIKELY(g->late_st != SM_OK) && !aset && !o->a->quiet && o->a->kind != COLL_KIND_CREATE)
+        report_late(o);        /* (a creation that failed here alone would leave its peers a group it lacks) */
     CO_END(o->pc);
 }
 

@@ -335,7 +335,10 @@ static int split(struct smpi_comm *c, int color, int key, MPI_Comm *newcomm, con
     int n = c->pt.size;
     struct split_ent me = { color, key, c->pt.rank }, *all = malloc(sizeof me * (size_t)n);
     if (!all) return smpi_error(c, MPI_ERR_NO_MEM, R, "%d entries", n);
-    if (coll_allgather(&c->cg, all, &me, sizeof me)) {
+    /* quiet: a deferred check's failure (src/coll/sched.c) is the next user
+     * collective's error, not a split that only some ranks leave early */
+    struct coll_args ga = { .kind = COLL_ALLGATHER, .src = { &me, sizeof me }, .dst = { all, sizeof me }, .quiet = true };
+    if (coll_run(&c->cg, &ga)) {
         free(all);
         return smpi_error(c, MPI_ERR_OTHER, R, "%s", sm_fail_reason());
     }

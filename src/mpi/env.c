@@ -66,9 +66,13 @@ int PMPI_Finalize(void)
     int rc = smpi_comm_self_attrs_free();
     if (rc) return rc;
     p2p_finalize();                        /* every send has reached its ring */
-    coll_barrier(&smpi_comm_world.cg);     /* nobody still needs our memory */
+    /* Nobody still needs our memory. A deferred check of an earlier
+     * collective on MPI_COMM_WORLD (src/coll/sched.c) is done by the end of
+     * a barrier: a failure is this call's error. */
+    sm_status_t st = coll_barrier(&smpi_comm_world.cg);
     smpi_state = 2;
     sm_finalize_done("MPI_Finalize");
+    if (st) return smpi_error(&smpi_comm_world, smpi_class_of(st), "MPI_Finalize", "%s", sm_fail_reason());
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Finalize = PMPI_Finalize

@@ -5,8 +5,9 @@
  * the serial reference, in place and not, small (serial) and large (sliced);
  * buffers peers cannot reach directly; back-to-back collectives with varying
  * roots and sizes while ranks run at different speeds; collectives on two
- * groups at once from two threads; mismatched calls. Usage: test_coll
- * [basic|reduce|private|stress|threads|mismatch|all] */
+ * groups at once from two threads; mismatched calls; members that read no
+ * record running ahead. Usage: test_coll
+ * [basic|reduce|private|stress|threads|mismatch|ahead|all] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -345,16 +346,81 @@ static void mismatch_check(struct coll_group *g)
     st = coll_alltoalls(g, buf, buf + 512, 1, 1, i == 0 ? 2 : 1, 1);
     CHECK(st == SM_ERR_TRUNCATE, "alltoall of other sizes: %d", st);
     /* reductions to a root: the root sees every member's call; the others,
-     * which read no record, check the next member's (so the two around the
-     * odd one see it too) */
+     * which read no record, check the next member's later (so the two
+     * around the odd one see it too, at their next collective: by the end
+     * of a barrier, which reads the next member's record, it is done) */
     st = coll_reduce(g, i == 0 ? &out : NULL, &v, 1, i == sz - 1 ? COLL_INT32 : COLL_INT64, COLL_SUM, 0);
-    CHECK(i == 0 || i >= sz - 2 ? st == SM_ERR_MISMATCH : st == SM_OK, "reduce of other types: member %d got %d", i, st);
+    CHECK(i == 0 ? st == SM_ERR_MISMATCH : st == SM_OK, "reduce of other types: member %d got %d", i, st);
+    bool late = i != 0 && i >= sz - 2;
+    st = coll_barrier(g);
+    CHECK(late ? st == SM_ERR_MISMATCH && strstr(sm_fail_reason(), "the collective before this one") &&
+                     strstr(sm_fail_reason(), "a reduce (sum on int")
+               : st == SM_OK,
+          "the barrier after the reduce of other types: member %d got %d (%s)", i, st, late ? sm_fail_reason() : "");
+    /* every member its own root: nobody reads a record, each sees the next
+     * member's at its next collective (any kind), which names the earlier one */
+    char b8[8] = { 0 }, blocks[8 * SM_NMAX] = { 0 };
+    st = coll_bcast(g, b8, b8, sizeof b8, i);
+    CHECK(st == SM_OK, "bcast, every member its own root: member %d got %d at the call", i, st);
+    st = coll_barrier(g);
+    CHECK(st == SM_ERR_MISMATCH && strstr(sm_fail_reason(), "a broadcast with root"),
+          "bcast, every member its own root: member %d got %d at the barrier after (%s)", i, st, sm_fail_reason());
+    struct coll_args sa = { .kind = COLL_SCATTER, .root = i, .src = { blocks, 8 }, .dst = { b8, 8 } };
+    OK(coll_run(g, &sa));
+    st = coll_reduce(g, &out, &v, 1, COLL_INT64, COLL_SUM, COLL_ALL);
+    CHECK(st == SM_ERR_MISMATCH && strstr(sm_fail_reason(), "a scatter with root"),
+          "scatter, every member its own root: member %d got %d at the allreduce after (%s)", i, st, sm_fail_reason());
     /* members that disagree on the root: both roots see it */
     st = coll_reduce(g, i <= 1 ? &out : NULL, &v, 1, COLL_INT64, COLL_SUM, i == 1 ? 1 : 0);
     CHECK(i <= 1 ? st == SM_ERR_MISMATCH : st == SM_OK, "different roots: member %d got %d", i, st);
     OK(coll_reduce(g, &out, &v, 1, COLL_INT64, COLL_SUM, COLL_ALL));
     CHECK(out == sz, "after the mismatches: %ld", out);
     CHECK(coll_bcast(g, buf, buf, 1, sz) == SM_ERR_ARG, "bad root");
+}
+
+/* A member that reads no record does not wait for the next member: a
+ * small broadcast's root, and a small gather's other members, run
+ * COLL_RECS - 1 calls before any other member has begun one. (Programs may
+ * not count on it; this test does, so it hangs if such members wait.) */
+static _Atomic int go;          /* a phase: written by the member that ran ahead */
+
+static void release_others(struct coll_group *g, int phase)
+{
+    for (int k = 0; k < g->m.size; k++) {
+        if (k == g->m.me) continue;
+        /* never lowered: another group's member may have released it further already */
+        _Atomic int *p = sm_remote(sm_group_rank(&g->m, k), (const void *)&go);
+        int v = atomic_load(p);
+        while (v < phase && !atomic_compare_exchange_weak(p, &v, phase)) {}
+    }
+}
+
+static void ahead_check(struct coll_group *g, int phase)
+{
+    int sz = g->m.size, i = g->m.me;
+    enum { K = COLL_RECS - 1 };
+    static long b[K], blocks[K][SM_NMAX];
+    if (sz < 2) return;
+    /* broadcasts from member 0 */
+    for (int k = 0; k < K; k++) b[k] = i == 0 ? 1000 * phase + k : -1;
+    if (i != 0)
+        while (atomic_load(&go) < phase) sched_yield();
+    for (int k = 0; k < K; k++) OK(coll_bcast(g, &b[k], &b[k], sizeof b[k], 0));
+    if (i == 0) release_others(g, phase);
+    for (int k = 0; k < K; k++) CHECK(b[k] == 1000 * phase + k, "bcast %d ahead: %ld", k, b[k]);
+    /* (by its end, every check deferred before is done: a member runs at
+     * most COLL_RECS collectives past the first that another has not) */
+    OK(coll_barrier(g));
+    /* gathers to member 0, member 1 first */
+    for (int k = 0; k < K; k++) b[k] = 100 * i + k;
+    if (i != 1)
+        while (atomic_load(&go) < phase + 1) sched_yield();
+    for (int k = 0; k < K; k++) OK(coll_run(g, &(struct coll_args){ .kind = COLL_GATHER, .root = 0, .src = { &b[k], sizeof b[k] },
+                                                                     .dst = { blocks[k], sizeof b[k] } }));
+    if (i == 1) release_others(g, phase + 1);
+    for (int k = 0; k < K && i == 0; k++)
+        for (int j = 0; j < sz; j++) CHECK(blocks[k][j] == 100 * j + k, "gather %d ahead: block %d is %ld", k, j, blocks[k][j]);
+    OK(coll_barrier(g));
 }
 
 int main(int argc, char **argv)
@@ -376,6 +442,7 @@ int main(int argc, char **argv)
         if (all || !strcmp(part, "stress")) stress(g, 300, (unsigned)gi);
         if (gi == 0 && (all || !strcmp(part, "private"))) private_check(g);
         if (gi == 0 && (all || !strcmp(part, "mismatch"))) mismatch_check(g);
+        if (all || !strcmp(part, "ahead")) ahead_check(g, 2 * gi + 1);
     }
     if (all || !strcmp(part, "basic")) aset_check();
     if (all || !strcmp(part, "threads")) threads_check();

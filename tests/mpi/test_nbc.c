@@ -20,8 +20,10 @@
  *    temporaries it converts MPI_Count arrays into): the call kept its own.
  *  bad: an invalid root, an operation not defined on the type, sizes or
  *    operations or roots that differ between ranks: an error (at the call,
- *    or at the wait for the nonblocking form), never a hang, and the
- *    communicator works after.
+ *    or at the wait for the nonblocking form; for a rank that read nobody's
+ *    part of it, such as a root that every rank thinks itself, at its next
+ *    collective on the communicator, naming the earlier one), never a hang,
+ *    and the communicator works after.
  * Usage: test_nbc overlap|order|idup|arrays|bad */
 #include <stdbool.h>
 #include <stdint.h>
@@ -344,11 +346,24 @@ static void bad(void)
         rc = MPI_Ibcast(buf, me == 1 ? 2000 : 1000, MPI_INT, 0, c, &r);
         OK(rc);
         expect(MPI_Wait(&r, MPI_STATUS_IGNORE), me == 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "ibcast sizes at the wait");
-        /* every rank its own root: nobody reads anybody, each checks the next */
-        expect(MPI_Bcast(buf, 4, MPI_INT, me, c), MPI_ERR_OTHER, "bcast with every rank its own root");
-        /* roots disagree otherwise: rank 1 thinks it is the root, the others 0 */
-        rc = MPI_Bcast(buf, 4, MPI_INT, me == 1 ? 1 : 0, c);
-        CHECK(me > 1 || rc != MPI_SUCCESS, "bcast roots 0 and 1: rank %d got success", me);
+        /* every rank its own root: nobody reads anybody, each checks the
+         * next rank's part later (a root does not wait for it): the error
+         * is its next collective's on c, by whose end (a barrier's: it reads
+         * the next rank's part of it) the check is done; the line names the
+         * broadcast (mpi_nbc_fatal_roots) */
+        OK(MPI_Bcast(buf, 4, MPI_INT, me, c));
+        expect(MPI_Barrier(c), MPI_ERR_OTHER, "the barrier after a bcast with every rank its own root");
+        /* roots disagree otherwise: rank 1 thinks it is the root, the others
+         * 0; the others read rank 0's part (as they expect), the two roots
+         * read nothing and see it at the barrier after */
+        OK(MPI_Bcast(buf, 4, MPI_INT, me == 1 ? 1 : 0, c));
+        rc = MPI_Barrier(c);
+        CHECK(me > 1 ? rc == MPI_SUCCESS : rc != MPI_SUCCESS, "bcast roots 0 and 1, the barrier after: rank %d got %d", me, rc);
+        /* a nonblocking scatter with every rank its own root: its wait
+         * succeeds, the allreduce after it fails */
+        OK(MPI_Iscatter(buf, 1, MPI_INT, out, 1, MPI_INT, me, c, &r));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        expect(MPI_Allreduce(&one, &s, 1, MPI_LONG, MPI_SUM, c), MPI_ERR_OTHER, "the allreduce after an iscatter with every rank its own root");
         long ones[2] = { 1, 1 }, sums[2];
         expect(MPI_Allreduce(ones, sums, me == 0 ? 2 : 1, MPI_LONG, MPI_SUM, c), MPI_ERR_TRUNCATE, "allreduce counts");
         expect(MPI_Allreduce(&one, &s, 1, MPI_LONG, me == n - 1 ? MPI_MAX : MPI_SUM, c), MPI_ERR_OTHER, "allreduce ops");
@@ -417,7 +432,9 @@ static void bad(void)
 }
 
 /* Under MPI_ERRORS_ARE_FATAL: rank 1 gets the error (the others would
- * hang or get it too; the job ends with rank 1's line). */
+ * hang or get it too; the job ends with rank 1's line). Roots that every
+ * rank thinks itself: at the next collective (the barrier), or at
+ * MPI_Finalize when it was the last. */
 static void fatal(const char *what)
 {
     int buf[32] = { 0 };
@@ -429,7 +446,11 @@ static void fatal(const char *what)
     } else if (!strcmp(what, "fatal_size")) {
         MPI_Bcast(buf, me == 1 ? 10 : 20, MPI_INT, 0, MPI_COMM_WORLD);
     } else if (!strcmp(what, "fatal_roots")) {
-        MPI_Bcast(buf, 4, MPI_INT, me, MPI_COMM_WORLD);
+        MPI_Bcast(buf, 4, MPI_INT, me, MPI_COMM_WORLD);   /* the barrier below says so */
+    } else if (!strcmp(what, "fatal_roots_finalize")) {
+        MPI_Bcast(buf, 4, MPI_INT, me, MPI_COMM_WORLD);   /* the last collective: MPI_Finalize says so */
+        MPI_Finalize();
+        exit(0);
     } else if (!strcmp(what, "fatal_op")) {
         MPI_Iallreduce(&one, &s, 1, MPI_LONG, me == n - 1 ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD, &r);
         MPI_Wait(&r, MPI_STATUS_IGNORE);
