@@ -38,6 +38,13 @@ int main(int argc, char **argv)
     MPI_Request r, p;
 
     for (int round = 0; round < 3; round++) {
+        /* A receive looks through its sender's ring, keeping aside what it
+         * passes (a message kept aside is no longer cancelled): the
+         * cancelled receive comes first, then a barrier, so that no rank's
+         * receive passes a message the other is about to cancel. */
+        OK(MPI_Irecv(&got, 1, MPI_INT, from, 2, MPI_COMM_WORLD, &r));
+        cancelled(&r, 1, "MPI_Irecv");
+        OK(MPI_Barrier(MPI_COMM_WORLD));
         /* Nobody receives before the barrier: every message waits. */
         OK(MPI_Isend(&v, 1, MPI_INT, to, 1, MPI_COMM_WORLD, &r));
         cancelled(&r, 1, "MPI_Isend");
@@ -65,8 +72,6 @@ int main(int argc, char **argv)
         OK(MPI_Request_free(&p));
         OK(MPI_Isend(&v, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &r));
         cancelled(&r, 0, "a send to MPI_PROC_NULL");
-        OK(MPI_Irecv(&got, 1, MPI_INT, from, 2, MPI_COMM_WORLD, &r));
-        cancelled(&r, 1, "MPI_Irecv");
 
         int w = 100 * round + me;                   /* the message that counts */
         OK(MPI_Isend(&w, 1, MPI_INT, to, 1, MPI_COMM_WORLD, &r));
