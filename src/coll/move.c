@@ -10,6 +10,7 @@
  * Copies go typemap to typemap (src/dt). And the OpenSHMEM shorthands. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "coll_internal.h"
 
@@ -25,6 +26,12 @@
 #endif
 #define BCAST_COOP(n) ((size_t)((n) <= 2 ? COLL_BCAST_COOP_2 : COLL_BCAST_COOP))
 #define BCAST_CHUNK (32 << 10)
+/* How long a pacing root (root_paces) waits for its readers at most: it
+ * must not wait for members that have not begun (a root may run
+ * COLL_RECS - 1 small broadcasts ahead of them: coll_ahead_*). */
+#ifndef COLL_PACE_NS
+#define COLL_PACE_NS 1000000L
+#endif
 
 /* --- Helpers --------------------------------------------------------------------- */
 
@@ -40,6 +47,36 @@ static size_t pack_blocks(char *dst, const struct coll_buf *b, int nblocks)
         at += k.bytes;
     }
     return at;
+}
+
+/* A carried copy of fixed blocks leaves out its owner's own block (a
+ * scatter's root, an alltoall's sender: no peer reads it): blocks own + 1,
+ * ..., own - 1 (mod nblocks), so member i's is at carried_at(i, own, n).
+ * Less to copy, and more fits in the record: 64 B each on 2 ranks is one
+ * block of 64 B, not 128 B in the bounce buffer. */
+static inline int carried_at(int i, int own, int n) { return i > own ? i - own - 1 : i - own - 1 + n; }
+
+static size_t pack_others(char *dst, const struct coll_buf *b, int nblocks, int own)
+{
+    struct coll_lay l;
+    coll_lay_local(&l, b);
+    size_t at = 0;
+    for (int k = 1; k < nblocks; k++) {
+        int i = own + k < nblocks ? own + k : own + k - nblocks;
+        struct coll_blk s = coll_block(&l, i, nblocks), d = { dst + at, s.bytes, NULL, s.bytes };
+        if (s.bytes) coll_copy(&d, &s, 0, s.bytes);
+        at += s.bytes;
+    }
+    return at;
+}
+
+/* Block `want` of member i's published source, record p (carried blocks
+ * leave out i's own). */
+static struct coll_blk src_block(const struct coll_op *o, const struct coll_rec *p, int i, int want)
+{
+    struct coll_lay tmp;
+    const struct coll_lay *l = coll_src(p, &tmp);
+    return coll_block(l, p->flags & REC_CARRIED && o->n > 1 ? carried_at(want, i, o->n) : want, o->n);
 }
 
 /* Stream bytes of blocks [0, nblocks) of b. */
@@ -83,16 +120,59 @@ static sm_status_t publish_src(struct coll_op *o, const struct coll_buf *b, int 
 {
     size_t total = bytes_of(b, nblocks);
     bool fixed = !b->counts || nblocks == 1;
+    bool others = fixed && nblocks > 1;          /* one block per member: this one's left out */
+    if (others) total -= total / (size_t)nblocks;
     size_t data = fixed ? total : (total + sizeof(int) - 1) / sizeof(int) * sizeof(int);   /* the arrays aligned */
     char *c = coll_carrier(o, fixed ? total : data + 2 * sizeof(int) * (size_t)nblocks);
     if (c) {
-        o->src = pack_src(c, b, nblocks, data);
+        if (others) {
+            pack_others(c, b, nblocks, o->me);
+            o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, total / (size_t)(nblocks - 1), 0,
+                                        0, 0, 1, 1 };
+        } else
+            o->src = pack_src(c, b, nblocks, data);
         if (fixed) o->flags |= REC_CARRIED;
         o->readers = COLL_NONE;
         return SM_OK;
     }
     o->readers = COLL_ALL;
     return coll_lay_src(o, &o->src, b, nblocks);
+}
+
+/* The root of a broadcast or scatter whose data travels in its record or
+ * bounce buffer may leave at once; when ranks outnumber cores it waits for
+ * its readers all the same. Back to back with roots rotating, each call
+ * needs the next root to run after this one published: a root that runs
+ * ahead only waits, as a reader of the next call, among ranks that cannot
+ * move yet either, and the core goes round them. Measured (8 ranks on the
+ * 2 cores, 20000 MPI_Bcasts of 8 B, perf stat): 3.3 context switches and
+ * 3.2 sched_yields a call running ahead, 2.3 and 2.2 waiting, and half the
+ * time (docs/NOTES.md, 2026-11-27 movers). Gather, allgather and alltoall,
+ * where every member waited for all, were slower so: they do not. */
+static long pace_ns = -1;
+static void root_paces(struct coll_op *o)
+{
+    if (pace_ns < 0) pace_ns = getenv("XPACE") ? atol(getenv("XPACE")) : COLL_PACE_NS;
+    o->k = sm_core.oversubscribed && o->readers == COLL_NONE && !o->st && o->n > 1 && pace_ns;
+    o->y = 0;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* A pacing root: its readers are done, or it has waited long enough. */
+static bool paced(struct coll_op *o)
+{
+    int i = 0;
+    while (i < o->n && (i == o->me || coll_finished(o->g, i, o->seq))) i++;
+    if (i == o->n) return true;
+    uint64_t t = now_ns();
+    if (!o->y) o->y = t;
+    return t - o->y >= (uint64_t)pace_ns;
 }
 
 /* A single block of b: block i of it as a buffer of its own. */
@@ -157,7 +237,11 @@ static sm_status_t bcast_prepare(struct coll_op *o, struct coll_rec *mine)
 {
     (void)mine;
     o->len = bcast_len(o);
-    if (o->me == o->a->root) return publish_src(o, bcast_src(o), 1);
+    if (o->me == o->a->root) {
+        sm_status_t st = publish_src(o, bcast_src(o), 1);
+        root_paces(o);
+        return st;
+    }
     if (o->len < BCAST_COOP(o->n) || o->n == 1) return SM_OK;
     o->flags |= REC_SHARE;
     return coll_lay_dst(o, &o->dst, &o->a->dst, 1);
@@ -198,6 +282,7 @@ static bool bcast_body(struct coll_op *o)
             struct coll_blk d = local_block(&o->a->dst, 0, 1), k = local_block(s, 0, 1);
             coll_copy(&d, &k, 0, o->len);
         }
+        if (o->k) CO_WAIT(o->bpc, paced(o));
         return true;
     }
     CO_WAIT(o->bpc, coll_await(o, root));
@@ -294,6 +379,7 @@ static sm_status_t scatter_prepare(struct coll_op *o, struct coll_rec *mine)
     size_t own = o->len;
     o->len = o->a->src.counts ? 0 : o->a->src.count * coll_elem_size(o->a->src.type);
     sm_status_t st = publish_src(o, &o->a->src, o->n);
+    root_paces(o);
     o->x = own;
     return st;
 }
@@ -309,13 +395,13 @@ static bool scatter_body(struct coll_op *o)
             if (s.bytes != o->x) size_mismatch(o, root, "(the root itself) sends", s.bytes, o->x);
             else if (o->x) coll_copy(&d, &s, 0, o->x);
         }
+        if (o->k) CO_WAIT(o->bpc, paced(o));
         return true;
     }
     CO_WAIT(o->bpc, coll_await(o, root));
     p = coll_rec_of(o->g, root, o->seq);
     if (!coll_check(o, root, p, false) || o->st) return true;
-    struct coll_lay tmp;
-    struct coll_blk s = coll_block(coll_src(p, &tmp), o->me, o->n), d = local_block(&o->a->dst, 0, 1);
+    struct coll_blk s = src_block(o, p, root, o->me), d = local_block(&o->a->dst, 0, 1);
     if (s.bytes != o->len) size_mismatch(o, root, "(the root) sends", s.bytes, o->len);
     else if (o->len) coll_copy(&d, &s, 0, o->len);
     CO_END(o->bpc);
@@ -396,11 +482,15 @@ static sm_status_t alltoall_prepare(struct coll_op *o, struct coll_rec *mine)
         return publish_src(o, b, o->n);
     }
     o->len = o->a->dst.counts ? 0 : o->a->dst.count * coll_elem_size(o->a->dst.type);
-    /* in place: the data to send is dst; a packed copy of it is published */
+    /* in place: the data to send is dst; a packed copy of it is published,
+     * carried when it fits (publish_src then copies it, leaving this
+     * member's own block out), else in scratch that peers read */
     size_t total = bytes_of(&o->a->dst, o->n);
-    void *c = !o->a->dst.counts ? coll_carrier(o, total) : NULL;
+    if (!o->a->dst.counts && coll_carrier(o, o->n > 1 ? total - total / (size_t)o->n : total))
+        return publish_src(o, &o->a->dst, o->n);
     int *displs = NULL, *counts = NULL;
-    if (!c && !(c = coll_alloc(o, total + (o->a->dst.counts ? 2 * sizeof(int) * (size_t)o->n : 0)))) return o->st;
+    void *c = coll_alloc(o, total + (o->a->dst.counts ? 2 * sizeof(int) * (size_t)o->n : 0));
+    if (!c) return o->st;
     pack_blocks(c, &o->a->dst, o->n);
     o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, o->len, 0, 0, 0, 1, 1 };
     if (o->a->dst.counts) {
@@ -412,9 +502,7 @@ static sm_status_t alltoall_prepare(struct coll_op *o, struct coll_rec *mine)
         }
         o->src.counts = (uint64_t)(uintptr_t)coll_global(counts), o->src.displs = (uint64_t)(uintptr_t)coll_global(displs);
     }
-    bool carried = c == coll_carrier(o, total) && !o->a->dst.counts;
-    if (carried) o->flags |= REC_CARRIED;
-    o->readers = carried ? COLL_NONE : COLL_ALL;
+    o->readers = COLL_ALL;
     return o->st;
 }
 
@@ -425,8 +513,7 @@ static bool alltoall_body(struct coll_op *o)
     if (o->st) return true;
     for (int k = 1; k < o->n; k++) {     /* sizes first: a mismatch moves nothing */
         int i = coll_next(o, k);
-        struct coll_lay tmp;
-        size_t theirs = coll_block(coll_src(coll_rec_of(o->g, i, o->seq), &tmp), o->me, o->n).bytes;
+        size_t theirs = src_block(o, coll_rec_of(o->g, i, o->seq), i, o->me).bytes;
         size_t want = local_block(&o->a->dst, i, o->n).bytes;
         if (theirs != want) {
             size_mismatch(o, i, "sends", theirs, want);
@@ -435,8 +522,7 @@ static bool alltoall_body(struct coll_op *o)
     }
     for (int k = 1; k < o->n; k++) {
         int i = coll_next(o, k);
-        struct coll_lay tmp;
-        struct coll_blk s = coll_block(coll_src(coll_rec_of(o->g, i, o->seq), &tmp), o->me, o->n);
+        struct coll_blk s = src_block(o, coll_rec_of(o->g, i, o->seq), i, o->me);
         struct coll_blk d = local_block(&o->a->dst, i, o->n);
         if (d.bytes) coll_copy(&d, &s, 0, d.bytes);
     }

@@ -7,7 +7,7 @@
  * roots and sizes while ranks run at different speeds; collectives on two
  * groups at once from two threads; mismatched calls; members that read no
  * record running ahead. Usage: test_coll
- * [basic|reduce|private|stress|threads|mismatch|ahead|all] */
+ * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|all] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include "check.h"
+#include "coll_internal.h"   /* COLL_INLINE */
 #include "ref.h"
 
 static int me, n;
@@ -423,6 +424,58 @@ static void ahead_check(struct coll_group *g, int phase)
     OK(coll_barrier(g));
 }
 
+/* A small scatter's root runs ahead as a broadcast's does: its blocks for
+ * the others travel in its record, its own left out, so with b bytes a
+ * block where (n - 1) * b fits the record and n * b would not, it never
+ * needs the bounce buffer (whose part is free only once every peer has
+ * finished the collective COLL_BOUNCES before: before the own block was
+ * left out, the root waited there for members that had not begun). Each
+ * root also changes its buffer as soon as a call returns, and the roots
+ * rotate after that: the blocks are those of the call. */
+static void ahead_scatter_check(struct coll_group *g, int phase)
+{
+    int sz = g->m.size, i = g->m.me;
+    enum { K = COLL_RECS - 1 };
+    static unsigned char src[COLL_INLINE * 2], dst[K][COLL_INLINE + 8];
+    if (sz < 2) return;
+    size_t b = COLL_INLINE / (size_t)(sz - 1);
+    CHECK(b * (size_t)sz > COLL_INLINE, "%zu bytes a block on %d members fit the record anyway", b, sz);
+    memset(dst, 0xee, sizeof dst);
+    if (i != 0)
+        while (atomic_load(&go) < phase) sched_yield();
+    for (int k = 0; k < K; k++) {
+        if (i == 0)
+            for (size_t j = 0; j < b * (size_t)sz; j++) src[j] = (unsigned char)(k * 31 + j);
+        OK(coll_run(g, &(struct coll_args){ .kind = COLL_SCATTER, .root = 0, .src = { i == 0 ? src : NULL, b },
+                                            .dst = { dst[k], b } }));
+        if (i == 0) memset(src, 0xff, sizeof src);         /* at once: the call is over */
+    }
+    if (i == 0) release_others(g, phase);
+    for (int k = 0; k < K; k++)
+        for (size_t j = 0; j < b; j++)
+            CHECK(dst[k][j] == (unsigned char)(k * 31 + (size_t)i * b + j), "scatter %d ahead: byte %zu is %u", k, j,
+                  dst[k][j]);
+    CHECK(dst[0][b] == 0xee, "scatter ahead: past the block");
+    OK(coll_barrier(g));
+    /* then back to back with the roots rotating and the sizes varying
+     * (record, bounce buffer, in place), each root's buffer rewritten at once */
+    for (int k = 0; k < 3 * K; k++) {
+        int root = k % sz;
+        size_t len = (size_t[]){ 1, b, COLL_INLINE, 700, 2000 }[k % 5];
+        unsigned char *s = malloc(len * (size_t)sz), *d = malloc(len);
+        CHECK(s && d, "no memory");
+        for (size_t j = 0; i == root && j < len * (size_t)sz; j++) s[j] = (unsigned char)(k + j * 7);
+        OK(coll_run(g, &(struct coll_args){ .kind = COLL_SCATTER, .root = root, .src = { i == root ? s : NULL, len },
+                                            .dst = { d, len } }));
+        if (i == root) memset(s, 0, len * (size_t)sz);
+        for (size_t j = 0; j < len; j++)
+            CHECK(d[j] == (unsigned char)(k + ((size_t)i * len + j) * 7), "scatter %d (root %d, %zu B): byte %zu is %u",
+                  k, root, len, j, d[j]);
+        free(s), free(d);
+    }
+    OK(coll_barrier(g));
+}
+
 int main(int argc, char **argv)
 {
     const char *part = argc > 1 ? argv[1] : "all";
@@ -443,6 +496,7 @@ int main(int argc, char **argv)
         if (gi == 0 && (all || !strcmp(part, "private"))) private_check(g);
         if (gi == 0 && (all || !strcmp(part, "mismatch"))) mismatch_check(g);
         if (all || !strcmp(part, "ahead")) ahead_check(g, 2 * gi + 1);
+        if (all || !strcmp(part, "ahead_scatter")) ahead_scatter_check(g, 2 * NGROUPS + 1 + gi);
     }
     if (all || !strcmp(part, "basic")) aset_check();
     if (all || !strcmp(part, "threads")) threads_check();
