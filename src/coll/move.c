@@ -26,11 +26,18 @@
 #endif
 #define BCAST_COOP(n) ((size_t)((n) <= 2 ? COLL_BCAST_COOP_2 : COLL_BCAST_COOP))
 #define BCAST_CHUNK (32 << 10)
-/* How long a pacing root (root_paces) waits for its readers at most: it
- * must not wait for members that have not begun (a root may run
- * COLL_RECS - 1 small broadcasts ahead of them: coll_ahead_*). */
+/* How long a pacing root (root_paces) waits for its readers at most, in
+ * looks at their progress and in time, whichever ends first: it must not
+ * wait for members that have not begun (a root may run COLL_RECS - 1 small
+ * broadcasts ahead of them: coll_ahead_*). 200 looks: with wait.c's
+ * oversubscribed strategy, its spins, its yields and a few sleeps. Chosen
+ * from 64+4 (the spins and yields only), 200 and 1 ms alone, alternated,
+ * 8 B on 4 and 8 ranks (docs/NOTES.md, 2026-11-27 movers). */
+#ifndef COLL_PACE_POLLS
+#define COLL_PACE_POLLS 200
+#endif
 #ifndef COLL_PACE_NS
-#define COLL_PACE_NS 1000000L
+#define COLL_PACE_NS 1000000
 #endif
 
 /* --- Helpers --------------------------------------------------------------------- */
@@ -140,21 +147,20 @@ static sm_status_t publish_src(struct coll_op *o, const struct coll_buf *b, int 
 }
 
 /* The root of a broadcast or scatter whose data travels in its record or
- * bounce buffer may leave at once; when ranks outnumber cores it waits for
- * its readers all the same. Back to back with roots rotating, each call
+ * bounce buffer may leave at once; when ranks outnumber cores it waits a
+ * while for its readers all the same (COLL_PACE_*: never for long, its
+ * buffer is free anyway). Back to back with roots rotating, each call
  * needs the next root to run after this one published: a root that runs
  * ahead only waits, as a reader of the next call, among ranks that cannot
  * move yet either, and the core goes round them. Measured (8 ranks on the
- * 2 cores, 20000 MPI_Bcasts of 8 B, perf stat): 3.3 context switches and
- * 3.2 sched_yields a call running ahead, 2.3 and 2.2 waiting, and half the
- * time (docs/NOTES.md, 2026-11-27 movers). Gather, allgather and alltoall,
- * where every member waited for all, were slower so: they do not. */
-static long pace_ns = -1;
+ * 2 cores, 10000 MPI_Bcasts of 8 B, perf stat, 3 rounds alternated with
+ * main): 2.7-3.4 context switches a call running ahead, 2.3-2.6 pacing,
+ * 17.7-22.5 us a call against 10.4-10.9; 4 ranks unchanged (5.5-5.8 us,
+ * 1.05-1.1 switches). Gather, allgather and alltoall, where every member
+ * waited for all, were slower so: they do not. */
 static void root_paces(struct coll_op *o)
 {
-    if (pace_ns < 0) pace_ns = getenv("XPACE") ? atol(getenv("XPACE")) : COLL_PACE_NS;
-    o->k = sm_core.oversubscribed && o->readers == COLL_NONE && !o->st && o->n > 1 && pace_ns;
-    o->y = 0;
+    o->k = sm_core.oversubscribed && o->readers == COLL_NONE && !o->st && o->n > 1;
 }
 
 static uint64_t now_ns(void)
@@ -164,15 +170,16 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* A pacing root: its readers are done, or it has waited long enough. */
+/* A pacing root: its readers are done, or it has waited long enough
+ * (o->i looks so far, o->y the time of the first; both 0 to begin). */
 static bool paced(struct coll_op *o)
 {
     int i = 0;
     while (i < o->n && (i == o->me || coll_finished(o->g, i, o->seq))) i++;
-    if (i == o->n) return true;
+    if (i == o->n || ++o->i >= COLL_PACE_POLLS) return true;
     uint64_t t = now_ns();
     if (!o->y) o->y = t;
-    return t - o->y >= (uint64_t)pace_ns;
+    return t - o->y >= COLL_PACE_NS;
 }
 
 /* A single block of b: block i of it as a buffer of its own. */
@@ -282,7 +289,10 @@ static bool bcast_body(struct coll_op *o)
             struct coll_blk d = local_block(&o->a->dst, 0, 1), k = local_block(s, 0, 1);
             coll_copy(&d, &k, 0, o->len);
         }
-        if (o->k) CO_WAIT(o->bpc, paced(o));
+        if (o->k) {
+            o->i = 0, o->y = 0;
+            CO_WAIT(o->bpc, paced(o));
+        }
         return true;
     }
     CO_WAIT(o->bpc, coll_await(o, root));
@@ -395,7 +405,10 @@ static bool scatter_body(struct coll_op *o)
             if (s.bytes != o->x) size_mismatch(o, root, "(the root itself) sends", s.bytes, o->x);
             else if (o->x) coll_copy(&d, &s, 0, o->x);
         }
-        if (o->k) CO_WAIT(o->bpc, paced(o));
+        if (o->k) {
+            o->i = 0, o->y = 0;
+            CO_WAIT(o->bpc, paced(o));
+        }
         return true;
     }
     CO_WAIT(o->bpc, coll_await(o, root));
