@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "coll_internal.h"
 
@@ -155,12 +156,16 @@ static sm_status_t publish_src(struct coll_op *o, const struct coll_buf *b, int 
  * move yet either, and the core goes round them. Measured (8 ranks on the
  * 2 cores, 10000 MPI_Bcasts of 8 B, perf stat, 3 rounds alternated with
  * main): 2.7-3.4 context switches a call running ahead, 2.3-2.6 pacing,
- * 17.7-22.5 us a call against 10.4-10.9; 4 ranks unchanged (5.5-5.8 us,
- * 1.05-1.1 switches). Gather, allgather and alltoall, where every member
- * waited for all, were slower so: they do not. */
+ * 17.7-22.5 us a call against 10.4-10.9. On 4 ranks (2 a core) it was
+ * twice as slow in a quiet moment (3.3 -> 6.1 us, with fewer switches):
+ * only groups of more than 2 members a core pace. Gather, allgather and
+ * alltoall, where every member waited for all, were slower so: they do
+ * not. */
 static void root_paces(struct coll_op *o)
 {
-    o->k = sm_core.oversubscribed && o->readers == COLL_NONE && !o->st && o->n > 1;
+    static int cpus;
+    if (!cpus) cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    o->k = sm_core.oversubscribed && o->n > 2 * cpus && o->readers == COLL_NONE && !o->st;
 }
 
 static uint64_t now_ns(void)
