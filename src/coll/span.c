@@ -452,14 +452,15 @@ static sm_status_t op_begin(struct span_op *o, struct coll_group *g, const struc
  * types with padding). */
 #define SPAN_RING_MIN 32768     /* bytes of the vector */
 /* An allreduce of 3 members or more from SPAN_RDBL_MIN up to SPAN_RING_MIN_AR
- * goes by recursive doubling instead (below): log2(n) steps of the whole
+ * goes by recursive doubling instead (below; at 1 MiB on 4x1 the ring's
+ * fewer bytes were as fast or faster, loaded): log2(n) steps of the whole
  * vector where the ring takes 2(n-1) steps of a block. Each step between
  * nodes costs a wait for UCX, which oversubscribed is a sleep and two
  * wakes: on 4 nodes of 1 rank the ring's 6 steps made a 64 KiB allreduce
  * 2 ms, 6.5 times Open MPI's (whose coll/tuned takes recursive doubling
  * there). Below SPAN_RDBL_MIN the flat round (one step, n-1 messages). */
 #define SPAN_RDBL_MIN 8192
-#define SPAN_RING_MIN_AR (4u << 20)
+#define SPAN_RING_MIN_AR (512u << 10)
 
 /* Both: a predefined operation whose packed stream is the kernel's C array. */
 static bool kernel_stream(const struct coll_args *a, size_t *bytes)

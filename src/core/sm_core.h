@@ -241,9 +241,10 @@ struct sm_wait_source {
     bool (*arm)(void);
     /* Optional: operations of this rank are under way in the source (a
      * message coming in fragments, a rendezvous's steps): a wait then polls
-     * it, yielding, until busy_ns pass without an event, before it sleeps. */
+     * it, yielding, before it sleeps: up to first_ns for a first event, and
+     * while events come, until busy_ns pass without one. */
     bool (*busy)(void);
-    long busy_ns;
+    long busy_ns, first_ns;
 };
 void sm_wait_source(const struct sm_wait_source *s);
 bool sm_wait_has_source(void);

@@ -145,24 +145,28 @@ static inline int yield_iters(void) { return sm_core.oversubscribed ? 4 : 200; }
  * otherwise cost a sleeping rank two wakes (the source's watcher, then the
  * rank) and the source's re-arming, and a message over UCX's TCP comes as
  * several events (fragments, a rendezvous's replies), each after a sleep:
- * a 64 KiB allreduce over 4 nodes of 1 rank oversubscribed took 2 ms where
- * Open MPI's ranks, which poll with yields (mpi_yield_when_idle), took 0.3.
- * So poll it with yields until busy_ns pass without an event or without
- * work under way; true if the condition was met. */
+ * 4 nodes of 1 rank oversubscribed, a 64 KiB allreduce woke the watchers
+ * 20-24 times a call. So once the source has run an event, it is polled
+ * with yields until busy_ns pass without another; before the first event,
+ * for first_ns (0 by default: under load, polling for a message not yet
+ * sent took the core from the ranks that had work, and a small broadcast
+ * on 2 nodes of 2 was slower). Open MPI's ranks always poll with yields
+ * (mpi_yield_when_idle). true if the condition was met. */
 static bool source_busy_wait(const struct sm_wait_source *src, bool (*cond)(void *), void *arg)
 {
-    if (!src->busy || src->busy_ns <= 0) return false;
+    if (!src->busy || (src->busy_ns <= 0 && src->first_ns <= 0)) return false;
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     long long last = (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+    long budget = src->first_ns;
     while (src->busy()) {
         if (cond(arg)) return true;
         unsigned ran = src->progress();
         if (cond(arg)) return true;
         clock_gettime(CLOCK_MONOTONIC, &t);
         long long now = (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-        if (ran) last = now;
-        else if (now - last > src->busy_ns) break;
+        if (ran) last = now, budget = src->busy_ns;
+        else if (now - last >= budget) break;
         sched_yield();
     }
     return cond(arg);

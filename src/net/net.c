@@ -208,9 +208,10 @@ static bool wake_busy(void)
            atomic_load_explicit(&N.pending, memory_order_relaxed) > 0;
 }
 /* SMARTMAP_NET_SPIN_US (default 50): how long a wait with UCX work under
- * way polls without an event before it sleeps; 0, it sleeps at once. */
+ * way polls after an event for the next before it sleeps; and
+ * SMARTMAP_NET_SPIN_FIRST_US (default 0) for a first event (core/wait.c). */
 #define NET_SPIN_US 50
-static struct sm_wait_source wake_source = { wake_progress, wake_arm, wake_busy, NET_SPIN_US * 1000L };
+static struct sm_wait_source wake_source = { wake_progress, wake_arm, wake_busy, NET_SPIN_US * 1000L, 0 };
 
 static void *watcher(void *arg)
 {
@@ -254,6 +255,8 @@ static bool wake_init(void)
     pthread_setname_np(t, "smartmap-ucx");
     const char *spin = getenv("SMARTMAP_NET_SPIN_US");
     if (spin && *spin) wake_source.busy_ns = strtol(spin, NULL, 10) * 1000L;
+    const char *first = getenv("SMARTMAP_NET_SPIN_FIRST_US");
+    if (first && *first) wake_source.first_ns = strtol(first, NULL, 10) * 1000L;
     sm_wait_source(&wake_source);
     return true;
 }
