@@ -131,6 +131,10 @@ struct coll_group {
      * is still to be checked, with what this member called there. */
     uint32_t  pend;
     uint32_t  pend_sig[COLL_RECS];
+    /* Who read this member's record the last time each was used (sched.c,
+     * record_free): 0 every member, m + 1 member m alone (a small scan's
+     * chain), -1 nobody. Zero in a new group: every member. */
+    int16_t   rd[COLL_RECS];
     /* A deferred check that failed, until a later collective reports it. */
     sm_status_t late_st;
     uint32_t  late_seq;

@@ -112,7 +112,19 @@ struct coll_rec *coll_await(struct coll_op *o, int i)
 {
     struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
     if (SM_UNLIKELY(coll_aset(o->g))) return p;        /* current: a barrier came before */
-    if (coll_tag_seq(atomic_load_explicit(&p->tag, memory_order_acquire)) != o->seq) return NULL;
+    uint32_t at = coll_tag_seq(atomic_load_explicit(&p->tag, memory_order_acquire));
+    if (SM_UNLIKELY(at != o->seq)) {
+        if ((int32_t)(at - o->seq) < 0) return NULL;
+        /* Rewritten for a later collective: its owner saw no reader in this
+         * member for this one (note_readers), so the two called different
+         * collectives. Failed rather than waited for. */
+        if (!o->st)
+            coll_fail(o, sm_fail(SM_ERR_MISMATCH, "member %d of the group (rank %d) called another collective than "
+                                 "%s (this member, %d): it went on past it", i, coll_rank(o, i),
+                                 kind_names[o->a->kind], o->me));
+        o->read_any = true;
+        return p;
+    }
     if (i == o->me) return p;
     o->read_any = true;
     /* fin is its checked word, a lower bound of its progress too */
@@ -542,9 +554,29 @@ static bool record_free(struct coll_op *o)
         coll_wake_all(g);
         if ((int32_t)(g->checked - last) < 0) return false;
     }
+    int rd = g->rd[o->seq % COLL_RECS];
+    if (rd) return rd < 0 || peer_checked(g, rd - 1, last);
     for (int i = 0; i < o->n; i++)
         if (i != o->me && !peer_checked(g, i, last)) return false;
     return true;
+}
+
+/* Who reads this member's record of o (record_free waits for them alone
+ * before it rewrites the record): a small scan's chain is read by the next
+ * member only, and the last member's by nobody. Waiting for every member
+ * there held the first member of the chain within COLL_RECS calls of the
+ * last, all in flight at once: with 8 ranks on 2 cores each member ran two
+ * or three scans per turn on its core; now it may run COLL_RECS ahead of
+ * its reader, and so on down the chain (Open MPI's eager linear scan runs
+ * ahead as far as its queues let it). Every member decides the same (the
+ * same kind, type signature and count); where members called different
+ * collectives, a reader can find a record rewritten for a later
+ * collective, which coll_await reports as the mismatch it is. */
+static void note_readers(struct coll_op *o)
+{
+    int16_t rd = 0;
+    if (o->r.chain && !o->st) rd = o->me + 1 < o->n ? (int16_t)(o->me + 2) : -1;
+    o->g->rd[o->seq % COLL_RECS] = rd;
 }
 
 static void publish(struct coll_op *o)
@@ -604,6 +636,7 @@ static bool step(struct coll_op *o)
     CO_BEGIN(o->pc);
     if (!aset) CO_WAIT(o->pc, g->pub + 1 == o->seq && record_free(o) && (!o->gate || o->gate(o->gate_ctx)));
     publish(o);
+    if (!aset) note_readers(o);
     CO_WAIT(o->pc, coll_kinds[o->a->kind]->body(o));
     if (o->n > 1 && !o->read_any && !aset) defer_check(o);
     o->released = true;

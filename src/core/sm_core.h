@@ -239,6 +239,12 @@ static inline __attribute__((always_inline)) void sm_wake_inline(int rank, enum 
 struct sm_wait_source {
     unsigned (*progress)(void);     /* the events it ran */
     bool (*arm)(void);
+    /* Optional: operations of this rank are under way in the source (a
+     * message coming in fragments, a rendezvous's steps): a wait then polls
+     * it, yielding, before it sleeps: up to first_ns for a first event, and
+     * while events come, until busy_ns pass without one. */
+    bool (*busy)(void);
+    long busy_ns, first_ns;
 };
 void sm_wait_source(const struct sm_wait_source *s);
 bool sm_wait_has_source(void);

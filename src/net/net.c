@@ -128,6 +128,8 @@ static struct {
     ucp_worker_h   worker;
     ucp_ep_h      *ep;              /* per job rank, made on first use */
     _Atomic long   inflight;        /* sends not yet complete */
+    _Atomic long   recving;         /* receives posted, not complete */
+    _Atomic long   waiting;         /* requests waited for (atomics, flushes, gets) */
     _Atomic uint64_t sent, received;
     _Atomic uint64_t msgs_sent, msgs_received;  /* messages, for SMARTMAP_STATS (what collectives cost) */
     _Atomic uint64_t polls, rings;  /* UCX progress calls; the watcher's wakes (SMARTMAP_STATS) */
@@ -197,7 +199,19 @@ static bool wake_arm(void)
     return true;
 }
 static unsigned wake_progress(void) { return run(); }
-static const struct sm_wait_source wake_source = { wake_progress, wake_arm };
+/* Work under way: a wait polls UCX a while before sleeping (core/wait.c). */
+static bool wake_busy(void)
+{
+    return atomic_load_explicit(&N.inflight, memory_order_relaxed) > 0 ||
+           atomic_load_explicit(&N.recving, memory_order_relaxed) > 0 ||
+           atomic_load_explicit(&N.waiting, memory_order_relaxed) > 0 ||
+           atomic_load_explicit(&N.pending, memory_order_relaxed) > 0;
+}
+/* SMARTMAP_NET_SPIN_US (default 50): how long a wait with UCX work under
+ * way polls after an event for the next before it sleeps; and
+ * SMARTMAP_NET_SPIN_FIRST_US (default 0) for a first event (core/wait.c). */
+#define NET_SPIN_US 50
+static struct sm_wait_source wake_source = { wake_progress, wake_arm, wake_busy, NET_SPIN_US * 1000L, 0 };
 
 static void *watcher(void *arg)
 {
@@ -239,6 +253,10 @@ static bool wake_init(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) return false;
     pthread_setname_np(t, "smartmap-ucx");
+    const char *spin = getenv("SMARTMAP_NET_SPIN_US");
+    if (spin && *spin) wake_source.busy_ns = strtol(spin, NULL, 10) * 1000L;
+    const char *first = getenv("SMARTMAP_NET_SPIN_FIRST_US");
+    if (first && *first) wake_source.first_ns = strtol(first, NULL, 10) * 1000L;
     sm_wait_source(&wake_source);
     return true;
 }
@@ -345,7 +363,14 @@ sm_status_t net_send(struct net_op *op, int peer, const void *buf, size_t len, u
         sm_status_t st = connect_to(peer);
         if (st) return st;
     }
-    ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+    /* FAST_CMPL: UCX's thresholds for a send whose sender waits (Open MPI's
+     * blocking MPI_Send asks for them too): over TCP, eager copies up to
+     * 256 KiB (UCX_RNDV_SEND_NBR_THRESH) where a plain send goes by
+     * rendezvous from 8 KiB, a round trip more (a 32 KiB ping-pong 58 us
+     * against Open MPI's 39). Standard mode may complete before the
+     * receive is posted; synchronous mode keeps UCX's own. */
+    ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                                              (sync ? 0 : UCP_OP_ATTR_FLAG_FAST_CMPL),
                               .cb.send = send_cb, .user_data = op };
     op->err = SM_OK, op->cancelled = false, op->ucx = NULL;
     atomic_fetch_add_explicit(&N.inflight, 1, memory_order_relaxed);
@@ -365,6 +390,7 @@ sm_status_t net_send(struct net_op *op, int peer, const void *buf, size_t len, u
 static void received(struct net_op *op, ucs_status_t s, const ucp_tag_recv_info_t *info, size_t cap)
 {
     op->ucx = NULL;
+    atomic_fetch_sub_explicit(&N.recving, 1, memory_order_relaxed);
     op->cancelled = s == UCS_ERR_CANCELED;
     op->err = s == UCS_OK || op->cancelled ? SM_OK : s == UCS_ERR_MESSAGE_TRUNCATED ? SM_ERR_TRUNCATE : SM_ERR_PEER;
     if (!op->cancelled) {
@@ -388,7 +414,10 @@ static void recv_cb(void *req, ucs_status_t s, const ucp_tag_recv_info_t *info, 
 static sm_status_t recv_started(struct net_op *op, ucs_status_ptr_t r, const ucp_tag_recv_info_t *info, size_t cap,
                                 const char *call)
 {
-    if (UCS_PTR_IS_ERR(r)) return ucx_fail(call, -1, UCS_PTR_STATUS(r));
+    if (UCS_PTR_IS_ERR(r)) {
+        atomic_fetch_sub_explicit(&N.recving, 1, memory_order_relaxed);
+        return ucx_fail(call, -1, UCS_PTR_STATUS(r));
+    }
     if (r == NULL) received(op, UCS_OK, info, cap);
     else op->ucx = r;
     return SM_OK;
@@ -401,6 +430,7 @@ sm_status_t net_recv(struct net_op *op, void *buf, size_t cap, uint64_t tag, uin
                                               UCP_OP_ATTR_FIELD_RECV_INFO | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
                               .cb.recv = recv_cb, .user_data = op, .recv_info.tag_info = &info };
     op->err = SM_OK, op->cancelled = false, op->ucx = NULL, op->len = cap;
+    atomic_fetch_add_explicit(&N.recving, 1, memory_order_relaxed);
     return recv_started(op, U.ucp_tag_recv_nbx(N.worker, buf, cap, tag, mask, &p), &info, cap, "ucp_tag_recv_nbx");
 }
 
@@ -421,6 +451,7 @@ sm_status_t net_mrecv(struct net_op *op, void *buf, size_t cap, void *msg)
                                               UCP_OP_ATTR_FIELD_RECV_INFO | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
                               .cb.recv = recv_cb, .user_data = op, .recv_info.tag_info = &info };
     op->err = SM_OK, op->cancelled = false, op->ucx = NULL, op->len = cap;
+    atomic_fetch_add_explicit(&N.recving, 1, memory_order_relaxed);
     return recv_started(op, U.ucp_tag_msg_recv_nbx(N.worker, buf, cap, msg, &p), &info, cap, "ucp_tag_msg_recv_nbx");
 }
 
@@ -540,7 +571,9 @@ static sm_status_t wait_req(ucs_status_ptr_t r, const char *call, int peer)
 {
     if (UCS_PTR_IS_ERR(r)) return ucx_fail(call, peer, UCS_PTR_STATUS(r));
     if (!r) return SM_OK;
+    atomic_fetch_add_explicit(&N.waiting, 1, memory_order_relaxed);
     wait_until(req_done, r);
+    atomic_fetch_sub_explicit(&N.waiting, 1, memory_order_relaxed);
     ucs_status_t s = U.ucp_request_check_status(r);
     U.ucp_request_free(r);
     return s == UCS_OK ? SM_OK : ucx_fail(call, peer, s);

@@ -5,7 +5,7 @@
 
 #include "shmem_internal.h"
 
-struct shmem_ctx_s shmem_ctx_default_s = {&shmem_team_world_s, 0};
+struct shmem_ctx_s shmem_ctx_default_s = { .team = &shmem_team_world_s };
 
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
@@ -15,7 +15,7 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     struct shmem_team_s *t = shmem_team_check(team, "shmem_team_create_ctx");
     *ctx = malloc(sizeof **ctx);
     if (!*ctx) return -1;
-    **ctx = (struct shmem_ctx_s){t, 0};
+    **ctx = (struct shmem_ctx_s){ .team = t };
     return 0;
 }
 int shmem_ctx_create(long options, shmem_ctx_t *ctx) { return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx); }

@@ -59,11 +59,25 @@ void shmem_strided(bool put, int pe, void *dest, const void *source, ptrdiff_t d
 /* --- Teams -------------------------------------------------------------------------
  * A team: world PEs start + i*stride, i < size (stride < 0: reverse order),
  * as a group of the collective engine, which also keeps its collective state. */
+/* shmem.h exports the predefined teams and the default context as objects:
+ * a program linked against the library holds copies of them (R_X86_64_COPY
+ * relocations, PIE or not) of the size they had at its link. They keep a
+ * fixed size, so that the library's structs can grow without breaking
+ * programs already linked (Open MPI pads its predefined objects alike). */
+#define SHMEM_TEAM_ABI_SIZE 512
+#define SHMEM_CTX_ABI_SIZE 64
+
 struct shmem_team_s {
-    struct coll_group g;        /* g.m: size, my index (-1: not a member), start, stride */
-    int destroyed;
-    int num_contexts;           /* as configured at the split */
+    union {
+        struct {
+            struct coll_group g;        /* g.m: size, my index (-1: not a member), start, stride */
+            int destroyed;
+            int num_contexts;           /* as configured at the split */
+        };
+        char abi_size[SHMEM_TEAM_ABI_SIZE];
+    };
 };
+_Static_assert(sizeof(struct shmem_team_s) == SHMEM_TEAM_ABI_SIZE, "struct shmem_team_s outgrew its exported size");
 
 void shmem_teams_init(void);
 /* The deprecated active sets' groups (coll.c), at shmem_finalize. */
@@ -77,7 +91,13 @@ static inline int shmem_team_pe(const struct shmem_team_s *t, int i) { return t-
 /* --- Contexts ------------------------------------------------------------------------
  * A context: its team's PE numbering; kept after destroy so that later use
  * is reported. */
-struct shmem_ctx_s { struct shmem_team_s *team; int destroyed; };
+struct shmem_ctx_s {
+    union {
+        struct { struct shmem_team_s *team; int destroyed; };
+        char abi_size[SHMEM_CTX_ABI_SIZE];
+    };
+};
+_Static_assert(sizeof(struct shmem_ctx_s) == SHMEM_CTX_ABI_SIZE, "struct shmem_ctx_s outgrew its exported size");
 _Noreturn void shmem_ctx_bad(shmem_ctx_t ctx, int pe, const char *routine) __attribute__((cold));
 /* The world PE of the context's team PE pe; ends the job on a bad context or PE. */
 static inline int shmem_ctx_pe(shmem_ctx_t ctx, int pe, const char *routine)

@@ -7,7 +7,7 @@
  * roots and sizes while ranks run at different speeds; collectives on two
  * groups at once from two threads; mismatched calls; members that read no
  * record running ahead. Usage: test_coll
- * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|all] */
+ * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|all] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -474,6 +474,70 @@ static void ahead_scatter_check(struct coll_group *g, int phase)
         free(s), free(d);
     }
     OK(coll_barrier(g));
+/* A small scan runs as a chain (reduce.c): a member rewrites its record
+ * once its one reader, the next member, is done with it, so member 0 runs
+ * COLL_RECS - 1 scans ahead of member 1, and so on down the chain: with 3
+ * members or more, more than COLL_RECS scans before the last member has
+ * begun one (a test that hangs where a record waits for every member).
+ * Then many back to back, members at different speeds, exscan in place
+ * among them; every prefix checked. A member that called another
+ * collective meanwhile fails instead of waiting for a record rewritten. */
+static void scan_one(struct coll_group *g, enum coll_kind kind, long *dst, const long *src, int cnt)
+{
+    OK(coll_run(g, &(struct coll_args){ .kind = kind, .src = { src ? (void *)src : COLL_IN_PLACE, (size_t)cnt * sizeof *dst },
+                                         .dst = { dst, (size_t)cnt * sizeof *dst },
+                                         .red = { .t = COLL_INT64, .op = COLL_SUM } }));
+}
+static long scan_val(int member, int k, int e) { return (long)(member + 1) * 1000 + k * 7 + e; }
+static long scan_ref(int upto, int k, int e)      /* sources 0..upto */
+{
+    long s = 0;
+    for (int j = 0; j <= upto; j++) s += scan_val(j, k, e);
+    return s;
+}
+
+static void scan_ahead_check(struct coll_group *g, int phase)
+{
+    int sz = g->m.size, i = g->m.me;
+    enum { K = COLL_RECS + COLL_RECS / 2, M = 400, E = 3 };
+    static long out[K][E];
+    if (sz < 3) return;
+    long v[E];
+    /* the last member begins once member 0 has done K scans */
+    if (i == sz - 1)
+        while (atomic_load(&go) < phase) sched_yield();
+    for (int k = 0; k < K; k++) {
+        for (int e = 0; e < E; e++) v[e] = scan_val(i, k, e);
+        scan_one(g, COLL_SCAN, out[k], v, E);
+    }
+    if (i == 0) release_others(g, phase);
+    for (int k = 0; k < K; k++)
+        for (int e = 0; e < E; e++) CHECK(out[k][e] == scan_ref(i, k, e), "scan %d ahead: %ld", k, out[k][e]);
+    /* back to back, scan and exscan (in place every third), members slowed in turn */
+    for (int k = 0; k < M; k++) {
+        long d[E];
+        enum coll_kind kind = k % 2 ? COLL_EXSCAN : COLL_SCAN;
+        bool inpl = k % 3 == 0;
+        for (int e = 0; e < E; e++) v[e] = scan_val(i, k, e), d[e] = inpl ? v[e] : -7;
+        if ((k / 50) % sz == i && k % 5 == 0) sched_yield();
+        scan_one(g, kind, d, inpl ? NULL : v, 1 + k % E);
+        for (int e = 0; e < E; e++) {
+            long want = e > k % E ? (inpl ? v[e] : -7)
+                      : kind == COLL_SCAN ? scan_ref(i, k, e) : i == 0 ? (inpl ? v[e] : -7) : scan_ref(i - 1, k, e);
+            CHECK(d[e] == want, "%s %d (%s), element %d: %ld, expected %ld", kind == COLL_SCAN ? "scan" : "exscan", k,
+                  inpl ? "in place" : "apart", e, d[e], want);
+        }
+    }
+    OK(coll_barrier(g));
+    /* member 1 calls a barrier where the others scan: member 2, which reads
+     * member 1's record, fails as a mismatch, member 1 too (or as its peer's
+     * failure, seen first), the later ones as their peer's; nobody waits */
+    long x = i, y = -1;
+    sm_status_t st = i == 1 ? coll_barrier(g) : coll_run(g, &(struct coll_args){ .kind = COLL_SCAN, .src = { &x, sizeof x },
+                                                           .dst = { &y, sizeof y }, .red = { .t = COLL_INT64, .op = COLL_SUM } });
+    CHECK(i == 0 ? st == SM_OK : i == 2 ? st == SM_ERR_MISMATCH : st == SM_ERR_MISMATCH || st == SM_ERR_PEER,
+          "scan against a barrier: member %d got %d", i, st);
+    OK(coll_barrier(g));
 }
 
 int main(int argc, char **argv)
@@ -497,6 +561,7 @@ int main(int argc, char **argv)
         if (gi == 0 && (all || !strcmp(part, "mismatch"))) mismatch_check(g);
         if (all || !strcmp(part, "ahead")) ahead_check(g, 2 * gi + 1);
         if (all || !strcmp(part, "ahead_scatter")) ahead_scatter_check(g, 2 * NGROUPS + 1 + gi);
+        if (all || !strcmp(part, "scanahead")) scan_ahead_check(g, 100 + gi);
     }
     if (all || !strcmp(part, "basic")) aset_check();
     if (all || !strcmp(part, "threads")) threads_check();

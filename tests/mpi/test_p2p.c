@@ -301,10 +301,13 @@ static void cancel_and_null(void)
     CHECK(v == (me + n - 1) % n, "freed send delivered %d", v);
 }
 
-/* Buffered sends complete at once, even large ones before the receive. */
+/* Buffered sends complete at once, even large ones before the receive.
+ * Large enough (280 KB) that across nodes UCX cannot send them eagerly (up
+ * to 256 KiB for a standard send, net.c): else each left the attached
+ * buffer at once and a fourth one fitted. */
 static void buffered(void)
 {
-    enum { LEN = 20000 };
+    enum { LEN = 70000 };
     int size = 3 * (LEN * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
     char *att = malloc((size_t)size);
     int *m = malloc(sizeof(int) * LEN), *r = malloc(sizeof(int) * LEN);

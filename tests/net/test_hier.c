@@ -313,6 +313,13 @@ static void ring(MPI_Comm c, int r, int s)
                   q[2 * i], q[2 * i + 1], best, at);
         }
     }
+    /* the ring proper (span.c: allreduce from 512 KiB; below, recursive doubling) */
+    enum { H = (1 << 18) + 3 };
+    int *hv = malloc(sizeof(int) * H), *hw = malloc(sizeof(int) * H);
+    for (int i = 0; i < H; i++) hv[i] = r * 3 + i % 100;
+    OK(MPI_Allreduce(hv, hw, H, MPI_INT, MPI_SUM, c));
+    for (int i = 0; i < H; i++) CHECK(hw[i] == 3 * s * (s - 1) / 2 + s * (i % 100), "1 MiB allreduce [%d] %d", i, hw[i]);
+    free(hv), free(hw);
     free(v), free(w), free(p), free(q);
 }
 
@@ -474,6 +481,7 @@ static void loop(const char *kind, int n)
         if (!strcmp(kind, "allgather") || !strcmp(kind, "all")) OK(MPI_Allgather(&v, 1, MPI_INT, g, 1, MPI_INT, MPI_COMM_WORLD));
         if (!strcmp(kind, "scan") || !strcmp(kind, "all")) OK(MPI_Scan(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         if (!strcmp(kind, "allreduce_1m")) OK(MPI_Allreduce(MPI_IN_PLACE, big, 1 << 18, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+        if (!strcmp(kind, "allreduce_64k")) OK(MPI_Allreduce(MPI_IN_PLACE, big, 1 << 14, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
         if (!strcmp(kind, "inb")) {         /* three outstanding at once */
             MPI_Request q[3];
             if (i == 0) OK(MPI_Barrier(MPI_COMM_WORLD));     /* the split by nodes */
