@@ -474,6 +474,8 @@ static void ahead_scatter_check(struct coll_group *g, int phase)
         free(s), free(d);
     }
     OK(coll_barrier(g));
+}
+
 /* A small scan runs as a chain (reduce.c): a member rewrites its record
  * once its one reader, the next member, is done with it, so member 0 runs
  * COLL_RECS - 1 scans ahead of member 1, and so on down the chain: with 3
