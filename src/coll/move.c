@@ -10,8 +10,6 @@
  * Copies go typemap to typemap (src/dt). And the OpenSHMEM shorthands. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "coll_internal.h"
 
@@ -163,16 +161,7 @@ static sm_status_t publish_src(struct coll_op *o, const struct coll_buf *b, int 
  * not. */
 static void root_paces(struct coll_op *o)
 {
-    static int cpus;
-    if (!cpus) cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    o->k = sm_core.oversubscribed && o->n > 2 * cpus && o->readers == COLL_NONE && !o->st;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+    o->k = sm_core.oversubscribed && o->n > 2 * sm_core.cpus && o->readers == COLL_NONE && !o->st;
 }
 
 /* A pacing root: its readers are done, or it has waited long enough
@@ -182,7 +171,7 @@ static bool paced(struct coll_op *o)
     int i = 0;
     while (i < o->n && (i == o->me || coll_finished(o->g, i, o->seq))) i++;
     if (i == o->n || ++o->i >= COLL_PACE_POLLS) return true;
-    uint64_t t = now_ns();
+    uint64_t t = sm_now_ns();
     if (!o->y) o->y = t;
     return t - o->y >= COLL_PACE_NS;
 }

@@ -498,24 +498,57 @@ static sm_status_t ring_step(struct span_op *o, void *s, size_t sbytes, int to, 
     return st ? st : e;
 }
 
+/* What the ring and recursive doubling share: the packed vector (total
+ * bytes, N elements of es), the kernel, the accumulator acc (this member's
+ * source copied in) and a receive buffer tmp for the largest of `parts`
+ * blocks (ring_b0); the result goes to dst (type dt) at the end
+ * (red_vec_end). */
+struct red_vec {
+    void *dst;
+    const struct dt_type *dt;
+    size_t total, es, N;
+    coll_kernel_fn k;
+    char *acc, *tmp;
+};
+/* block b of parts: elements [b N / parts, (b + 1) N / parts) */
+static inline size_t ring_b0(const struct red_vec *v, int parts, int b) { return (size_t)b * v->N / (size_t)parts * v->es; }
+
+static sm_status_t red_vec_begin(struct span_op *o, struct red_vec *v, int parts)
+{
+    struct coll_args *a = &o->a;
+    struct coll_buf sb = red_src(o);
+    const struct dt_type *st;
+    size_t dbytes;
+    void *sbase = whole(&sb, &st, &v->total);
+    v->dst = whole(&a->dst, &v->dt, &dbytes);
+    v->es = coll_dtype_size(a->red.t), v->N = v->total / v->es;
+    v->k = coll_kernel(a->red.t, a->red.op);
+    v->acc = malloc(v->total + 1), v->tmp = malloc(ring_b0(v, parts, parts) - ring_b0(v, parts, parts - 1) + v->es);
+    if (!v->acc || !v->tmp) return sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", v->total);
+    local_copy(v->acc, NULL, sbase, st, v->total);
+    return SM_OK;
+}
+/* The result to dst (if e is SM_OK and this member gets it); e. */
+static sm_status_t red_vec_end(struct red_vec *v, sm_status_t e, bool result)
+{
+    if (!e && result) local_copy(v->dst, v->dt, v->acc, NULL, v->total);
+    free(v->acc), free(v->tmp);
+    return e;
+}
+
 static sm_status_t ring_run(struct span_op *o)
 {
     struct coll_args *a = &o->a;
     int n = o->g->m.size, me = o->g->m.me, right = (me + 1) % n, left = (me + n - 1) % n;
-    struct coll_buf sb = red_src(o);
-    const struct dt_type *st, *dt;
-    size_t total, dbytes;
-    void *sbase = whole(&sb, &st, &total), *dst = whole(&a->dst, &dt, &dbytes);
-    size_t es = coll_dtype_size(a->red.t), N = total / es;
-    coll_kernel_fn k = coll_kernel(a->red.t, a->red.op);
     struct p2p_req *reqs[2];
     o->req = reqs;
-    /* block b: elements [b N / n, (b + 1) N / n) */
-#define B0(b) ((size_t)(b) * N / (size_t)n * es)
+    struct red_vec v;
+    sm_status_t e = red_vec_begin(o, &v, n);
+    char *acc = v.acc, *tmp = v.tmp;
+    coll_kernel_fn k = v.k;
+    size_t es = v.es;
+#define B0(b) ring_b0(&v, n, (b))
 #define BLEN(b) (B0((b) + 1) - B0(b))
-    char *acc = malloc(total + 1), *tmp = malloc(BLEN(n - 1) + es);
-    sm_status_t e = acc && tmp ? SM_OK : sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", total);
-    if (!e) local_copy(acc, NULL, sbase, st, total);
     for (int s = 0; s < n - 1 && !e; s++) {         /* reduce-scatter: block me+1 ends here */
         int out = (me - s + n) % n, in = (me - s - 1 + 2 * n) % n;
         e = ring_step(o, acc + B0(out), BLEN(out), right, tmp, BLEN(in), left);
@@ -535,9 +568,7 @@ static sm_status_t ring_run(struct span_op *o)
     }
 #undef B0
 #undef BLEN
-    if (!e && (a->kind == COLL_ALLREDUCE || me == a->root)) local_copy(dst, dt, acc, NULL, total);
-    free(acc), free(tmp);
-    return e;
+    return red_vec_end(&v, e, a->kind == COLL_ALLREDUCE || me == a->root);
 }
 
 /* Recursive doubling (MPICH's allreduce for mid sizes; Open MPI's coll/tuned
@@ -550,21 +581,16 @@ static sm_status_t ring_run(struct span_op *o)
  * ends with the same result. */
 static sm_status_t rdbl_run(struct span_op *o)
 {
-    struct coll_args *a = &o->a;
     int n = o->g->m.size, me = o->g->m.me, p = 1;
     while (p * 2 <= n) p *= 2;
     int rem = n - p;
-    struct coll_buf sb = red_src(o);
-    const struct dt_type *st, *dt;
-    size_t total, dbytes;
-    void *sbase = whole(&sb, &st, &total), *dst = whole(&a->dst, &dt, &dbytes);
-    size_t es = coll_dtype_size(a->red.t), N = total / es;
-    coll_kernel_fn k = coll_kernel(a->red.t, a->red.op);
     struct p2p_req *reqs[2];
     o->req = reqs;
-    char *acc = malloc(total + 1), *tmp = malloc(total + 1);
-    sm_status_t e = acc && tmp ? SM_OK : sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", total);
-    if (!e) local_copy(acc, NULL, sbase, st, total);
+    struct red_vec v;
+    sm_status_t e = red_vec_begin(o, &v, 1);
+    char *acc = v.acc, *tmp = v.tmp;
+    size_t total = v.total, N = v.N;
+    coll_kernel_fn k = v.k;
     int nr;                                     /* the number among the p, or -1: sits out */
     if (me < 2 * rem) {
         if (me % 2 == 0) {
@@ -587,17 +613,16 @@ static sm_status_t rdbl_run(struct span_op *o)
         if (me % 2 == 0) e = ring_step(o, NULL, 0, 0, acc, total, me + 1);
         else e = ring_step(o, acc, total, me - 1, NULL, 0, 0);
     }
-    if (!e) local_copy(dst, dt, acc, NULL, total);
-    free(acc), free(tmp);
-    return e;
+    return red_vec_end(&v, e, true);
 }
 
 sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a)
 {
     struct span_op o = { 0 };
-    if (ring_wanted(g, a) || rdbl_wanted(g, a)) {
+    bool ring = ring_wanted(g, a);
+    if (ring || rdbl_wanted(g, a)) {
         sm_status_t st = op_check(&o, g, a);
-        return st ? st : ring_wanted(g, a) ? ring_run(&o) : rdbl_run(&o);
+        return st ? st : ring ? ring_run(&o) : rdbl_run(&o);
     }
     sm_status_t st = op_begin(&o, g, a);
     if (st) return st;

@@ -520,7 +520,8 @@ static void init_once(void)
     sm_core.huge_pages = sm_setting(SM_SET_PAGES) == 1;   /* "4k|2m" */
     sm_status_t st = join_job();
     /* Not the affinity mask: a pinned rank sees one CPU however many there are. */
-    sm_core.oversubscribed = sm_core.size > sysconf(_SC_NPROCESSORS_ONLN);
+    sm_core.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    sm_core.oversubscribed = sm_core.size > sm_core.cpus;
     sm_wait_init();
     if (!st) st = expose_globals();
     if (!st) st = expose_stack();

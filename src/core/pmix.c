@@ -428,7 +428,8 @@ sm_status_t sm_pmix_join(int fd[SM_NMAX])
     for (int i = 0; i < nlocal; i++) sm_core.local[local[i] / 64] |= 1ULL << (local[i] % 64);
     sm_core.nlocal = nlocal;
     /* Ranks of other fake nodes (SMARTMAP_NODE_SIZE) share the CPUs too. */
-    sm_core.oversubscribed = on_machine > sysconf(_SC_NPROCESSORS_ONLN);
+    sm_core.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    sm_core.oversubscribed = on_machine > sm_core.cpus;
     /* Programs this rank starts inherit PMIX_*: they are not the rank. */
     char pid[16];
     snprintf(pid, sizeof pid, "%d", (int)getpid());

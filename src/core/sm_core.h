@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "smartmap.h"
 #include "sm_group.h"
@@ -103,6 +104,7 @@ struct sm_core {
     int      nlocal;              /* ranks on this node (all of them under smrun) */
     uint64_t local[SM_NMAX / 64]; /* bit r: rank r is on this node, its slot mapped */
     bool     oversubscribed;      /* more ranks than CPUs: wait politely */
+    int      cpus;                /* CPUs online on this machine (init) */
     bool     huge_pages;
     int      own_fd;              /* the rank's memfd (close-on-exec) */
     uint64_t slot_bytes;          /* valid bytes of every rank's slot: SM_SYM_OFF + sym_bytes */
@@ -116,6 +118,13 @@ extern struct sm_core sm_core;
 
 /* A setting's value (sm_settings.h): read at start-up, never changes. */
 static inline uint64_t sm_setting(enum sm_setting_id id) { return sm_core.setting[id]; }
+/* Monotonic time in ns, for waits with a budget. */
+static inline uint64_t sm_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 static inline uintptr_t sm_slot_base(int rank)
 {

@@ -161,18 +161,15 @@ static inline int yield_iters(void) { return sm_core.oversubscribed ? 4 : 200; }
 static bool source_busy_wait(const struct sm_wait_source *src, bool (*cond)(void *), void *arg)
 {
     if (!src->busy || (src->busy_ns <= 0 && src->first_ns <= 0)) return false;
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    long long last = (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+    uint64_t last = sm_now_ns();
     long budget = src->first_ns;
     while (src->busy()) {
         if (cond(arg)) return true;
         unsigned ran = src->progress();
         if (cond(arg)) return true;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        long long now = (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+        uint64_t now = sm_now_ns();
         if (ran) last = now, budget = src->busy_ns;
-        else if (now - last >= budget) break;
+        else if ((int64_t)(now - last) >= budget) break;
         sched_yield();
     }
     return cond(arg);
