@@ -480,11 +480,15 @@ static bool ring_wanted(const struct coll_group *g, const struct coll_args *a)
     return bytes >= (a->kind == COLL_ALLREDUCE ? SPAN_RING_MIN_AR : SPAN_RING_MIN);
 }
 
+/* On two members recursive doubling is the flat round's one exchange, at
+ * every size, without its copies (the round packs the source, receives
+ * into a stream, then fold copies both streams into work buffers and the
+ * result back: five passes over the vector where this makes two). */
 static bool rdbl_wanted(const struct coll_group *g, const struct coll_args *a)
 {
     size_t bytes;
-    if (a->kind != COLL_ALLREDUCE || g->m.size < 3 || !kernel_stream(a, &bytes)) return false;
-    return bytes >= SPAN_RDBL_MIN && bytes < SPAN_RING_MIN_AR;
+    if (a->kind != COLL_ALLREDUCE || g->m.size < 2 || !kernel_stream(a, &bytes)) return false;
+    return bytes >= SPAN_RDBL_MIN && (bytes < SPAN_RING_MIN_AR || g->m.size == 2);
 }
 
 /* One step: send bytes at s to member to, receive bytes at r from member from; both done. */

@@ -255,6 +255,7 @@ static void everyone(MPI_Comm c, int r, int s)
 }
 
 static void ring(MPI_Comm c, int r, int s);
+static void sliced(MPI_Comm c, int r, int s);
 
 /* Large ones: rendezvous between nodes, the engine's sliced paths in them. */
 static void large(MPI_Comm c, int r, int s)
@@ -321,6 +322,70 @@ static void ring(MPI_Comm c, int r, int s)
     for (int i = 0; i < H; i++) CHECK(hw[i] == 3 * s * (s - 1) / 2 + s * (i % 100), "1 MiB allreduce [%d] %d", i, hw[i]);
     free(hv), free(hw);
     free(v), free(w), free(p), free(q);
+    sliced(c, r, s);
+}
+
+/* Large allreduces with a predefined operation on nodes of one size
+ * (hier.c's sliced path: the node's reduce-scatter, each member's slice
+ * between nodes, the node's allgather): counts that do not divide by the
+ * node's members, in place, a datatype of three floats, MPI_2INT's pairs
+ * (MINLOC), the holey pair type; and a non-commutative user operation of
+ * that size, which stays on the leaders' path in member order. */
+static void sliced(MPI_Comm c, int r, int s)
+{
+    enum { N = (1 << 17) + 5, T = 43691 + 2 };         /* doubles: 1 MiB + 40 B; triples: 512 KiB + 24 B */
+    double *d = malloc(sizeof(double) * N);
+    for (int i = 0; i < N; i++) d[i] = (double)((r * 5 + i) % 997);
+    OK(MPI_Allreduce(MPI_IN_PLACE, d, N, MPI_DOUBLE, MPI_MAX, c));
+    for (int i = 0; i < N; i++) {
+        double m = 0;
+        for (int j = 0; j < s; j++) m = (double)((j * 5 + i) % 997) > m ? (double)((j * 5 + i) % 997) : m;
+        CHECK(d[i] == m, "sliced allreduce in place [%d] %g, not %g", i, d[i], m);
+    }
+    MPI_Datatype tri;
+    OK(MPI_Type_contiguous(3, MPI_FLOAT, &tri));
+    OK(MPI_Type_commit(&tri));
+    float *f = malloc(sizeof(float) * 3 * T), *g = malloc(sizeof(float) * 3 * T);
+    for (int i = 0; i < 3 * T; i++) f[i] = (float)(r + i % 64), g[i] = -1;
+    OK(MPI_Allreduce(f, g, T, tri, MPI_SUM, c));
+    for (int i = 0; i < 3 * T; i++) CHECK(g[i] == (float)(s * (s - 1) / 2 + s * (i % 64)), "sliced allreduce (3 floats) [%d] %g", i, g[i]);
+    OK(MPI_Type_free(&tri));
+    enum { L = 65536 + 3 };
+    int *p = malloc(sizeof(int) * 2 * L), *q = malloc(sizeof(int) * 2 * L);
+    for (int i = 0; i < L; i++) p[2 * i] = (r * 13 + i) % 977, p[2 * i + 1] = r;
+    OK(MPI_Allreduce(p, q, L, MPI_2INT, MPI_MINLOC, c));
+    for (int i = 0; i < L; i++) {
+        int best = -1, at = -1;
+        for (int j = 0; j < s; j++)
+            if (best < 0 || (j * 13 + i) % 977 < best) best = (j * 13 + i) % 977, at = j;
+        CHECK(q[2 * i] == best && q[2 * i + 1] == at, "sliced allreduce minloc [%d] (%d, %d), not (%d, %d)", i,
+              q[2 * i], q[2 * i + 1], best, at);
+    }
+    free(p), free(q);
+    /* a predefined operation on a datatype with gaps (3 ints every other
+     * one): the gaps untouched */
+    MPI_Aint lb, ext;
+    OK(MPI_Type_get_extent(vec3, &lb, &ext));
+    enum { V = 43691 + 4 };
+    int ve = (int)(ext / (MPI_Aint)sizeof(int));
+    int *x = malloc((size_t)ext * V), *y = malloc((size_t)ext * V);
+    for (int i = 0; i < ve * V; i++) x[i] = r + i % 50, y[i] = -7;
+    OK(MPI_Allreduce(x, y, V, vec3, MPI_SUM, c));
+    for (int e = 0; e < V; e++)
+        for (int k = 0; k < ve; k++) {
+            int i = e * ve + k;
+            CHECK(k % 2 || k > 4 ? y[i] == -7 : y[i] == s * (s - 1) / 2 + s * (i % 50), "sliced allreduce (gaps) [%d] %d", i, y[i]);
+        }
+    free(x), free(y);
+    enum { A = 45000 + 1 };             /* (affine pairs, not commutative) */
+    p = malloc(sizeof(int) * 3 * A), q = malloc(sizeof(int) * 3 * A);
+    put_aff(p, r, A, 2);
+    OK(MPI_Allreduce(p, q, A, pair, aff, c));
+    check_aff(q, 0, s - 1, A, 2, "large allreduce, non-commutative");
+    put_aff(p, r, A, 3);
+    OK(MPI_Allreduce(MPI_IN_PLACE, p, A, holey, aff, c));
+    check_aff(p, 0, s - 1, A, 3, "large allreduce in place, non-commutative (holes)");
+    free(p), free(q), free(d), free(f), free(g);
 }
 
 static void check_comm(MPI_Comm c)
