@@ -171,6 +171,12 @@ sm_status_t coll_span_start_tag(struct coll_group *g, const struct coll_args *a,
 void coll_span_progress(void);
 /* Block i of b (a block per member): its address, type and stream bytes. */
 void *coll_buf_block(const struct coll_buf *b, int i, const struct dt_type **t, size_t *bytes);
+/* Scratch for the large collectives between nodes (span.c, hier.c): a few
+ * freed blocks are kept for the next call (coll_scratch_free), as the
+ * allocator returns a freed large block to the kernel at once and each
+ * call paid its pages' faults again. */
+void *coll_scratch(size_t n);
+void coll_scratch_free(void *p);
 bool coll_threaded(void);                                  /* coll_threads was called: lists under locks */
 bool coll_span_busy(void);
 /* hier.c: the blocking ones hierarchically (the node's engine, leaders over

@@ -202,6 +202,15 @@ static sm_status_t combine_left(const struct coll_red *red, const void *left, vo
     return SM_OK;
 }
 
+/* tmp_like's, from the scratch blocks kept between calls (coll_scratch_free *mem). */
+static void *tmp_scratch(const struct dt_type *t, size_t count, void **mem)
+{
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)count;
+    if (t) dt_span(t, count, &lo, &hi);
+    *mem = coll_scratch(hi > lo ? (size_t)(hi - lo) : 1);
+    return *mem ? (char *)*mem - lo : NULL;
+}
+
 /* --- The collectives --------------------------------------------------------------- */
 
 /* The first failure (later stages still run: a leader that failed between
@@ -253,7 +262,7 @@ static sm_status_t node_reduce(struct coll_hier *h, const struct coll_args *a, c
     if (h->nsize[h->mynode] == 1) return SM_OK;
     struct coll_args r = { .kind = COLL_REDUCE, .root = 0, .red = a->red, .src = *sb };
     if (is_leader(h)) {
-        void *p = tmp_like(sb->type, sb->count, mem);
+        void *p = tmp_scratch(sb->type, sb->count, mem);
         if (!p) return sm_fail(SM_ERR_NOMEM, "no memory for a node's partial result");
         r.dst = (struct coll_buf){ .base = p, .count = sb->count, .type = sb->type };
         *part = r.dst;
@@ -284,7 +293,7 @@ static sm_status_t h_reduce(struct coll_group *g, struct coll_hier *h, const str
     } else if (!st && me == root) {
         st = xfer(g, false, a->dst.base, a->dst.count * tsize(a->dst.type), a->dst.type, leader_of(h, R));
     }
-    free(mem), free(mem2);
+    coll_scratch_free(mem), free(mem2);
     return st;
 }
 
@@ -347,7 +356,7 @@ static sm_status_t h_allreduce_sliced(struct coll_group *g, struct coll_hier *h,
         cnt[j] = (int)((hi - lo) * unit), cnt[m + j] = (int)(lo * unit);
     }
     void *mem;
-    void *slice = tmp_like(t, (size_t)cnt[i], &mem);
+    void *slice = tmp_scratch(t, (size_t)cnt[i], &mem);
     if (!slice) {
         st = sm_fail(SM_ERR_NOMEM, "no memory for a slice of %d", cnt[i]);
         free(cnt);
@@ -364,7 +373,7 @@ static sm_status_t h_allreduce_sliced(struct coll_group *g, struct coll_hier *h,
     struct coll_args ag = { .kind = COLL_ALLGATHER, .src = sl,
                             .dst = { .base = a->dst.base, .type = t, .counts = cnt, .displs = cnt + m } };
     st = first(st, node_run(h, &ag));
-    free(mem), free(cnt);
+    coll_scratch_free(mem), free(cnt);
     return st;
 }
 
@@ -380,7 +389,7 @@ static sm_status_t h_allreduce(struct coll_group *g, struct coll_hier *h, const 
         if (inpl && h->nsize[h->mynode] == 1) l.src = (struct coll_buf){ .base = COLL_IN_PLACE };
         st = lead_run(h, &l);
     }
-    free(mem);
+    coll_scratch_free(mem);
     struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = a->dst };
     return first(st, node_run(h, &b));
 }
@@ -432,7 +441,7 @@ static sm_status_t h_reduce_scatter(struct coll_group *g, struct coll_hier *h, c
                                .dst = { .base = a->dst.base, .count = dt ? mine / dt->size : mine, .type = dt } };
         st = node_run(h, &s);
     }
-    free(off), free(cnt), free(packed), free(mem), free(mem2);
+    free(off), free(cnt), free(packed), coll_scratch_free(mem), free(mem2);
     return st;
 }
 
