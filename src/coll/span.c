@@ -672,13 +672,51 @@ static sm_status_t rdbl_run(struct span_op *o)
     return red_vec_end(&v, e, true);
 }
 
+/* Rabenseifner's allreduce (MPICH's for large vectors) on a power of two
+ * of members: a reduce-scatter by recursive halving (at distance n/2, n/4
+ * ... 1 each keeps half of its window of blocks, sends the other half and
+ * combines the peer's copy of the half it keeps), which leaves block me at
+ * member me, then an allgather by recursive doubling. The ring's bytes
+ * (2(n-1)/n vectors out of each member) in 2 log2(n) steps instead of
+ * 2(n-1): each step between nodes is a wait for UCX on every member, and
+ * on 4 nodes of 1 rank oversubscribed a 1 MiB allreduce took 3.7-3.9 ms
+ * by the ring's 6. A block is reduced at one member and handed on, so
+ * every member gets the same bits. */
+static sm_status_t rsag_run(struct span_op *o)
+{
+    int n = o->g->m.size, me = o->g->m.me;
+    struct p2p_req *reqs[2];
+    o->req = reqs;
+    struct red_vec v;
+    sm_status_t e = red_vec_begin(o, &v, 2);           /* tmp: the larger half */
+    char *acc = v.acc, *tmp = v.tmp;
+#define B0(b) ring_b0(&v, n, (b))
+    int lo = 0;                                         /* this member's window: [lo, lo + 2 mask) */
+    for (int mask = n / 2; mask >= 1 && !e; mask /= 2) {
+        int peer = me ^ mask, keep = me & mask ? lo + mask : lo, give = me & mask ? lo : lo + mask;
+        size_t kb = B0(keep + mask) - B0(keep);
+        e = ring_step(o, acc + B0(give), B0(give + mask) - B0(give), peer, tmp, kb, peer);
+        if (!e) v.k(acc + B0(keep), acc + B0(keep), tmp, kb / v.es);
+        lo = keep;
+    }
+    for (int mask = 1; mask < n && !e; mask *= 2) {    /* window [lo, lo + mask), the peer's lo ^ mask */
+        int peer = me ^ mask, plo = lo ^ mask;
+        e = ring_step(o, acc + B0(lo), B0(lo + mask) - B0(lo), peer, acc + B0(plo), B0(plo + mask) - B0(plo), peer);
+        lo = lo < plo ? lo : plo;
+    }
+#undef B0
+    return red_vec_end(&v, e, true);
+}
+
 sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a)
 {
     struct span_op o = { 0 };
     bool ring = ring_wanted(g, a);
     if (ring || rdbl_wanted(g, a)) {
         sm_status_t st = op_check(&o, g, a);
-        return st ? st : ring ? ring_run(&o) : rdbl_run(&o);
+        int n = g->m.size;
+        bool rsag = ring && a->kind == COLL_ALLREDUCE && !(n & (n - 1));
+        return st ? st : rsag ? rsag_run(&o) : ring ? ring_run(&o) : rdbl_run(&o);
     }
     sm_status_t st = op_begin(&o, g, a);
     if (st) return st;
