@@ -565,6 +565,7 @@ struct red_vec {
     size_t total, es, N;
     coll_kernel_fn k;
     char *acc, *tmp;
+    bool direct;                /* acc is dst itself */
 };
 /* block b of parts: elements [b N / parts, (b + 1) N / parts) */
 static inline size_t ring_b0(const struct red_vec *v, int parts, int b) { return (size_t)b * v->N / (size_t)parts * v->es; }
@@ -579,7 +580,16 @@ static sm_status_t red_vec_begin(struct span_op *o, struct red_vec *v, int parts
     v->dst = whole(&a->dst, &v->dt, &dbytes);
     v->es = coll_dtype_size(a->red.t), v->N = v->total / v->es;
     v->k = coll_kernel(a->red.t, a->red.op);
-    v->acc = coll_scratch(v->total + 1), v->tmp = coll_scratch(ring_b0(v, parts, parts) - ring_b0(v, parts, parts - 1) + v->es);
+    /* An allreduce whose destination is the packed array (a contiguous
+     * datatype from its first byte: MPI_FLOAT's) accumulates in it: one
+     * pass over the vector less at each end (the source copied in, the
+     * result copied out). Every member's destination is its own (peers
+     * see it only through messages), so in place is fine too. */
+    const struct dt_type *dt = v->dt;
+    v->direct = a->kind == COLL_ALLREDUCE && dbytes == v->total && v->dst &&
+                (!dt || (dt->true_lb == 0 && dt_is_contig(dt, a->dst.count)));
+    v->acc = v->direct ? v->dst : coll_scratch(v->total + 1);
+    v->tmp = coll_scratch(ring_b0(v, parts, parts) - ring_b0(v, parts, parts - 1) + v->es);
     if (!v->acc || !v->tmp) return sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", v->total);
     local_copy(v->acc, NULL, sbase, st, v->total);
     return SM_OK;
@@ -587,8 +597,9 @@ static sm_status_t red_vec_begin(struct span_op *o, struct red_vec *v, int parts
 /* The result to dst (if e is SM_OK and this member gets it); e. */
 static sm_status_t red_vec_end(struct red_vec *v, sm_status_t e, bool result)
 {
-    if (!e && result) local_copy(v->dst, v->dt, v->acc, NULL, v->total);
-    coll_scratch_free(v->acc), coll_scratch_free(v->tmp);
+    if (!e && result && !v->direct) local_copy(v->dst, v->dt, v->acc, NULL, v->total);
+    if (!v->direct) coll_scratch_free(v->acc);
+    coll_scratch_free(v->tmp);
     return e;
 }
 
