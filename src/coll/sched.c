@@ -39,8 +39,9 @@ static bool peer_checked(struct coll_group *g, int i, uint32_t seq)
 
 void coll_wake_all(const struct coll_group *g)
 {
+    sm_wake_fence();
     for (int i = 0; i < g->m.size; i++)
-        if (i != g->m.me) sm_wake_inline(sm_group_rank(&g->m, i), SM_WAKE_COLL);
+        if (i != g->m.me) sm_wake_fenced(sm_group_rank(&g->m, i), SM_WAKE_COLL);
 }
 
 static void set_reason(struct coll_op *o, const char *why)
