@@ -530,7 +530,7 @@ sm_status_t coll_late(struct coll_group *g)
 
 /* This member's progress: every collective of g up to the first one still
  * using its peers' memory; and its checked word. */
-static void advance(struct coll_group *g)
+static void advance_owing(struct coll_group *g, bool owed)
 {
     uint32_t wm = g->seq;
     if (g->active)
@@ -541,8 +541,9 @@ static void advance(struct coll_group *g)
         g->progress = wm;
         atomic_store_explicit(&coll_slot_of(g, g->m.me)->progress, wm, memory_order_release);
     }
-    if (settle(g) || moved) coll_wake_all(g);
+    if (settle(g) || moved || owed) coll_wake_all(g);
 }
+static void advance(struct coll_group *g) { advance_owing(g, false); }
 
 /* May this member write the record for o: has everyone (itself too) done
  * with the collective that last used it, its checks included? */
@@ -607,10 +608,10 @@ static void publish(struct coll_op *o)
         return;
     }
     if (o->late && !st) return;
-    coll_stamp(o);
+    coll_stamp(o, false);
 }
 
-void coll_stamp(struct coll_op *o)
+void coll_stamp(struct coll_op *o, bool last)
 {
     struct coll_group *g = o->g;
     struct coll_rec *r = coll_rec_of(g, o->me, o->seq);
@@ -618,7 +619,8 @@ void coll_stamp(struct coll_op *o)
     o->late = false;
     atomic_store_explicit(&r->tag, (uint64_t)o->sig << 32 | o->seq, memory_order_release);
     g->pub = o->seq;
-    coll_wake_all(g);
+    if (last) o->owe_wake = true;
+    else coll_wake_all(g);
 }
 
 /* Those who use this member's buffers have finished with them. */
@@ -644,7 +646,8 @@ static bool step(struct coll_op *o)
     if (aset) {
         sm_barrier_run(&g->m, (uintptr_t)&coll_area_of(0)->aset_bar[g->aset] - sm_slot_base(0), true);
     } else {
-        advance(o->g);
+        advance_owing(o->g, o->owe_wake);
+        o->owe_wake = false;
         if (o->n > 1 && o->readers != COLL_NONE) CO_WAIT(o->pc, readers_done(o));
     }
     if (o->finish && !o->st) o->finish(o);
@@ -667,7 +670,7 @@ sm_status_t coll_op_init(struct coll_op *o, struct coll_group *g, const struct c
      * 700-byte clear on a small collective's path) */
     o->g = g, o->a = a, o->n = g->m.size, o->me = g->m.me;
     o->pc = o->bpc = 0, o->i = o->k = 0, o->x = o->y = 0;
-    o->readers = COLL_NONE, o->listed = o->read_any = o->released = o->late = false;
+    o->readers = COLL_NONE, o->listed = o->read_any = o->released = o->late = o->owe_wake = false;
     o->flags = 0, o->len = 0, o->st = SM_OK, o->why = NULL, o->done = NULL, o->ctx = NULL;
     o->nowned = 0, o->staged_nb = 0, o->finish = NULL, o->kctx = NULL, o->gate = NULL, o->gate_ctx = NULL;
     o->r.bstart = NULL, o->r.cstart = NULL, o->r.same = NULL, o->r.sliced = o->r.chain = false, o->r.N = o->r.nchunks = 0;
