@@ -307,16 +307,6 @@ static bool chain_fits(const struct coll_op *o)
            !coll_aset(o->g) && o->r.N * o->r.es_c <= COLL_INLINE;
 }
 
-/* Back-to-back small scans read member j's records one after the other,
- * each a miss: the next one's stamp line is fetched while this call goes
- * on (written already when j runs ahead; if not, the line was this
- * member's since it read it COLL_RECS calls ago, and j's rewrite takes it
- * back either way). */
-static inline void ahead(const struct coll_op *o, int j)
-{
-    __builtin_prefetch(coll_rec_of(o->g, j, o->seq + 1), 0, 3);
-}
-
 /* Member me > 0: the previous member's prefix, then this one's result and prefix. */
 static void chain_step(struct coll_op *o, const struct coll_rec *prev)
 {
@@ -471,7 +461,6 @@ static bool red_body(struct coll_op *o)
     if (r->chain && o->me > 0) {
         CO_WAIT(o->bpc, coll_await(o, o->me - 1));
         struct coll_rec *prev = coll_rec_of(o->g, o->me - 1, o->seq);
-        ahead(o, o->me - 1);
         if (coll_check(o, o->me - 1, prev, true) && !o->st && r->N) chain_step(o, prev);
         if (o->late) coll_stamp(o, true);
         return true;
@@ -485,7 +474,6 @@ static bool red_body(struct coll_op *o)
                            (o->a->kind == COLL_SCAN && i > o->me) || (o->a->kind == COLL_EXSCAN && i >= o->me)))
             continue;
         CO_WAIT(o->bpc, coll_await(o, coll_next(o, o->i)));
-        if (!r->sliced && (o->a->kind == COLL_SCAN || o->a->kind == COLL_EXSCAN)) ahead(o, coll_next(o, o->i));
         coll_check(o, coll_next(o, o->i), coll_rec_of(o->g, coll_next(o, o->i), o->seq), true);
         if (r->user) r->same[coll_next(o, o->i)] = same_type(o, coll_next(o, o->i));
     }

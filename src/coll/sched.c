@@ -638,6 +638,14 @@ static bool step(struct coll_op *o)
     bool aset = coll_aset(g);
     CO_BEGIN(o->pc);
     if (!aset) CO_WAIT(o->pc, g->pub + 1 == o->seq && record_free(o) && (!o->gate || o->gate(o->gate_ctx)));
+    /* A scan's member reads the previous member's record after publishing
+     * its own: both lines asked for now travel together, instead of the
+     * read waiting until the stores of the publication are out (which wait
+     * for this record's line from its last readers). */
+    if (SM_UNLIKELY(o->a->kind == COLL_SCAN || o->a->kind == COLL_EXSCAN) && o->me > 0 && !aset) {
+        sm_prefetch_write(coll_rec_of(g, o->me, o->seq));
+        __builtin_prefetch(coll_rec_of(g, o->me - 1, o->seq), 0, 3);
+    }
     publish(o);
     if (!aset) note_readers(o);
     CO_WAIT(o->pc, coll_kinds[o->a->kind]->body(o));
