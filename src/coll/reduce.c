@@ -339,7 +339,7 @@ static sm_status_t setup(struct coll_op *o)
     struct coll_red_state *r = &o->r;
     const struct coll_red *red = &o->a->red;
     r->user = red->op == COLL_USER;
-    r->k = r->user ? NULL : coll_kernel(red->t, red->op);
+    r->k = r->user ? NULL : r->k ? r->k : coll_kernel(red->t, red->op);     /* coll_op_init found it */
     struct coll_buf sb = my_src(o);
     const struct coll_buf *src = &sb;
     if (r->user) {
