@@ -208,6 +208,7 @@ struct coll_op {
                                          * (else it checks one at the end) */
     bool released;
     bool late;                          /* its record is stamped by the body, not at publication (a chain) */
+    bool owe_wake;                      /* stamped by a body that returns at once: the release wakes for both */
     bool (*gate)(void *);               /* a node stage of hier.c: publishes only once gate(gate_ctx) */
     void *gate_ctx;
     uint32_t flags;                     /* its record's */
@@ -272,8 +273,11 @@ void *coll_carrier(struct coll_op *o, size_t span);
 /* A deferred check on g that failed and is not reported yet (sched.c):
  * its status (the reason naming both calls), and it is reported; else SM_OK. */
 sm_status_t coll_late(struct coll_group *g);
-/* Stamp this member's record now (its prepare set o->late): peers may read it. */
-void coll_stamp(struct coll_op *o);
+/* Stamp this member's record now (its prepare set o->late): peers may read it.
+ * The peers are woken then, or, by a body that returns true right after
+ * (last), with the release's wake (one waker fence and one look at each
+ * peer's sleepers a call instead of two). */
+void coll_stamp(struct coll_op *o, bool last);
 /* Memory the op owns until it ends (freed then); NULL when out of memory (o fails). */
 void *coll_alloc(struct coll_op *o, size_t bytes);
 

@@ -277,7 +277,7 @@ static void serial_result(struct coll_op *o)
         size_t k = hi - e0 < o->r.E ? hi - e0 : o->r.E;
         emit(o, o->me, fold(o, e0, k, 0, to, s.acc, s.s1, s.s2, NONE), e0 - lo, k);
     }
-    free(s.heap);
+    if (s.heap) free(s.heap);      /* (free(NULL) is smartmap's interposed free: a call per reduction) */
 }
 
 static void sliced_claims(struct coll_op *o)
@@ -290,7 +290,7 @@ static void sliced_claims(struct coll_op *o)
         if (ok && !o->st) sliced_chunk(o, c, &s);
         if (atomic_fetch_add_explicit(&r0->done, 1, memory_order_acq_rel) + 1 == o->r.nchunks) coll_wake_all(o->g);
     }
-    free(s.heap);
+    if (s.heap) free(s.heap);
 }
 
 /* --- Small scans: a chain -------------------------------------------------------------
@@ -339,7 +339,7 @@ static sm_status_t setup(struct coll_op *o)
     struct coll_red_state *r = &o->r;
     const struct coll_red *red = &o->a->red;
     r->user = red->op == COLL_USER;
-    r->k = r->user ? NULL : coll_kernel(red->t, red->op);
+    r->k = r->user ? NULL : r->k ? r->k : coll_kernel(red->t, red->op);     /* coll_op_init found it */
     struct coll_buf sb = my_src(o);
     const struct coll_buf *src = &sb;
     if (r->user) {
@@ -462,7 +462,7 @@ static bool red_body(struct coll_op *o)
         CO_WAIT(o->bpc, coll_await(o, o->me - 1));
         struct coll_rec *prev = coll_rec_of(o->g, o->me - 1, o->seq);
         if (coll_check(o, o->me - 1, prev, true) && !o->st && r->N) chain_step(o, prev);
-        if (o->late) coll_stamp(o);
+        if (o->late) coll_stamp(o, true);
         return true;
     }
     if (r->user && !(r->same = coll_alloc(o, (size_t)o->n))) return true;

@@ -39,8 +39,9 @@ static bool peer_checked(struct coll_group *g, int i, uint32_t seq)
 
 void coll_wake_all(const struct coll_group *g)
 {
+    sm_wake_fence();
     for (int i = 0; i < g->m.size; i++)
-        if (i != g->m.me) sm_wake_inline(sm_group_rank(&g->m, i), SM_WAKE_COLL);
+        if (i != g->m.me) sm_wake_fenced(sm_group_rank(&g->m, i), SM_WAKE_COLL);
 }
 
 static void set_reason(struct coll_op *o, const char *why)
@@ -529,7 +530,7 @@ sm_status_t coll_late(struct coll_group *g)
 
 /* This member's progress: every collective of g up to the first one still
  * using its peers' memory; and its checked word. */
-static void advance(struct coll_group *g)
+static void advance_owing(struct coll_group *g, bool owed)
 {
     uint32_t wm = g->seq;
     if (g->active)
@@ -540,8 +541,9 @@ static void advance(struct coll_group *g)
         g->progress = wm;
         atomic_store_explicit(&coll_slot_of(g, g->m.me)->progress, wm, memory_order_release);
     }
-    if (settle(g) || moved) coll_wake_all(g);
+    if (settle(g) || moved || owed) coll_wake_all(g);
 }
+static void advance(struct coll_group *g) { advance_owing(g, false); }
 
 /* May this member write the record for o: has everyone (itself too) done
  * with the collective that last used it, its checks included? */
@@ -606,10 +608,10 @@ static void publish(struct coll_op *o)
         return;
     }
     if (o->late && !st) return;
-    coll_stamp(o);
+    coll_stamp(o, false);
 }
 
-void coll_stamp(struct coll_op *o)
+void coll_stamp(struct coll_op *o, bool last)
 {
     struct coll_group *g = o->g;
     struct coll_rec *r = coll_rec_of(g, o->me, o->seq);
@@ -617,7 +619,8 @@ void coll_stamp(struct coll_op *o)
     o->late = false;
     atomic_store_explicit(&r->tag, (uint64_t)o->sig << 32 | o->seq, memory_order_release);
     g->pub = o->seq;
-    coll_wake_all(g);
+    if (last) o->owe_wake = true;
+    else coll_wake_all(g);
 }
 
 /* Those who use this member's buffers have finished with them. */
@@ -635,6 +638,14 @@ static bool step(struct coll_op *o)
     bool aset = coll_aset(g);
     CO_BEGIN(o->pc);
     if (!aset) CO_WAIT(o->pc, g->pub + 1 == o->seq && record_free(o) && (!o->gate || o->gate(o->gate_ctx)));
+    /* A scan's member reads the previous member's record after publishing
+     * its own: both lines asked for now travel together, instead of the
+     * read waiting until the stores of the publication are out (which wait
+     * for this record's line from its last readers). */
+    if (SM_UNLIKELY(o->a->kind == COLL_SCAN || o->a->kind == COLL_EXSCAN) && o->me > 0 && !aset) {
+        sm_prefetch_write(coll_rec_of(g, o->me, o->seq));
+        __builtin_prefetch(coll_rec_of(g, o->me - 1, o->seq), 0, 3);
+    }
     publish(o);
     if (!aset) note_readers(o);
     CO_WAIT(o->pc, coll_kinds[o->a->kind]->body(o));
@@ -643,7 +654,8 @@ static bool step(struct coll_op *o)
     if (aset) {
         sm_barrier_run(&g->m, (uintptr_t)&coll_area_of(0)->aset_bar[g->aset] - sm_slot_base(0), true);
     } else {
-        advance(o->g);
+        advance_owing(o->g, o->owe_wake);
+        o->owe_wake = false;
         if (o->n > 1 && o->readers != COLL_NONE) CO_WAIT(o->pc, readers_done(o));
     }
     if (o->finish && !o->st) o->finish(o);
@@ -666,10 +678,10 @@ sm_status_t coll_op_init(struct coll_op *o, struct coll_group *g, const struct c
      * 700-byte clear on a small collective's path) */
     o->g = g, o->a = a, o->n = g->m.size, o->me = g->m.me;
     o->pc = o->bpc = 0, o->i = o->k = 0, o->x = o->y = 0;
-    o->readers = COLL_NONE, o->listed = o->read_any = o->released = o->late = false;
+    o->readers = COLL_NONE, o->listed = o->read_any = o->released = o->late = o->owe_wake = false;
     o->flags = 0, o->len = 0, o->st = SM_OK, o->why = NULL, o->done = NULL, o->ctx = NULL;
     o->nowned = 0, o->staged_nb = 0, o->finish = NULL, o->kctx = NULL, o->gate = NULL, o->gate_ctx = NULL;
-    o->r.bstart = NULL, o->r.cstart = NULL, o->r.same = NULL, o->r.sliced = o->r.chain = false, o->r.N = o->r.nchunks = 0;
+    o->r.bstart = NULL, o->r.k = NULL, o->r.cstart = NULL, o->r.same = NULL, o->r.sliced = o->r.chain = false, o->r.N = o->r.nchunks = 0;
     if (g->num == -1 || g->m.me < 0) return sm_fail(SM_ERR_ARG, "this rank is not a member of the group");
     if ((unsigned)a->kind >= COLL_KINDS || !coll_kinds[a->kind])
         return sm_fail(SM_ERR_ARG, "no collective of kind %d", (int)a->kind);
@@ -677,7 +689,7 @@ sm_status_t coll_op_init(struct coll_op *o, struct coll_group *g, const struct c
     if (rooted(a->kind) && (unsigned)root >= (unsigned)o->n)
         return sm_fail(SM_ERR_ARG, "root %d is not a member of the group of %d", root, o->n);
     bool red = a->kind >= COLL_REDUCE && a->kind <= COLL_EXSCAN;
-    if (red && a->red.op != COLL_USER && !coll_kernel(a->red.t, a->red.op))
+    if (red && a->red.op != COLL_USER && !(o->r.k = coll_kernel(a->red.t, a->red.op)))   /* (setup's, kept) */
         return sm_fail(SM_ERR_ARG, "reduction %s is not defined on %s", coll_redop_name(a->red.op),
                        coll_dtype_name(a->red.t));
     if (red && a->red.op == COLL_USER && !a->red.fn.fn) return sm_fail(SM_ERR_ARG, "the user operation is NULL");
@@ -692,7 +704,7 @@ static sm_status_t end(struct coll_op *o)
     o->nowned = 0;
     sm_status_t st = o->st;
     if (st) sm_fail(st, "%s", o->why ? o->why : "the collective failed");
-    free(o->why);
+    if (o->why) free(o->why);
     o->why = NULL;
     return st;
 }

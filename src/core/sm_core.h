@@ -237,6 +237,17 @@ static inline __attribute__((always_inline)) void sm_wake_inline(int rank, enum 
                     atomic_load_explicit(&sm_ctrl_of(rank)->sleepers[kind].n, memory_order_relaxed)))
         sm_wake_for(rank, kind);
 }
+/* Waking several ranks at once (a collective's progress): one waker fence
+ * for all of them (sm_wake_fence), then sm_wake_fenced for each, one load
+ * of its count of sleepers. Oversubscribed, wakers fence (wait.c), and a
+ * fence each made a member of 8 wake its 7 peers with 7 locked
+ * instructions, each waiting for the stores to peers' lines before it. */
+void sm_wake_fence(void);
+static inline __attribute__((always_inline)) void sm_wake_fenced(int rank, enum sm_wake_kind kind)
+{
+    if (SM_UNLIKELY(atomic_load_explicit(&sm_ctrl_of(rank)->sleepers[kind].n, memory_order_relaxed)))
+        sm_wake_for(rank, kind);
+}
 /* An outside source of events that rings no doorbell: UCX between nodes
  * (src/net), whose worker must run for messages to reach this rank and for
  * peers' puts and atomics to it to happen (software RMA over TCP).

@@ -60,6 +60,7 @@ void sm_fence_peers(void)
     if (sm_wake_unfenced && !sleeper_fence())      /* registered, so the kernel supports it */
         sm_fatal("membarrier(GLOBAL_EXPEDITED) failed after registration");
 }
+void sm_wake_fence(void) { waker_fence(); }
 void sm_fence_light_slow(void) { sm_full_fence(); }
 
 #define SLEEP_MIN_NS 50000L      /* first sleep 50 us, doubling ... */

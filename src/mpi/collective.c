@@ -29,9 +29,11 @@ static void call_free(struct call *k, bool held)
 {
     for (int i = 0; i < 2 && held; i++) if (k->held[i]) smpi_type_unref(k->held[i]);
     for (int i = 0; i < k->nw && held; i++) smpi_type_unref(k->wheld[i]);
-    free(k->wheld);
-    free(k->wtypes);
-    free(k->arrays);
+    /* only what there is: free is the interposed allocator's, a call each
+     * even for NULL, on every blocking collective's path */
+    if (k->wheld) free(k->wheld);
+    if (k->wtypes) free(k->wtypes);
+    if (k->arrays) free(k->arrays);
 }
 
 /* A nonblocking call reads the count and displacement arrays while it runs;

@@ -94,8 +94,9 @@ int smpi_op_prepare(struct smpi_comm *c, MPI_Op op, MPI_Datatype h, const struct
     int k = category(t->dt->basic, &ct);
     if (!(allowed[k] & B(redop[o])))
         return smpi_error(c, MPI_ERR_OP, R, "%s is not defined on %s", op_name[o], smpi_types[t->dt->basic].name);
+    /* (out->fn stays empty: the engine takes a predefined op's kernel from
+     * type and op itself; looking it up here too was a call per reduction) */
     *out = (struct smpi_red){ .predefined = true, .type = ct, .op = redop[o] };
-    coll_fn_predefined(&out->fn, ct, redop[o]);
     return MPI_SUCCESS;
 }
 

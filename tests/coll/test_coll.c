@@ -7,13 +7,14 @@
  * roots and sizes while ranks run at different speeds; collectives on two
  * groups at once from two threads; mismatched calls; members that read no
  * record running ahead. Usage: test_coll
- * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|all] */
+ * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scanmix|all] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "coll_internal.h"   /* COLL_INLINE */
@@ -542,6 +543,72 @@ static void scan_ahead_check(struct coll_group *g, int phase)
     OK(coll_barrier(g));
 }
 
+/* Small scans and exscans back to back with nonblocking ones outstanding
+ * (coll_start) and allreduces between them, on every group; in turn a
+ * member sleeps a few milliseconds before a call, so that the others sleep
+ * in their waits too and need the wakes of the chain's stamps and releases
+ * (sched.c, coll_stamp's owed wake). */
+static void nb_done(void *ctx, sm_status_t st, const char *why)
+{
+    (void)why;
+    atomic_store((_Atomic int *)ctx, st == SM_OK ? 1 : 2);
+}
+static bool nb_set(void *ctx) { return atomic_load((_Atomic int *)ctx) != 0; }
+
+static void scan_start(struct coll_group *g, enum coll_kind kind, long *dst, const long *src, int cnt, struct coll_args *a,
+                       _Atomic int *flag)
+{
+    *a = (struct coll_args){ .kind = kind, .src = { (void *)src, (size_t)cnt * sizeof *dst },
+                             .dst = { dst, (size_t)cnt * sizeof *dst }, .red = { .t = COLL_INT64, .op = COLL_SUM } };
+    atomic_store(flag, 0);
+    OK(coll_start(g, a, nb_done, flag));
+}
+
+static void scan_want(enum coll_kind kind, int i, int k, int cnt, const long *d, long dflt, const char *what)
+{
+    for (int e = 0; e < 3; e++) {
+        long want = e >= cnt ? dflt : kind == COLL_SCAN ? scan_ref(i, k, e) : i == 0 ? dflt : scan_ref(i - 1, k, e);
+        CHECK(d[e] == want, "%s %d, element %d: %ld, expected %ld", what, k, e, d[e], want);
+    }
+}
+
+static void scan_mix_check(struct coll_group *g)
+{
+    int sz = g->m.size, i = g->m.me;
+    enum { M = 240 };
+    for (int k = 0; k < M; k++) {
+        long v[3], w[3], d[3] = { -7, -7, -7 }, d2[3] = { -7, -7, -7 };
+        int cnt = 1 + k % 3;
+        for (int e = 0; e < 3; e++) v[e] = scan_val(i, k, e), w[e] = scan_val(i, k + 1, e);
+        if (k % 9 == 0 && (k / 9) % sz == i) usleep(2000);
+        switch (k % 5) {
+        case 0: scan_one(g, COLL_SCAN, d, v, cnt); scan_want(COLL_SCAN, i, k, cnt, d, -7, "scan"); break;
+        case 1: scan_one(g, COLL_EXSCAN, d, v, cnt); scan_want(COLL_EXSCAN, i, k, cnt, d, -7, "exscan"); break;
+        case 2: case 3: {
+            /* an Iscan (Iexscan) outstanding while a blocking exscan (scan) runs */
+            struct coll_args a;
+            _Atomic int f;
+            enum coll_kind nk = k % 5 == 2 ? COLL_SCAN : COLL_EXSCAN, bk = nk == COLL_SCAN ? COLL_EXSCAN : COLL_SCAN;
+            scan_start(g, nk, d, v, cnt, &a, &f);
+            scan_one(g, bk, d2, w, cnt);
+            coll_wait(nb_set, &f);
+            CHECK(atomic_load(&f) == 1, "nonblocking %s %d failed", nk == COLL_SCAN ? "scan" : "exscan", k);
+            scan_want(nk, i, k, cnt, d, -7, "nonblocking");
+            scan_want(bk, i, k + 1, cnt, d2, -7, "blocking behind a nonblocking one");
+            break;
+        }
+        default: {
+            long r[3] = { -7, -7, -7 };
+            OK(coll_run(g, &(struct coll_args){ .kind = COLL_ALLREDUCE, .src = { v, (size_t)cnt * sizeof *v },
+                                                 .dst = { r, (size_t)cnt * sizeof *r },
+                                                 .red = { .t = COLL_INT64, .op = COLL_SUM } }));
+            for (int e = 0; e < cnt; e++) CHECK(r[e] == scan_ref(sz - 1, k, e), "allreduce %d: %ld", k, r[e]);
+        }
+        }
+    }
+    OK(coll_barrier(g));
+}
+
 int main(int argc, char **argv)
 {
     const char *part = argc > 1 ? argv[1] : "all";
@@ -564,6 +631,7 @@ int main(int argc, char **argv)
         if (all || !strcmp(part, "ahead")) ahead_check(g, 2 * gi + 1);
         if (all || !strcmp(part, "ahead_scatter")) ahead_scatter_check(g, 2 * NGROUPS + 1 + gi);
         if (all || !strcmp(part, "scanahead")) scan_ahead_check(g, 100 + gi);
+        if (all || !strcmp(part, "scanmix")) scan_mix_check(g);
     }
     if (all || !strcmp(part, "basic")) aset_check();
     if (all || !strcmp(part, "threads")) threads_check();
