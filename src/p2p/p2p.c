@@ -677,6 +677,7 @@ static inline bool cancelled(struct ring_ctl *c, struct desc *d, uint64_t h)
 #define RX_BACK_OFF 16
 static void rx_back_off(void)
 {
+    __atomic_fetch_add(&P.stats.back_offs, 1, __ATOMIC_RELAXED);   /* (outside the lock) */
     for (int i = 0; i < RX_BACK_OFF; i++) sm_cpu_relax();
 }
 
