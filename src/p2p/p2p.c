@@ -672,8 +672,10 @@ static inline bool cancelled(struct ring_ctl *c, struct desc *d, uint64_t h)
  * pauses about
  * one line transfer (RX_BACK_OFF pauses of ~25 ns here, ~400 ns: a
  * slow-state transfer), and the next look finds a line or more filled.
- * Not after single messages (a ping-pong, or a receive per neighbour),
- * and the pause is taken outside the receive side's lock. */
+ * Only while two receives or more wait (a window of them; the one being
+ * posted counts), never for a lone one (a blocking receive, a ping-pong),
+ * nor after single messages (a receive per neighbour); the pause is taken
+ * outside the receive side's lock. */
 #define RX_BACK_OFF 16
 static void rx_back_off(void)
 {
@@ -698,7 +700,10 @@ static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
     while (a != TAKEN && (to_end || cand || P.posted.head)) {
         struct desc *d = rec_at(me, s, h);
         if (atomic_load_explicit(&d->seq, memory_order_acquire) != rec_seq(h)) {
-            if (!took && P.burst[s]) P.back_off |= P.burst[s] >= 2, P.burst[s] = 0;    /* caught up */
+            if (!took && P.burst[s]) {      /* caught up: pause if others wait too (rx_back_off) */
+                P.back_off |= P.burst[s] >= 2 && P.posted.head && (cand || P.posted.head->next);
+                P.burst[s] = 0;
+            }
             break;
         }
         took++;

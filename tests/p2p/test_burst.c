@@ -1,6 +1,7 @@
 /* A receiver catching up with a burst (p2p.c rx_back_off): after looks
  * that found two records or more in a row, the first empty look pauses
- * (counted in back_offs), never after a single message. Around it, bursts
+ * (counted in back_offs) while another receive waits too, never for a
+ * lone receive nor after a single message. Around it, bursts
  * of mixed messages (8 B, odd sizes, the largest eager, large, synchronous)
  * arrive whole and in order whether a window of receives takes them from
  * the ring one at a time, the posted receives of a wait drain them, or a
@@ -67,11 +68,23 @@ int main(void)
     }
     char one[8] = {0}, got[8];
 
+    /* A lone receive never pauses, even after a burst (a blocking receive). */
+    uint64_t b0 = back_offs();
+    for (int k = 0; k < 4; k++) sr[k] = isend(one, 8, to, 20, NULL);
+    sm_barrier();
+    for (int k = 0; k < 4; k++) finish(irecv(got, 8, from, 20, NULL), "a burst of 4");
+    struct p2p_req *lone = irecv(got, 8, from, 21, NULL);
+    sm_barrier();
+    finish(isend(one, 8, to, 21, NULL), "send to the lone receive");
+    finish(lone, "the lone receive");
+    for (int k = 0; k < 4; k++) finish(sr[k], "burst of 4 send");
+    CHECK(back_offs() == b0, "a lone receive paused (%llu)", (unsigned long long)(back_offs() - b0));
+
     /* A single message, then an empty look: no pause. */
     fill(one, 8, (unsigned)me);
     struct p2p_req *s1 = isend(one, 8, to, 9, NULL);
     sm_barrier();
-    uint64_t b0 = back_offs();
+    b0 = back_offs();
     struct p2p_req *r1 = irecv(got, 8, from, 9, NULL), *r2 = irecv(got, 8, from, 10, NULL);
     CHECK(p2p_done(r1) && !p2p_done(r2), "the single message is in the ring, the second is not sent");
     CHECK(back_offs() == b0, "a pause after a single message (%llu)", (unsigned long long)(back_offs() - b0));
