@@ -136,6 +136,8 @@ static struct {
     int     *locals;
     int      nprobing;          /* posted receives matched by probing the network */
     int      any_all;           /* fairness across nodes: next job rank to look at for ANY_SOURCE */
+    uint8_t  burst[SM_NMAX];    /* per sender: records its ring's looks found in a row (up to 2) */
+    bool     back_off;          /* a drain caught up with a sender in a burst: pause (rx_back_off) */
     bool     mt;                /* threads: take the locks below */
     alignas(SM_CACHELINE) _Atomic int lk_recv;  /* receive side: heads, posted and unexpected queues, stuck */
     alignas(SM_CACHELINE) _Atomic int lk_send;  /* send side: tails, pending and detached sends */
@@ -659,6 +661,28 @@ static inline bool cancelled(struct ring_ctl *c, struct desc *d, uint64_t h)
     return SM_UNLIKELY(__atomic_load_n(&d->flags, __ATOMIC_RELAXED) & D_CANCEL) && record_cancelled(d);
 }
 
+/* --- Catching up with a burst ------------------------------------------------
+ * A receiver that has caught up with a sender in a burst of small messages
+ * polls the line the sender fills next, between the sender's two records
+ * in it (two 8-byte messages to a line): each look takes the line back, and
+ * the sender's next store waits for it again (its stores queue behind that
+ * transfer; perf puts its time in the request memset that follows). So the
+ * first empty look after looks that found two records or more in a row
+ * (in one drain or in consecutive ones: a receive takes one at a time)
+ * pauses about
+ * one line transfer (RX_BACK_OFF pauses of ~25 ns here, ~400 ns: a
+ * slow-state transfer), and the next look finds a line or more filled.
+ * Only while two receives or more wait (a window of them; the one being
+ * posted counts), never for a lone one (a blocking receive, a ping-pong),
+ * nor after single messages (a receive per neighbour); the pause is taken
+ * outside the receive side's lock. */
+#define RX_BACK_OFF 16
+static void rx_back_off(void)
+{
+    __atomic_fetch_add(&P.stats.back_offs, 1, __ATOMIC_RELAXED);   /* (outside the lock) */
+    for (int i = 0; i < RX_BACK_OFF; i++) sm_cpu_relax();
+}
+
 /* Drain sender s's ring: to its end with to_end or when s waits for room,
  * else while receives are posted or until cand (see arrive) takes a
  * message. A message that cannot be kept aside stays in the ring, and the
@@ -672,9 +696,17 @@ static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
     to_end = to_end || want;
     uint64_t h = P.head[s], h0 = h;
     enum arrival a = KEPT;
+    int took = 0;
     while (a != TAKEN && (to_end || cand || P.posted.head)) {
         struct desc *d = rec_at(me, s, h);
-        if (atomic_load_explicit(&d->seq, memory_order_acquire) != rec_seq(h)) break;
+        if (atomic_load_explicit(&d->seq, memory_order_acquire) != rec_seq(h)) {
+            if (!took && P.burst[s]) {      /* caught up: pause if others wait too (rx_back_off) */
+                P.back_off |= P.burst[s] >= 2 && P.posted.head && (cand || P.posted.head->next);
+                P.burst[s] = 0;
+            }
+            break;
+        }
+        took++;
         if (cancelled(c, d, h)) ;
         else if ((a = arrive(d, s, cand)) == NOT_KEPT) {
             atomic_store_explicit(&c->stuck_at, h + 1, memory_order_release);
@@ -683,6 +715,7 @@ static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
         }
         h += rec_size(d->flags, d->len);      /* (a large record's size does not depend on len) */
     }
+    if (took) P.burst[s] = (uint8_t)(P.burst[s] + took >= 2 ? 2 : 1);
     if (SM_UNLIKELY(P.stuck[s]) && h != h0) SET(P.stuck[s], 0), SET(P.nstuck, P.nstuck - 1);   /* got past it */
     if (h != h0) {
         P.head[s] = h;
@@ -1211,7 +1244,10 @@ sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag
         }
     }
     q_push(&P.posted, r);
+    bool pause = P.back_off;
+    P.back_off = false;
     UNLOCK(lk_recv);
+    if (SM_UNLIKELY(pause)) rx_back_off();
     return SM_OK;
 }
 
@@ -1363,7 +1399,10 @@ static __attribute__((noinline)) void drain_mt(void)
 {
     if (!spin_trylock(&P.lk_recv)) return;
     drain(false);
+    bool pause = P.back_off;
+    P.back_off = false;
     spin_unlock(&P.lk_recv);
+    if (pause) rx_back_off();
 }
 
 void (*p2p_progress_hook)(void);
@@ -1373,7 +1412,10 @@ static void progress(void)
     if (SM_UNLIKELY(p2p_progress_hook != NULL)) p2p_progress_hook();
     if (SM_UNLIKELY(P.nremote)) progress_net();
     if (SM_UNLIKELY(P.mt)) drain_mt();
-    else drain(false);
+    else {
+        drain(false);
+        if (SM_UNLIKELY(P.back_off)) P.back_off = false, rx_back_off();
+    }
     progress_send();
 }
 

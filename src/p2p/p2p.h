@@ -200,6 +200,7 @@ struct p2p_stats {
     uint64_t ring_bytes;        /* capacity of a ring */
     uint64_t coop_chunks_sent;  /* chunks of shared copies this rank copied as the sender */
     uint64_t coop_chunks_recv;  /* ... and as the receiver */
+    uint64_t back_offs;         /* pauses of a receiver caught up with a burst (p2p.c rx_back_off) */
     uint64_t net_sent, net_received;    /* bytes to and from other nodes */
 };
 void p2p_stats(struct p2p_stats *s);
