@@ -314,6 +314,24 @@ static inline void coll_copy(const struct coll_blk *d, const struct coll_blk *s,
 /* Bytes of one element of a buffer's type (1 for bytes). */
 static inline size_t coll_elem_size(const struct dt_type *t) { return t ? t->size : 1; }
 
+/* What every member must agree on (a record's tag's high half): kind, root
+ * (+1: none is 0), and for reductions the type and op (user functions: COLL_USER). */
+#define COLL_SIG(kind, root, t, op) \
+    ((uint32_t)(kind) << 24 | (uint32_t)((root) + 1) << 12 | (uint32_t)(t) << 6 | (uint32_t)(op))
+
+/* The lean path (reduce.c): a blocking small reduction on plain C arrays
+ * with a predefined op, on a group with nothing else in flight, run inline
+ * with the general path's protocol (the same records, stamps, progress and
+ * deferred checks, so its peers may run either) without a schedule. False:
+ * not such a call, nothing done (the caller runs the general path); true:
+ * done, its status in *st. */
+bool coll_red_lean(struct coll_group *g, const struct coll_args *a, sm_status_t *st);
+/* (sched.c) Its pieces: may o (g, seq, n, me set) write its record; and the
+ * end of step() after the body (deferred check, progress, late report), o's
+ * status (with o->why freed). owed: a stamp's wake still to be done. */
+bool coll_record_free(struct coll_op *o);
+sm_status_t coll_lean_end(struct coll_op *o, bool owed);
+
 /* (sched.c) Initialise o for the arguments; SM_ERR_ARG. Then launch it:
  * blocking, it runs to the end (its status); else it joins the list
  * (o then from malloc, with done set: freed after done is called). */

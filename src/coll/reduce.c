@@ -493,3 +493,128 @@ static sm_status_t reduce_prepare_any(struct coll_op *o, struct coll_rec *mine)
 }
 
 const struct coll_kind_ops coll_reduce_ops = { "reduction", reduce_prepare_any, red_body };
+
+/* --- The lean path ----------------------------------------------------------------------
+ * A blocking reduce, allreduce, scan or exscan of at most COLL_INLINE bytes
+ * of plain C arrays with a predefined op (the common small call: every
+ * MPI_Allreduce of a few numbers, shmem's reductions) went through
+ * coll_op_init, the schedule's coroutine, setup, views, fold and emit with
+ * 12 KiB of stack scratch: about 1000 instructions of the engine a call,
+ * for a copy into the record, one kernel call per source and a copy out.
+ * Here the same protocol runs straight: the same record (carried in its
+ * data, or a scan's chain prefix stamped late), the same reads and checks
+ * of peers' records, the same deferred check, progress word and late
+ * report, so members on either path work together (one may have a
+ * nonblocking collective still listed on the group, its peers not). Only
+ * the op's fields that the shared helpers read are set. Anything else
+ * (types with gaps or padding, user functions, larger vectors, active
+ * sets, groups spanning nodes, a listed schedule on the group that must
+ * publish first, a late failure pending, arguments the general path
+ * refuses) goes the general way. */
+
+struct lean_wait { struct coll_op *o; int i; };
+static bool lean_rec_cond(void *arg)
+{
+    struct lean_wait *w = arg;
+    return coll_await(w->o, w->i) != NULL;
+}
+static bool lean_free_cond(void *arg) { return coll_record_free(arg); }
+
+/* Member i's record of o, published (waiting for it; a stamp's wake still
+ * owed is done first: its reader may be asleep while this member waits). */
+static const struct coll_rec *lean_await(struct coll_op *o, int i, bool *owed)
+{
+    const struct coll_rec *p = coll_await(o, i);
+    if (SM_LIKELY(p != NULL)) return p;
+    if (*owed) coll_wake_all(o->g), *owed = false;
+    struct lean_wait w = { o, i };
+    coll_wait(lean_rec_cond, &w);
+    return coll_rec_of(o->g, i, o->seq);
+}
+
+bool coll_red_lean(struct coll_group *g, const struct coll_args *a, sm_status_t *st)
+{
+    enum coll_kind kind = a->kind;
+    if (kind != COLL_ALLREDUCE && kind != COLL_REDUCE && kind != COLL_SCAN && kind != COLL_EXSCAN) return false;
+    if (a->red.op == COLL_USER || a->red.elem || a->src.type || a->dst.type || a->src.counts || a->dst.counts ||
+        g->num < 0 || g->m.me < 0 || g->active || SM_UNLIKELY(g->late_st != SM_OK))
+        return false;
+    bool inpl = a->src.base == COLL_IN_PLACE;
+    size_t bytes = inpl ? a->dst.count : a->src.count;
+    coll_kernel_fn k = coll_kernel(a->red.t, a->red.op);
+    int n = g->m.size, me = g->m.me, root = kind == COLL_REDUCE ? a->root : -1;
+    if (bytes > COLL_INLINE || !k || (kind == COLL_REDUCE && (unsigned)root >= (unsigned)n)) return false;
+    size_t es = coll_dtype_size(a->red.t), N = bytes / es;
+    if (N * es != bytes) return false;
+
+    struct coll_op o;
+    o.g = g, o.a = a, o.n = n, o.me = me, o.st = SM_OK, o.why = NULL, o.read_any = false, o.nowned = 0;
+    o.len = bytes;
+    o.sig = COLL_SIG(kind, root, a->red.t, a->red.op);
+    o.seq = g->seq = g->seq + 1 ? g->seq + 1 : 1;       /* as coll_launch */
+    if (SM_UNLIKELY(!coll_record_free(&o))) coll_wait(lean_free_cond, &o);
+
+    /* publish (sched.c publish and red_prepare for a serial reduction) */
+    bool scan = kind == COLL_SCAN || kind == COLL_EXSCAN, chain = scan && n > 2;
+    bool gets = kind == COLL_REDUCE ? me == root : kind == COLL_EXSCAN ? me > 0 : true;
+    bool read = kind == COLL_REDUCE ? me != root : scan ? me < n - 1 : true;   /* source_read */
+    bool carry = n > 1 && read && !(chain && me > 0), late = chain && me > 0;
+    const char *src = inpl ? a->dst.base : a->src.base;
+    struct coll_rec *r = coll_rec_of(g, me, o.seq);
+    r->fin = g->checked;
+    r->flags = carry || late ? REC_CARRIED : 0;
+    r->len = bytes;
+    if (carry || late) r->aux = (uint64_t)(uintptr_t)coll_global(r->data);
+    if (carry) {
+        memcpy(r->data, src, bytes);
+        src = (const char *)r->data;        /* its own source from here: dst may be it (in place) */
+        if (scan && me == 0) o.read_any = true;
+    }
+    bool owed = false;
+    if (!late) {
+        atomic_store_explicit(&r->tag, (uint64_t)o.sig << 32 | o.seq, memory_order_release);
+        g->pub = o.seq;
+        owed = true;                        /* woken with the release, or before a wait */
+    }
+    g->rd[o.seq % COLL_RECS] = (int16_t)(chain ? (me + 1 < n ? me + 2 : -1) : 0);   /* note_readers */
+
+    /* body */
+    char *dst = a->dst.base;
+    if (late) {
+        /* the chain (chain_step): the previous member's prefix, this one's result and prefix */
+        const struct coll_rec *prev = lean_await(&o, me - 1, &owed);
+        if (coll_check(&o, me - 1, prev, true) && !o.st && N) {
+            _Alignas(16) char acc[COLL_INLINE];
+            const char *p = (const char *)(uintptr_t)prev->aux;
+            k(acc, p, src, N);
+            memcpy(dst, kind == COLL_SCAN ? acc : p, bytes);
+            if (me < n - 1) memcpy(r->data, acc, bytes);
+        }
+        if (o.st) r->flags |= REC_FAILED;
+        atomic_store_explicit(&r->tag, (uint64_t)o.sig << 32 | o.seq, memory_order_release);
+        g->pub = o.seq;
+        owed = true;
+    } else if (gets && n > 1) {
+        /* the records it reads, in the general path's order (the next member first) */
+        int to = kind == COLL_SCAN ? me : kind == COLL_EXSCAN ? me - 1 : n - 1;
+        for (int d = 1; d < n; d++) {
+            int i = me + d < n ? me + d : me + d - n;
+            if (i > to) continue;           /* (every source up to `to` is read: carried) */
+            coll_check(&o, i, lean_await(&o, i, &owed), true);
+        }
+        if (!o.st && N) {
+            /* sources 0..to in member order, the last step straight into dst */
+            _Alignas(16) char acc[COLL_INLINE];
+            const char *x = me == 0 ? src : (const char *)(uintptr_t)coll_rec_of(g, 0, o.seq)->aux;
+            if (to == 0) memmove(dst, x, bytes);
+            for (int j = 1; j <= to; j++) {
+                const char *y = j == me ? src : (const char *)(uintptr_t)coll_rec_of(g, j, o.seq)->aux;
+                k(j == to ? dst : acc, j == 1 ? x : acc, y, N);
+            }
+        }
+    } else if (gets && N && dst != src) {
+        memmove(dst, src, bytes);           /* one member: its own source */
+    }
+    *st = coll_lean_end(&o, owed);
+    return true;
+}

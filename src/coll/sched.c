@@ -75,7 +75,7 @@ const struct coll_kind_ops *const coll_kinds[COLL_KINDS] = {
 
 /* What every member must agree on: kind, root (+1: none is 0), and for
  * reductions the type and op (user functions: COLL_USER). */
-#define SIG(kind, root, t, op) ((uint32_t)(kind) << 24 | (uint32_t)((root) + 1) << 12 | (uint32_t)(t) << 6 | (uint32_t)(op))
+#define SIG COLL_SIG
 
 static int describe(char *buf, size_t cap, uint32_t sig, uint64_t len, bool with_len)
 {
@@ -795,9 +795,24 @@ void coll_wait(bool (*cond)(void *), void *arg)
     block_on(until_cond, &u);
 }
 
+/* The lean path's pieces (reduce.c, coll_red_lean): the waits and the end
+ * of step() for a call that was never on the list. */
+bool coll_record_free(struct coll_op *o) { return record_free(o); }
+
+sm_status_t coll_lean_end(struct coll_op *o, bool owed)
+{
+    struct coll_group *g = o->g;
+    if (o->n > 1 && !o->read_any) defer_check(o);
+    advance_owing(g, owed);
+    if (SM_UNLIKELY(g->late_st != SM_OK) && !o->a->quiet) report_late(o);
+    return SM_UNLIKELY(o->st != SM_OK) ? end(o) : SM_OK;
+}
+
 sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)
 {
     if (SM_UNLIKELY(g->net != NULL)) return coll_hier_run(g, a);
+    sm_status_t lst;
+    if (coll_red_lean(g, a, &lst)) return lst;
     struct coll_op o;
     sm_status_t st = coll_op_init(&o, g, a);
     return st ? st : coll_launch(&o, true);

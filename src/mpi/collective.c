@@ -255,11 +255,17 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     if (rooted && (rc = check_root(c, root, R))) return rc;
     if ((rc = in_place_root_only(c, inpl, at_root, R))) return rc;
     if ((rc = check_data(c, inpl ? recvbuf : sendbuf, count, datatype, &t, R))) return rc;
-    if (at_root && (rc = check_data(c, recvbuf, count, datatype, &t, R))) return rc;
+    /* the receive buffer: the same datatype and count, already checked */
+    if (at_root && recvbuf == MPI_IN_PLACE)
+        return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is not allowed here");
+    if (at_root && !recvbuf && count > 0 && t->dt->size && t->id)
+        return smpi_error(c, MPI_ERR_BUFFER, R, "buffer is NULL with count %d", count);
     struct call k = { .a = { .kind = kind, .root = root }, .held = { t } };
     if ((rc = prepare_op(c, &k, op, datatype, t, R))) return rc;
     k.a.src = rbuf(sendbuf, count, t, &k.red);
     k.a.dst = at_root ? rbuf(recvbuf, count, t, &k.red) : (struct coll_buf){ .base = NULL, .count = 0, .type = NULL };
+    /* blocking: nothing of the call to free (no arrays, no types held) */
+    if (!req) return status(c, coll_run(&c->cg, &k.a), R);
     return go(c, &k, req, R);
 }
 

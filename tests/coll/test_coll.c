@@ -7,7 +7,7 @@
  * roots and sizes while ranks run at different speeds; collectives on two
  * groups at once from two threads; mismatched calls; members that read no
  * record running ahead. Usage: test_coll
- * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scanmix|all] */
+ * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scanmix|lean|all] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -609,6 +609,102 @@ static void scan_mix_check(struct coll_group *g)
     OK(coll_barrier(g));
 }
 
+/* The lean path's boundaries (reduce.c coll_red_lean): every (type, op) of
+ * every reduction kind at 1 element, at the most that fits COLL_INLINE and
+ * one more (the general path), in place and not; each member may take
+ * either path (a nonblocking reduction outstanding on the group sends its
+ * blocking calls the general way), so both are mixed on one group. */
+static void lean_one(struct coll_group *g, enum coll_kind kind, enum coll_dtype t, enum coll_redop op, size_t count,
+                     int root, bool in_place, bool nb_under)
+{
+    int sz = g->m.size, i = g->m.me;
+    size_t es = coll_dtype_size(t), len = count * es;
+    _Alignas(16) char src[2 * COLL_INLINE + 64], dst[2 * COLL_INLINE + 64], want[64], x[64];
+    _Alignas(16) long nsrc = i + 1, ndst = -1;
+    char s1[80], s2[80];
+    for (size_t e = 0; e < count; e++) ref_value(t, src + e * es, i, e);
+    memset(dst, 0xee, sizeof dst);
+    if (in_place) memcpy(dst, src, len);
+    struct coll_args a = { .kind = kind, .root = root, .src = { in_place ? COLL_IN_PLACE : src, len },
+                           .dst = { dst, len }, .red = { .t = t, .op = op } };
+    struct coll_args na;
+    _Atomic int f = 0;
+    if (nb_under) {
+        /* every member starts it; the even ones wait for it first (their
+         * blocking call is lean), the odd ones after (theirs is not) */
+        na = (struct coll_args){ .kind = COLL_ALLREDUCE, .src = { &nsrc, sizeof nsrc }, .dst = { &ndst, sizeof ndst },
+                                 .red = { .t = COLL_INT64, .op = COLL_SUM } };
+        OK(coll_start(g, &na, nb_done, &f));
+        if (i % 2 == 0) coll_wait(nb_set, &f);
+    }
+    OK(coll_run(g, &a));
+    if (nb_under) {
+        coll_wait(nb_set, &f);
+        CHECK(atomic_load(&f) == 1 && ndst == (long)sz * (sz + 1) / 2, "the nonblocking allreduce under it: %ld", ndst);
+    }
+    int upto = kind == COLL_SCAN ? i : kind == COLL_EXSCAN ? i - 1 : sz - 1;
+    bool gets = kind == COLL_REDUCE ? i == root : upto >= 0;
+    for (size_t e = 0; e < count && gets; e++) {
+        ref_value(t, want, 0, e);
+        for (int p = 1; p <= upto; p++) {
+            ref_value(t, x, p, e);
+            ref_apply(t, op, want, want, x);
+        }
+        CHECK(ref_equal(t, dst + e * es, want), "kind %d %s %s count %zu root %d%s [%zu]: got %s want %s", (int)kind,
+              coll_redop_name(op), coll_dtype_name(t), count, root, in_place ? " in place" : "", e,
+              ref_show(t, dst + e * es, s1, sizeof s1), ref_show(t, want, s2, sizeof s2));
+    }
+    if (!in_place && !gets)
+        for (size_t b = 0; b < len; b++) CHECK((unsigned char)dst[b] == 0xee, "kind %d: dst written at member %d", (int)kind, i);
+    for (size_t b = gets || in_place ? len : 0; b < sizeof dst; b++)
+        CHECK((unsigned char)dst[b] == 0xee, "kind %d %s count %zu: written past the vector", (int)kind, coll_dtype_name(t), count);
+}
+
+static void lean_check(struct coll_group *g)
+{
+    static const enum coll_kind kinds[] = { COLL_ALLREDUCE, COLL_REDUCE, COLL_SCAN, COLL_EXSCAN };
+    int sz = g->m.size, i = g->m.me, k = 0;
+    for (int t = 0; t < COLL_DTYPE_COUNT; t++)
+        for (int op = 0; op < COLL_REDOP_COUNT; op++) {
+            if (!coll_kernel((enum coll_dtype)t, (enum coll_redop)op)) continue;
+            size_t es = coll_dtype_size((enum coll_dtype)t), most = COLL_INLINE / es;
+            size_t counts[] = { 1, most, most + 1 };
+            for (size_t c = 0; c < 3; c++)
+                for (size_t kd = 0; kd < 4; kd++, k++) {
+                    int root = kinds[kd] == COLL_REDUCE ? k % sz : 0;
+                    bool inpl = k % 3 == 1 && (kinds[kd] != COLL_REDUCE || i == root);
+                    lean_one(g, kinds[kd], (enum coll_dtype)t, (enum coll_redop)op, counts[c], root, inpl,
+                             k % 5 == 0);
+                }
+        }
+    /* bad input through the lean path: a root out of the group, an op not
+     * defined on the type (refused by the general path's checks) */
+    long v = 1, out = 0;
+    CHECK(coll_run(g, &(struct coll_args){ .kind = COLL_REDUCE, .root = sz, .src = { &v, 8 }, .dst = { &out, 8 },
+                                            .red = { .t = COLL_INT64, .op = COLL_SUM } }) == SM_ERR_ARG &&
+              strstr(sm_fail_reason(), "root"), "bad root: %s", sm_fail_reason());
+    CHECK(coll_run(g, &(struct coll_args){ .kind = COLL_SCAN, .src = { &v, 8 }, .dst = { &out, 8 },
+                                            .red = { .t = COLL_DOUBLE, .op = COLL_BXOR } }) == SM_ERR_ARG &&
+              strstr(sm_fail_reason(), "not defined"), "bxor on double: %s", sm_fail_reason());
+    /* members that disagree on the op, the size and the kind: seen there */
+    if (sz > 1) {
+        sm_status_t st = coll_run(g, &(struct coll_args){ .kind = COLL_ALLREDUCE, .src = { &v, 8 }, .dst = { &out, 8 },
+                                                           .red = { .t = COLL_INT64, .op = i == 0 ? COLL_MAX : COLL_SUM } });
+        CHECK(st == SM_ERR_MISMATCH && strstr(sm_fail_reason(), "member"), "ops differ: %d %s", st, sm_fail_reason());
+        long two[2] = { 1, 2 }, o2[2];
+        st = coll_run(g, &(struct coll_args){ .kind = COLL_ALLREDUCE, .src = { two, i == 0 ? 16 : 8 }, .dst = { o2, 16 },
+                                               .red = { .t = COLL_INT64, .op = COLL_SUM } });
+        CHECK(st == SM_ERR_TRUNCATE, "sizes differ: %d %s", st, sm_fail_reason());
+        st = coll_run(g, &(struct coll_args){ .kind = i == sz - 1 ? COLL_SCAN : COLL_EXSCAN, .src = { &v, 8 },
+                                               .dst = { &out, 8 }, .red = { .t = COLL_INT64, .op = COLL_SUM } });
+        if (i == sz - 1) CHECK(st == SM_ERR_MISMATCH, "scan against exscans: %d %s", st, sm_fail_reason());
+        (void)coll_barrier(g);      /* (the late reports of the exscan's members) */
+        OK(coll_barrier(g));
+        OK(coll_reduce(g, &out, &v, 1, COLL_INT64, COLL_SUM, COLL_ALL));
+        CHECK(out == sz, "after the mismatches: %ld", out);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *part = argc > 1 ? argv[1] : "all";
@@ -632,6 +728,7 @@ int main(int argc, char **argv)
         if (all || !strcmp(part, "ahead_scatter")) ahead_scatter_check(g, 2 * NGROUPS + 1 + gi);
         if (all || !strcmp(part, "scanahead")) scan_ahead_check(g, 100 + gi);
         if (all || !strcmp(part, "scanmix")) scan_mix_check(g);
+        if (all || !strcmp(part, "lean")) lean_check(g);
     }
     if (all || !strcmp(part, "basic")) aset_check();
     if (all || !strcmp(part, "threads")) threads_check();
