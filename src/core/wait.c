@@ -271,11 +271,13 @@ static bool leaning(const struct sm_rank_ctrl *c)
         if (atomic_load_explicit(&c->sleepers[k].n, memory_order_relaxed)) return false;
     return true;
 }
-static bool lean_wait(bool (*cond)(void *), void *arg)
+/* *done: it yielded (a wait leans once). true if the condition was met. */
+static bool lean_wait(bool (*cond)(void *), void *arg, bool *done)
 {
     if (lean < 0) return false;
     const struct sm_rank_ctrl *c = sm_ctrl_of(lean);
     if (!leaning(c)) return false;
+    *done = true;
     atomic_fetch_add_explicit(&leans, 1, memory_order_relaxed);
     uint64_t t0 = sm_now_ns();
     do {
@@ -302,10 +304,15 @@ void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg)
         sched_yield();
     }
     if (src && source_busy_wait(src, cond, arg)) return;
-    if (lean_wait(cond, arg)) return;
+    bool leant_ok = false;
+    bool leant = lean_wait(cond, arg, &leant_ok);
+    if (leant) return;
     struct sm_rank_ctrl *me = sm_ctrl_of(sm_core.rank);
     long ns = SLEEP_MIN_NS;
     for (;;) {
+        /* once a wait at most: a member may have come before its leader
+         * started the exchange, and look again after a short sleep */
+        if (!leant_ok && lean_wait(cond, arg, &leant_ok)) return;
         /* The doorbell before resetting `rung`: a waker that then finds
          * `rung` set (and skips the futex) follows a ring that changed the
          * doorbell from seq, so the futex wait below returns. (Reset first,
