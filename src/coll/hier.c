@@ -172,9 +172,15 @@ static sm_status_t node_run(struct coll_hier *h, const struct coll_args *a)
     b.quiet = true;
     return coll_run(&h->node, &b);
 }
+/* The leader's exchange is marked, for its members' waits (sm_wait_lean:
+ * coll_hier_run's) to yield rather than sleep while it lasts. */
 static sm_status_t lead_run(struct coll_hier *h, const struct coll_args *a)
 {
-    return is_leader(h) ? coll_span_run(&h->lead, a) : SM_OK;
+    if (!is_leader(h)) return SM_OK;
+    sm_wait_net_busy(true);
+    sm_status_t st = coll_span_run(&h->lead, a);
+    sm_wait_net_busy(false);
+    return st;
 }
 
 /* dst (count elements of t) = left op dst, left laid out as dst. */
@@ -746,6 +752,7 @@ sm_status_t coll_hier_run(struct coll_group *g, const struct coll_args *a)
     if (red && ordered && !h->consecutive) return coll_span_run(g, a);
     if (red && a->red.op != COLL_USER && !coll_kernel(a->red.t, a->red.op)) return coll_span_run(g, a);
     sm_status_t st;
+    if (!is_leader(h)) sm_wait_lean(h->node_ranks[0]);
     switch (a->kind) {
     case COLL_BARRIER: st = h_barrier(h); break;
     case COLL_BCAST: st = h_bcast(h, a); break;
@@ -757,6 +764,7 @@ sm_status_t coll_hier_run(struct coll_group *g, const struct coll_args *a)
     case COLL_SCATTER: st = h_scatter(g, h, a); break;
     default: st = h_scan(g, h, a); break;
     }
+    sm_wait_lean(-1);
     /* a check the node's group deferred failed: an earlier call's error,
      * once this one has done its part everywhere */
     if (!st && !a->quiet) st = coll_late(&h->node);

@@ -87,6 +87,8 @@ struct sm_rank_ctrl {
     struct { alignas(SM_CACHELINE) _Atomic uint32_t n; } sleepers[SM_WAKE_KINDS];
     /* sleepers in sm_wait_word on words in this slot, by the word's line modulo the buckets */
     alignas(SM_CACHELINE) _Atomic uint32_t word_sleepers[SM_WORD_BUCKETS];
+    /* the rank is in an exchange between nodes for its node (sm_wait_net_busy) */
+    alignas(SM_CACHELINE) _Atomic uint32_t net_busy;
     struct sm_barrier_cell bar;                   /* the job barrier's (sm_barrier) */
     alignas(SM_CACHELINE) struct sm_svc svc;
 };
@@ -267,6 +269,16 @@ struct sm_wait_source {
     long busy_ns, first_ns;
 };
 void sm_wait_source(const struct sm_wait_source *s);
+/* A node's leader marks its exchange with the other nodes (on: true), and
+ * the calling thread's later waits lean on rank (-1: none): while that rank
+ * is so marked and not asleep, they yield instead of sleeping (a member
+ * whose leader is busy with the network will be woken by it within
+ * microseconds, and a sleep then costs both sides a futex call). */
+void sm_wait_net_busy(bool on);
+void sm_wait_lean(int rank);
+/* Waits of this process that yielded on a leaning rank rather than sleep
+ * (SMARTMAP_STATS, tests). */
+uint64_t sm_wait_leans(void);
 bool sm_wait_has_source(void);
 /* End the sleeps of this rank's waits (of every thread): the source's ring. */
 void sm_wake_self(void);

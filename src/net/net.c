@@ -643,6 +643,7 @@ static void wait_stats(void)
     sm_say("waits with UCX: %llu progress calls, woken by UCX %llu times (%s)",
            (unsigned long long)atomic_load(&N.polls), (unsigned long long)atomic_load(&N.rings),
            net_wakes() ? "sleeping" : "polling");
+    sm_say("waits that yielded on their leader's exchange between nodes: %llu", (unsigned long long)sm_wait_leans());
 }
 
 static bool sends_done(void *a)

@@ -9,10 +9,13 @@
  * once; ibcast_64k, ibcast_8, iallreduce_64k, iallreduce_8; bcast_8 to
  * compare), for SMARTMAP_STATS'
  * counts. "nb": the nonblocking ones (check_nb); "nbmismatch": an Ibcast
- * whose second node expects less. */
+ * whose second node expects less; "late": a broadcast whose root comes a
+ * second late, the others' CPU time for it. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "../mpi/mcheck.h"
 
@@ -602,6 +605,36 @@ int main(int argc, char **argv)
         OK(MPI_Barrier(MPI_COMM_WORLD));
         OK(MPI_Ibcast(b, wr < k ? 2 : 1, MPI_INT, 0, MPI_COMM_WORLD, &q));
         OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "late")) {
+        /* The root (rank 0, node 0's leader) comes a second late to a
+         * broadcast: the other node's leader waits for it over UCX, its
+         * members for their leader. Their wait must sleep (core/wait.c's
+         * leaning yields only while the leader is awake, and ends within
+         * LEAN_MAX_NS): each rank's CPU time for the call stays far below
+         * the second (a poll through it would take most of it). With
+         * SMARTMAP_NET_SPIN_FIRST_US long, the waiting leader polls awake
+         * and its members lean on it (SMARTMAP_STATS), then sleep. */
+        int b[2] = { 0, 0 };
+        OK(MPI_Bcast(b, 2, MPI_INT, 0, MPI_COMM_WORLD));      /* the split by nodes */
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (wr == 0) sleep(1), b[0] = 7, b[1] = 9;
+        struct rusage u0, u1;
+        getrusage(RUSAGE_SELF, &u0);
+        OK(MPI_Bcast(b, 2, MPI_INT, 0, MPI_COMM_WORLD));
+        getrusage(RUSAGE_SELF, &u1);
+        double cpu = (double)(u1.ru_utime.tv_sec - u0.ru_utime.tv_sec + u1.ru_stime.tv_sec - u0.ru_stime.tv_sec) +
+                     (double)(u1.ru_utime.tv_usec - u0.ru_utime.tv_usec + u1.ru_stime.tv_usec - u0.ru_stime.tv_usec) * 1e-6;
+        CHECK(b[0] == 7 && b[1] == 9, "late broadcast: %d %d", b[0], b[1]);
+        /* (with SMARTMAP_NET_SPIN_FIRST_US the leaders poll UCX: only the members are held to it) */
+        const char *ns = getenv("SMARTMAP_NODE_SIZE"), *poll = getenv("SMARTMAP_NET_SPIN_FIRST_US");
+        int k = ns && atoi(ns) > 0 ? atoi(ns) : ws;
+        if (wr != 0 && (wr % k || !poll)) {
+            CHECK(cpu < 0.25, "rank %d: %.3f s of CPU waiting a second for a late root", wr, cpu);
+            printf("late: rank %d waited with %.3f s of CPU\n", wr, cpu);
+        }
         MPI_Finalize();
         return 0;
     }
