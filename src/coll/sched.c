@@ -73,10 +73,6 @@ const struct coll_kind_ops *const coll_kinds[COLL_KINDS] = {
     [COLL_KIND_CREATE] = &coll_create_ops,
 };
 
-/* What every member must agree on: kind, root (+1: none is 0), and for
- * reductions the type and op (user functions: COLL_USER). */
-#define SIG COLL_SIG
-
 static int describe(char *buf, size_t cap, uint32_t sig, uint64_t len, bool with_len)
 {
     unsigned kind = sig >> 24, root = sig >> 12 & 0xfff, t = sig >> 6 & 63, op = sig & 63;
@@ -693,7 +689,7 @@ sm_status_t coll_op_init(struct coll_op *o, struct coll_group *g, const struct c
         return sm_fail(SM_ERR_ARG, "reduction %s is not defined on %s", coll_redop_name(a->red.op),
                        coll_dtype_name(a->red.t));
     if (red && a->red.op == COLL_USER && !a->red.fn.fn) return sm_fail(SM_ERR_ARG, "the user operation is NULL");
-    o->sig = SIG(a->kind, root, red && a->red.op != COLL_USER ? a->red.t : 0, red ? a->red.op : 0);
+    o->sig = COLL_SIG(a->kind, root, red && a->red.op != COLL_USER ? a->red.t : 0, red ? a->red.op : 0);
     return SM_OK;
 }
 
