@@ -277,7 +277,7 @@ static void serial_result(struct coll_op *o)
         size_t k = hi - e0 < o->r.E ? hi - e0 : o->r.E;
         emit(o, o->me, fold(o, e0, k, 0, to, s.acc, s.s1, s.s2, NONE), e0 - lo, k);
     }
-    if (s.heap) free(s.heap);      /* (free(NULL) is smartmap's interposed free: a call per reduction) */
+    free(s.heap);
 }
 
 static void sliced_claims(struct coll_op *o)
@@ -290,7 +290,7 @@ static void sliced_claims(struct coll_op *o)
         if (ok && !o->st) sliced_chunk(o, c, &s);
         if (atomic_fetch_add_explicit(&r0->done, 1, memory_order_acq_rel) + 1 == o->r.nchunks) coll_wake_all(o->g);
     }
-    if (s.heap) free(s.heap);
+    free(s.heap);
 }
 
 /* --- Small scans: a chain -------------------------------------------------------------

@@ -700,7 +700,7 @@ static sm_status_t end(struct coll_op *o)
     o->nowned = 0;
     sm_status_t st = o->st;
     if (st) sm_fail(st, "%s", o->why ? o->why : "the collective failed");
-    if (o->why) free(o->why);
+    free(o->why);
     o->why = NULL;
     return st;
 }

@@ -112,6 +112,7 @@ static void *theirs(const char *name, void *ours)
 SM_API void *malloc(size_t n) { ready(); CHECKED("malloc", n, mi_malloc(n)); }
 SM_API void free(void *p)
 {
+    if (!p) return;     /* (the engines free optional blocks on every collective's path) */
     ready();
     FOREIGN(p, "free", free, f_(p));
     mi_free(p);

@@ -29,11 +29,9 @@ static void call_free(struct call *k, bool held)
 {
     for (int i = 0; i < 2 && held; i++) if (k->held[i]) smpi_type_unref(k->held[i]);
     for (int i = 0; i < k->nw && held; i++) smpi_type_unref(k->wheld[i]);
-    /* only what there is: free is the interposed allocator's, a call each
-     * even for NULL, on every blocking collective's path */
-    if (k->wheld) free(k->wheld);
-    if (k->wtypes) free(k->wtypes);
-    if (k->arrays) free(k->arrays);
+    free(k->wheld);
+    free(k->wtypes);
+    free(k->arrays);
 }
 
 /* A nonblocking call reads the count and displacement arrays while it runs;
@@ -131,16 +129,22 @@ static int check_root(struct smpi_comm *c, int root, const char *R)
     return MPI_SUCCESS;
 }
 
+/* A buffer of count (not negative) elements of t. */
+static int check_buf(struct smpi_comm *c, const void *buf, int count, const struct smpi_type *t, const char *R)
+{
+    if (buf == MPI_IN_PLACE) return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is not allowed here");
+    if (!buf && count > 0 && t->dt->size && t->id)
+        return smpi_error(c, MPI_ERR_BUFFER, R, "buffer is NULL with count %d", count);
+    return MPI_SUCCESS;
+}
+
 static int check_data(struct smpi_comm *c, const void *buf, int count, MPI_Datatype type,
                       struct smpi_type **t, const char *R)
 {
     int rc = smpi_type_check(c, type, R, t);
     if (rc) return rc;
     if (count < 0) return smpi_error(c, MPI_ERR_COUNT, R, "count %d is negative", count);
-    if (buf == MPI_IN_PLACE) return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is not allowed here");
-    if (!buf && count > 0 && (*t)->dt->size && (*t)->id)
-        return smpi_error(c, MPI_ERR_BUFFER, R, "buffer is NULL with count %d", count);
-    return MPI_SUCCESS;
+    return check_buf(c, buf, count, *t, R);
 }
 
 static int check_counts(struct smpi_comm *c, const int *counts, const int *displs, const char *what, const char *R)
@@ -255,17 +259,12 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     if (rooted && (rc = check_root(c, root, R))) return rc;
     if ((rc = in_place_root_only(c, inpl, at_root, R))) return rc;
     if ((rc = check_data(c, inpl ? recvbuf : sendbuf, count, datatype, &t, R))) return rc;
-    /* the receive buffer: the same datatype and count, already checked */
-    if (at_root && recvbuf == MPI_IN_PLACE)
-        return smpi_error(c, MPI_ERR_BUFFER, R, "MPI_IN_PLACE is not allowed here");
-    if (at_root && !recvbuf && count > 0 && t->dt->size && t->id)
-        return smpi_error(c, MPI_ERR_BUFFER, R, "buffer is NULL with count %d", count);
+    /* the receive buffer: its datatype and count are the ones just checked */
+    if (at_root && (rc = check_buf(c, recvbuf, count, t, R))) return rc;
     struct call k = { .a = { .kind = kind, .root = root }, .held = { t } };
     if ((rc = prepare_op(c, &k, op, datatype, t, R))) return rc;
     k.a.src = rbuf(sendbuf, count, t, &k.red);
     k.a.dst = at_root ? rbuf(recvbuf, count, t, &k.red) : (struct coll_buf){ .base = NULL, .count = 0, .type = NULL };
-    /* blocking: nothing of the call to free (no arrays, no types held) */
-    if (!req) return status(c, coll_run(&c->cg, &k.a), R);
     return go(c, &k, req, R);
 }
 

@@ -7,7 +7,9 @@
  * received as another (the receive buffers' holes keep their bytes); sizes
  * from nothing to past every algorithm's crossover; roots in turn; on
  * MPI_COMM_WORLD, a reversed one, and the even and odd ranks' halves used
- * at the same time. Usage: test_colls [blocking|nonblocking|all] */
+ * at the same time. Usage: test_colls [blocking|nonblocking|all|die]; die:
+ * rank 1 is killed while the others loop on small reductions. */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -361,6 +363,19 @@ int main(int argc, char **argv)
     OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &wme);
     MPI_Comm_size(MPI_COMM_WORLD, &wn);
+    if (!strcmp(part, "die")) {
+        /* small reductions (the engine's lean path) until rank 1 is
+         * killed between two calls: the others wait in one for its record,
+         * and smrun must end the job */
+        float x[2] = { 1, 2 }, y[2];
+        for (int i = 0;; i++) {
+            if (wme == 1 && i == 300) raise(SIGKILL);
+            OK(MPI_Allreduce(x, y, 2, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+            OK(MPI_Scan(x, y, 2, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+            OK(MPI_Exscan(x, y, 2, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD));
+            OK(MPI_Reduce(x, y, 2, MPI_FLOAT, MPI_MIN, i % wn, MPI_COMM_WORLD));
+        }
+    }
     CHECK(wn <= 64, "at most 64 ranks");
     make_types();
     if (strcmp(part, "nonblocking")) run(false);
