@@ -1,10 +1,13 @@
 /* A rank killed while its peers wait for it (or, with "exit", one that
  * returns from main without MPI_Finalize; with "nbc", killed while the
- * others wait in a nonblocking allreduce that goes by nodes): the launcher
- * ends the job (no hang), with a non-zero exit. */
+ * others wait in a nonblocking allreduce that goes by nodes; with "sliced",
+ * in a 1 MiB allreduce that nodes of equal size run in slices, each member
+ * carrying its own slice between nodes): the launcher ends the job (no
+ * hang), with a non-zero exit. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv)
@@ -24,6 +27,13 @@ int main(int argc, char **argv)
         MPI_Request r;
         MPI_Iallreduce(&one, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
         MPI_Wait(&r, MPI_STATUS_IGNORE);
+    } else if (argc > 1 && strcmp(argv[1], "sliced") == 0) {
+        enum { N = 1 << 17 }; /* 1 MiB of doubles: past the sliced path's 512 KiB */
+        double *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out);
+        for (int i = 0; i < N; i++) in[i] = rank;
+        MPI_Allreduce(in, out, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        free(in);
+        free(out);
     } else {
         MPI_Recv(&x, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
