@@ -640,9 +640,13 @@ static void wait_stats(void)
     static bool said;
     if (!sm_setting(SM_SET_STATS) || said) return;
     said = true;
-    sm_say("waits with UCX: %llu progress calls, woken by UCX %llu times (%s)",
+    /* (and how the rank's sleeps and wakes fence, core/wait.c: which of
+     * them pays depends on the ranks on the machine, which every rank of a
+     * node must see alike) */
+    sm_say("waits with UCX: %llu progress calls, woken by UCX %llu times (%s); %s, %s",
            (unsigned long long)atomic_load(&N.polls), (unsigned long long)atomic_load(&N.rings),
-           net_wakes() ? "sleeping" : "polling");
+           net_wakes() ? "sleeping" : "polling", sm_core.oversubscribed ? "oversubscribed" : "a core per rank",
+           sm_wake_unfenced ? "sleepers fence" : "wakers fence");
     sm_say("waits that yielded on their leader's exchange between nodes: %llu", (unsigned long long)sm_wait_leans());
 }
 
