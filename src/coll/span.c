@@ -575,8 +575,8 @@ struct red_vec {
     coll_kernel_fn k;
     char *acc, *tmp;
     bool direct;                /* acc is dst itself */
-    /* acc and tmp of a small vector (recursive doubling's, from 8 bytes):
-     * no scratch block and its lock */
+    /* acc and tmp of a vector below SPAN_SMALL bytes (a small allreduce
+     * by recursive doubling): no scratch blocks, and no lock for them */
     union { max_align_t align; char b[2 * SPAN_SMALL]; } small;
 };
 /* block b of parts: elements [b N / parts, (b + 1) N / parts) */
