@@ -496,6 +496,7 @@ static sm_status_t join_node(void)
     int fd[SM_NMAX];
     for (int r = 0; r < SM_NMAX; r++) fd[r] = -1;
     sm_status_t st = sm_pmix_join(fd);
+    if (!st) sm_wait_init();
     for (int r = 0; r < SM_NMAX; r++) {
         if (!st && r != sm_core.rank && fd[r] >= 0) st = map_slot(r, fd[r]);
         if (fd[r] >= 0) close(fd[r]);
@@ -522,7 +523,9 @@ static void init_once(void)
     /* Not the affinity mask: a pinned rank sees one CPU however many there are. */
     sm_core.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
     sm_core.oversubscribed = sm_core.size > sm_core.cpus;
-    sm_wait_init();
+    /* (a PMIx rank's size is a placeholder until join_node: its waits are
+     * set up there, once sm_pmix_join has counted the ranks on the machine) */
+    if (!sm_core.pmix) sm_wait_init();
     if (!st) st = expose_globals();
     if (!st) st = expose_stack();
     if (!st) st = sm_alloc_attach((void *)(sm_slot_base(sm_core.rank) + SM_HEAP_OFF), sm_core.heap_bytes);

@@ -411,15 +411,24 @@ static void recv_cb(void *req, ucs_status_t s, const ucp_tag_recv_info_t *info, 
     U.ucp_request_free(req);
 }
 
+/* A receive's op->ucx while the call that starts it runs. With NO_IMM_CMPL
+ * the callback may come before the call returns (a message already there),
+ * and it frees the request the call then returns: the request is kept only
+ * if no callback has cleared the mark meanwhile (this thread's or another's
+ * progress), else a later net_cancel (MPI_Cancel of the completed receive)
+ * cancelled whichever receive UCX had given the freed request to next. */
+static char starting;
+
 static sm_status_t recv_started(struct net_op *op, ucs_status_ptr_t r, const ucp_tag_recv_info_t *info, size_t cap,
                                 const char *call)
 {
     if (UCS_PTR_IS_ERR(r)) {
         atomic_fetch_sub_explicit(&N.recving, 1, memory_order_relaxed);
+        op->ucx = NULL;
         return ucx_fail(call, -1, UCS_PTR_STATUS(r));
     }
     if (r == NULL) received(op, UCS_OK, info, cap);
-    else op->ucx = r;
+    else atomic_compare_exchange_strong(&op->ucx, &(void *){ &starting }, r);
     return SM_OK;
 }
 
@@ -429,7 +438,8 @@ sm_status_t net_recv(struct net_op *op, void *buf, size_t cap, uint64_t tag, uin
     ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                                               UCP_OP_ATTR_FIELD_RECV_INFO | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
                               .cb.recv = recv_cb, .user_data = op, .recv_info.tag_info = &info };
-    op->err = SM_OK, op->cancelled = false, op->ucx = NULL, op->len = cap;
+    op->err = SM_OK, op->cancelled = false, op->len = cap;
+    op->ucx = &starting;
     atomic_fetch_add_explicit(&N.recving, 1, memory_order_relaxed);
     return recv_started(op, U.ucp_tag_recv_nbx(N.worker, buf, cap, tag, mask, &p), &info, cap, "ucp_tag_recv_nbx");
 }
@@ -450,14 +460,16 @@ sm_status_t net_mrecv(struct net_op *op, void *buf, size_t cap, void *msg)
     ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                                               UCP_OP_ATTR_FIELD_RECV_INFO | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
                               .cb.recv = recv_cb, .user_data = op, .recv_info.tag_info = &info };
-    op->err = SM_OK, op->cancelled = false, op->ucx = NULL, op->len = cap;
+    op->err = SM_OK, op->cancelled = false, op->len = cap;
+    op->ucx = &starting;
     atomic_fetch_add_explicit(&N.recving, 1, memory_order_relaxed);
     return recv_started(op, U.ucp_tag_msg_recv_nbx(N.worker, buf, cap, msg, &p), &info, cap, "ucp_tag_msg_recv_nbx");
 }
 
 void net_cancel(struct net_op *op)
 {
-    if (op->ucx) U.ucp_request_cancel(N.worker, op->ucx);
+    void *r = op->ucx;
+    if (r && r != &starting) U.ucp_request_cancel(N.worker, r);
 }
 
 void net_bytes(uint64_t *s, uint64_t *r)
@@ -640,9 +652,13 @@ static void wait_stats(void)
     static bool said;
     if (!sm_setting(SM_SET_STATS) || said) return;
     said = true;
-    sm_say("waits with UCX: %llu progress calls, woken by UCX %llu times (%s)",
+    /* (and how the rank's sleeps and wakes fence, core/wait.c: which of
+     * them pays depends on the ranks on the machine, which every rank of a
+     * node must see alike) */
+    sm_say("waits with UCX: %llu progress calls, woken by UCX %llu times (%s); %s, %s",
            (unsigned long long)atomic_load(&N.polls), (unsigned long long)atomic_load(&N.rings),
-           net_wakes() ? "sleeping" : "polling");
+           net_wakes() ? "sleeping" : "polling", sm_core.oversubscribed ? "oversubscribed" : "a core per rank",
+           sm_wake_unfenced ? "sleepers fence" : "wakers fence");
     sm_say("waits that yielded on their leader's exchange between nodes: %llu", (unsigned long long)sm_wait_leans());
 }
 

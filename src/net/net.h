@@ -16,7 +16,7 @@
 
 struct net_op {
     void (*done)(struct net_op *op);    /* set by the caller before starting */
-    void    *ucx;                        /* UCX's request while in flight */
+    _Atomic(void *) ucx;                 /* UCX's request while in flight */
     sm_status_t err;                     /* SM_OK, SM_ERR_TRUNCATE (receive), SM_ERR_PEER */
     bool     cancelled;                  /* a receive cancelled by net_cancel */
     uint64_t tag;                        /* receive: the sender's tag */

@@ -121,9 +121,12 @@ sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag
                       const struct dt_type *type);
 /* The small blocking send's path: a standard send of len bytes of plain
  * data, at most p2p_eager_max(), with no request. True: the message is in
- * dst's ring (the send is complete); false: nothing was done (the ring is
- * full, or earlier sends to dst wait for room), and the caller starts a
- * request instead. */
+ * dst's ring, or sent to UCX for dst on another node (the send is
+ * complete); false: nothing was done (the ring is full, or earlier sends
+ * to dst wait for room; a tag UCX cannot carry), and the caller starts a
+ * request instead. Also false after a send to another node that failed:
+ * the endpoint is then in error, and the request's send fails the same way
+ * and says why. */
 bool p2p_send_eager(const void *buf, size_t len, int dst, int tag, const struct p2p_comm *c);
 /* A request its caller owns (a blocking receive's, on its stack), zeroed
  * for p2p_irecv; once complete, p2p_req_fini releases what it holds. Only

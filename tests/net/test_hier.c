@@ -5,7 +5,8 @@
  * place, datatypes with holes, and an associative operation that does not
  * commute (affine maps composed, so any regrouping that changes the order
  * shows). With "loop KIND N": N calls of one collective on MPI_COMM_WORLD
- * (barrier, allreduce, allgather, scan or all; nonblocking: inb, three at
+ * (barrier, allreduce, allreduce_small (3 doubles, checked), allgather,
+ * scan or all; nonblocking: inb, three at
  * once; ibcast_64k, ibcast_8, iallreduce_64k, iallreduce_8; bcast_8 to
  * compare), for SMARTMAP_STATS'
  * counts. "nb": the nonblocking ones (check_nb); "nbmismatch": an Ibcast
@@ -548,6 +549,15 @@ static void loop(const char *kind, int n)
         if (!strcmp(kind, "allreduce") || !strcmp(kind, "all")) OK(MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         if (!strcmp(kind, "allgather") || !strcmp(kind, "all")) OK(MPI_Allgather(&v, 1, MPI_INT, g, 1, MPI_INT, MPI_COMM_WORLD));
         if (!strcmp(kind, "scan") || !strcmp(kind, "all")) OK(MPI_Scan(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        if (!strcmp(kind, "allreduce_small")) {    /* results checked: recursive doubling from 8 bytes */
+            int me, np;
+            MPI_Comm_rank(MPI_COMM_WORLD, &me), MPI_Comm_size(MPI_COMM_WORLD, &np);
+            double x[3] = { me + i, 1, -me }, y[3];
+            OK(MPI_Allreduce(i % 2 ? MPI_IN_PLACE : x, i % 2 ? x : y, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+            const double *z = i % 2 ? x : y;
+            CHECK(z[0] == np * (np - 1) / 2.0 + (double)np * i && z[1] == np && z[2] == -np * (np - 1) / 2.0,
+                  "allreduce_small %d: %g %g %g", i, z[0], z[1], z[2]);
+        }
         if (!strcmp(kind, "allreduce_1m")) OK(MPI_Allreduce(MPI_IN_PLACE, big, 1 << 18, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
         if (!strcmp(kind, "allreduce_64k")) OK(MPI_Allreduce(MPI_IN_PLACE, big, 1 << 14, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
         if (!strcmp(kind, "inb")) {         /* three outstanding at once */

@@ -3,7 +3,8 @@
  * rank on another node and one on this node (UCX's eager and rendezvous),
  * MPI_ANY_SOURCE mixing senders on both paths (each sender's order kept),
  * probe and matched probe, synchronous send, cancel of receives (specific
- * and ANY_SOURCE), a datatype on both sides, truncation, internal negative
+ * and ANY_SOURCE; of one that completed as it started), the small
+ * blocking send's path without a request, a datatype on both sides, truncation, internal negative
  * tags (which ANY_TAG does not take). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,44 @@ int main(void)
         struct p2p_req *s = isend(&v, sizeof v, far, 79, NULL);
         finish(irecv(&x, sizeof x, far, 79, NULL), "receive after a cancel");
         CHECK(x == 100 + far && x != -1, "after a cancel: got %d", x);
+        finish(s, "send");
+    }
+    sm_barrier();
+
+    /* a small blocking send to another node goes without a request
+     * (p2p_send_eager), in order behind a request's send to the same rank;
+     * a tag UCX cannot carry is left to the request (which says why) */
+    {
+        int a = 400 + me, b = 500 + me, x = -1, y = -1;
+        struct p2p_req *s = isend(&a, sizeof a, far, 82, NULL);
+        CHECK(p2p_send_eager(&b, sizeof b, far, 82, &W), "a small send to another node was left to a request");
+        CHECK(!p2p_send_eager(&b, sizeof b, far, 1 << 23, &W), "a send with tag 2^23 to another node was sent");
+        finish(irecv(&x, sizeof x, far, 82, NULL), "the request's message");
+        finish(irecv(&y, sizeof y, far, 82, NULL), "the eager message");
+        CHECK(x == 400 + far && y == 500 + far, "to another node, in order: got %d then %d", x, y);
+        finish(s, "send");
+    }
+    sm_barrier();
+
+    /* the cancel of a receive from another node that completed as it
+     * started (its message was there) fails, and leaves alone the receive
+     * posted after it, to which UCX gives the request the first freed (it
+     * was cancelled, and its message never came) */
+    {
+        int x = -1, y = -1, v = 200 + me, w = 300 + me;
+        finish(isend(&v, sizeof v, far, 80, NULL), "send");
+        bool found = false;
+        struct p2p_status ps;
+        while (!found) CHECK(p2p_iprobe(far, 80, &W, false, &found, &ps, NULL) == SM_OK, "probe: %s", sm_fail_reason());
+        struct p2p_req *r = irecv(&x, sizeof x, far, 80, NULL), *r2 = irecv(&y, sizeof y, far, 81, NULL);
+        CHECK(p2p_cancel(r) == SM_ERR_STATE, "the cancel of a completed receive did not fail");
+        CHECK(p2p_wait(r) == SM_OK && !r->st.cancelled && x == 200 + far, "a completed receive cancelled: got %d", x);
+        p2p_req_free(r);
+        sm_barrier();                           /* r2 posted everywhere before its message is sent */
+        struct p2p_req *s = isend(&w, sizeof w, far, 81, NULL);
+        CHECK(p2p_wait(r2) == SM_OK && !r2->st.cancelled && y == 300 + far,
+              "the receive after a failed cancel: cancelled %d, got %d", r2->st.cancelled, y);
+        p2p_req_free(r2);
         finish(s, "send");
     }
     sm_barrier();
