@@ -280,9 +280,11 @@ static int send(const void *buf, int count, MPI_Datatype type, int dest, int tag
     return rc ? rc : wait1(&r, MPI_STATUS_IGNORE, R);
 }
 
-/* A blocking receive's request lives on the caller's stack: no allocation
- * and no references (the communicator and the type cannot go during the
- * call). On an error before it matched, it is withdrawn before return. */
+/* A blocking receive of contiguous data whose message is the next in its
+ * sender's ring needs no request at all (p2p_recv_eager); any other's
+ * request lives on the caller's stack: no allocation and no references
+ * (the communicator and the type cannot go during the call). On an error
+ * before it matched, it is withdrawn before return. */
 static void recv_status(const struct p2p_status *ps, MPI_Status *st, int err)
 {
     if (IGNORED(st)) return;
