@@ -280,14 +280,16 @@ static int send(const void *buf, int count, MPI_Datatype type, int dest, int tag
     return rc ? rc : wait1(&r, MPI_STATUS_IGNORE, R);
 }
 
-/* A blocking receive's request lives on the caller's stack: no allocation
- * and no references (the communicator and the type cannot go during the
- * call). On an error before it matched, it is withdrawn before return. */
-static void recv_status(const struct p2p_req *r, MPI_Status *st, int err)
+/* A blocking receive of contiguous data whose message is the next in its
+ * sender's ring needs no request at all (p2p_recv_eager); any other's
+ * request lives on the caller's stack: no allocation and no references
+ * (the communicator and the type cannot go during the call). On an error
+ * before it matched, it is withdrawn before return. */
+static void recv_status(const struct p2p_status *ps, MPI_Status *st, int err)
 {
     if (IGNORED(st)) return;
-    st->MPI_SOURCE = r->st.source, st->MPI_TAG = r->st.tag, st->MPI_ERROR = err;
-    st->smpi_count = (MPI_Count)r->st.len, st->smpi_cancelled = 0;
+    st->MPI_SOURCE = ps->source, st->MPI_TAG = ps->tag, st->MPI_ERROR = err;
+    st->smpi_count = (MPI_Count)ps->len, st->smpi_cancelled = 0;
 }
 
 static __attribute__((noinline, cold)) int recv_failed(struct smpi_comm *c, struct p2p_req *r, sm_status_t s,
@@ -306,7 +308,7 @@ static __attribute__((noinline, cold)) int recv_failed(struct smpi_comm *c, stru
         else if (r->st.err)
             snprintf(what, sizeof what, "the message from rank %d with tag %d could not be received: %s",
                      r->st.source, r->st.tag, r->why ? r->why : sm_status_name(r->st.err));
-        recv_status(r, st, cls);
+        recv_status(&r->st, st, cls);
     }
     p2p_req_fini(r);
     return cls ? smpi_error(c, cls, R, "%s", what) : MPI_SUCCESS;
@@ -324,15 +326,21 @@ static int recv(void *buf, int count, MPI_Datatype type, int source, int tag, MP
         status_empty(st, MPI_PROC_NULL);
         return MPI_SUCCESS;
     }
-    struct p2p_req r;
-    p2p_req_init(&r);
     void *b;
     const struct dt_type *dt = smpi_engine_view(buf, count, t, &b);
-    sm_status_t s = p2p_irecv(&r, b, (size_t)count * t->dt->size, source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : source,
-                              tag == MPI_ANY_TAG ? P2P_ANY_TAG : tag, &c->pt, dt);
+    size_t len = (size_t)count * t->dt->size;
+    int src = source == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : source, tg = tag == MPI_ANY_TAG ? P2P_ANY_TAG : tag;
+    struct p2p_status ps;
+    if (SM_LIKELY(!dt) && p2p_recv_eager(b, len, src, tg, &c->pt, &ps)) {     /* no request at all */
+        recv_status(&ps, st, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    }
+    struct p2p_req r;
+    p2p_req_init(&r);
+    sm_status_t s = p2p_irecv(&r, b, len, src, tg, &c->pt, dt);
     if (SM_LIKELY(!s)) s = p2p_wait(&r);
     if (SM_UNLIKELY(s)) return recv_failed(c, &r, s, st, R);
-    recv_status(&r, st, MPI_SUCCESS);
+    recv_status(&r.st, st, MPI_SUCCESS);
     p2p_req_fini(&r);
     return MPI_SUCCESS;
 }

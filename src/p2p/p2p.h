@@ -128,6 +128,12 @@ sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag
  * the endpoint is then in error, and the request's send fails the same way
  * and says why. */
 bool p2p_send_eager(const void *buf, size_t len, int dst, int tag, const struct p2p_comm *c);
+/* The small blocking receive's path: a receive of up to len bytes of plain
+ * data from comm rank src (or P2P_ANY_SOURCE) with no request, which waits
+ * a little for a message from one rank. True: received, *st has its
+ * source, tag and length; false: nothing was done (nothing came yet, or
+ * the message needs more), and the caller starts a request. */
+bool p2p_recv_eager(void *buf, size_t len, int src, int tag, const struct p2p_comm *c, struct p2p_status *st);
 /* A request its caller owns (a blocking receive's, on its stack), zeroed
  * for p2p_irecv; once complete, p2p_req_fini releases what it holds. Only
  * for receives: the engine never touches a complete receive. */
@@ -204,6 +210,7 @@ struct p2p_stats {
     uint64_t coop_chunks_sent;  /* chunks of shared copies this rank copied as the sender */
     uint64_t coop_chunks_recv;  /* ... and as the receiver */
     uint64_t back_offs;         /* pauses of a receiver caught up with a burst (p2p.c rx_back_off) */
+    uint64_t fast_recvs;        /* blocking receives taken straight from the ring (p2p_recv_eager) */
     uint64_t net_sent, net_received;    /* bytes to and from other nodes */
 };
 void p2p_stats(struct p2p_stats *s);
