@@ -319,18 +319,28 @@ static inline size_t coll_elem_size(const struct dt_type *t) { return t ? t->siz
 #define COLL_SIG(kind, root, t, op) \
     ((uint32_t)(kind) << 24 | (uint32_t)((root) + 1) << 12 | (uint32_t)(t) << 6 | (uint32_t)(op))
 
-/* The lean path (reduce.c): a blocking small reduction on plain C arrays
- * with a predefined op, on a group with nothing else in flight, run inline
- * with the general path's protocol (the same records, stamps, progress and
- * deferred checks, so its peers may run either) without a schedule. False:
- * not such a call, nothing done (the caller runs the general path); true:
- * done, its status in *st. */
+/* The lean path: a small blocking collective on a group with nothing else
+ * in flight (no schedule of its own on the engine's list, no late failure
+ * pending; coll_run checks that), run inline with the general path's
+ * protocol (the same records, stamps, progress and deferred checks, so its
+ * peers may run either) without a schedule. reduce.c: reductions on plain
+ * C arrays with a predefined op; move.c: broadcast, scatter(v), gather(v),
+ * allgather(v), alltoall(v) of contiguous buffers whose contribution fits
+ * the record. False: not such a call, nothing done (the caller runs the
+ * general path); true: done, its status in *st. */
 bool coll_red_lean(struct coll_group *g, const struct coll_args *a, sm_status_t *st);
-/* (sched.c) Its pieces: may o (g, seq, n, me set) write its record; and the
- * end of step() after the body (deferred check, progress, late report), o's
- * status (with o->why freed). owed: a stamp's wake still to be done. */
-bool coll_record_free(struct coll_op *o);
-sm_status_t coll_lean_end(struct coll_op *o, bool owed);
+bool coll_move_lean(struct coll_group *g, const struct coll_args *a, sm_status_t *st);
+/* (sched.c) Their common part. open: o set up for the helpers (g, a, n,
+ * me, sig, seq, st, readers COLL_NONE), its record free to write (waited
+ * for), fin written; the record returned for the caller to fill (flags,
+ * len, aux or layouts) and stamp. stamp: published (REC_FAILED if o
+ * failed); its wake is owed to a wait or the end. await: member i's record
+ * of o, published (waited for). end: the end of step() after the body
+ * (deferred check, progress, readers, late report); o's status. */
+struct coll_rec *coll_lean_open(struct coll_op *o, struct coll_group *g, const struct coll_args *a, uint32_t sig);
+void coll_lean_stamp(struct coll_op *o, struct coll_rec *r);
+struct coll_rec *coll_lean_await(struct coll_op *o, int i);
+sm_status_t coll_lean_end(struct coll_op *o);
 
 /* (sched.c) Initialise o for the arguments; SM_ERR_ARG. Then launch it:
  * blocking, it runs to the end (its status); else it joins the list

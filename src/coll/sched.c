@@ -791,15 +791,60 @@ void coll_wait(bool (*cond)(void *), void *arg)
     block_on(until_cond, &u);
 }
 
-/* The lean path's pieces (reduce.c, coll_red_lean): the waits and the end
- * of step() for a call that was never on the list. */
-bool coll_record_free(struct coll_op *o) { return record_free(o); }
+/* --- The lean path ------------------------------------------------------------------
+ * A small blocking collective run inline by its kind (reduce.c
+ * coll_red_lean, move.c coll_move_lean): the same record, stamp, progress
+ * word and deferred check as step() gives it, without coll_op_init, the
+ * coroutine, publish()'s clears and the kinds' prepare; only the op's
+ * fields that the shared helpers read are set (coll_lean_open). */
+static bool lean_free_cond(void *arg) { return record_free(arg); }
 
-sm_status_t coll_lean_end(struct coll_op *o, bool owed)
+struct coll_rec *coll_lean_open(struct coll_op *o, struct coll_group *g, const struct coll_args *a, uint32_t sig)
+{
+    o->g = g, o->a = a, o->n = g->m.size, o->me = g->m.me, o->sig = sig;
+    o->st = SM_OK, o->why = NULL, o->read_any = o->owe_wake = false, o->nowned = 0, o->readers = COLL_NONE;
+    o->seq = g->seq = g->seq + 1 ? g->seq + 1 : 1;       /* as coll_launch */
+    g->lean++;
+    if (SM_UNLIKELY(!record_free(o))) coll_wait(lean_free_cond, o);
+    struct coll_rec *r = coll_rec_of(g, o->me, o->seq);
+    r->fin = g->checked;
+    g->rd[o->seq % COLL_RECS] = 0;                      /* note_readers: every member (a chain sets its own) */
+    return r;
+}
+
+void coll_lean_stamp(struct coll_op *o, struct coll_rec *r)
+{
+    if (SM_UNLIKELY(o->st != SM_OK)) r->flags |= REC_FAILED;
+    atomic_store_explicit(&r->tag, (uint64_t)o->sig << 32 | o->seq, memory_order_release);
+    o->g->pub = o->seq;
+    o->owe_wake = true;                 /* woken with the release, or before a wait */
+}
+
+struct lean_wait { struct coll_op *o; int i; };
+static bool lean_rec_cond(void *arg)
+{
+    struct lean_wait *w = arg;
+    return coll_await(w->o, w->i) != NULL;
+}
+
+struct coll_rec *coll_lean_await(struct coll_op *o, int i)
+{
+    struct coll_rec *p = coll_await(o, i);
+    if (SM_LIKELY(p != NULL)) return p;
+    if (o->owe_wake) coll_wake_all(o->g), o->owe_wake = false;   /* its reader may be asleep while this one waits */
+    struct lean_wait w = { o, i };
+    coll_wait(lean_rec_cond, &w);
+    return coll_rec_of(o->g, i, o->seq);
+}
+
+static bool lean_readers_cond(void *arg) { return readers_done(arg); }
+
+sm_status_t coll_lean_end(struct coll_op *o)
 {
     struct coll_group *g = o->g;
     if (o->n > 1 && !o->read_any) defer_check(o);
-    advance_owing(g, owed);
+    advance_owing(g, o->owe_wake);
+    if (SM_UNLIKELY(o->readers != COLL_NONE) && o->n > 1 && !readers_done(o)) coll_wait(lean_readers_cond, o);
     if (SM_UNLIKELY(g->late_st != SM_OK) && !o->a->quiet) report_late(o);
     return SM_UNLIKELY(o->st != SM_OK) ? end(o) : SM_OK;
 }
@@ -808,7 +853,9 @@ sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)
 {
     if (SM_UNLIKELY(g->net != NULL)) return coll_hier_run(g, a);
     sm_status_t lst;
-    if (coll_red_lean(g, a, &lst)) return lst;
+    if (g->num >= 0 && g->m.me >= 0 && !g->active && SM_LIKELY(g->late_st == SM_OK) &&
+        (a->kind >= COLL_REDUCE && a->kind <= COLL_EXSCAN ? coll_red_lean(g, a, &lst) : coll_move_lean(g, a, &lst)))
+        return lst;
     struct coll_op o;
     sm_status_t st = coll_op_init(&o, g, a);
     return st ? st : coll_launch(&o, true);
