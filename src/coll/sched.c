@@ -226,39 +226,6 @@ static uint64_t global_ints(struct coll_op *o, const int *a, int n)
     return (uint64_t)(uintptr_t)coll_global(c);
 }
 
-void coll_lay_local(struct coll_lay *l, const struct coll_buf *b)
-{
-    *l = (struct coll_lay){ (uint64_t)(uintptr_t)b->base, (uint64_t)(uintptr_t)b->type, b->count,
-                            (uint64_t)(uintptr_t)b->counts, (uint64_t)(uintptr_t)b->displs,
-                            (uint64_t)(uintptr_t)b->types, coll_elem_size(b->type),
-                            b->type ? (uint64_t)dt_extent(b->type) : 1 };
-}
-
-struct coll_blk coll_block(const struct coll_lay *l, int i, int nblocks)
-{
-    struct coll_blk k;
-    const struct dt_type *t = (const struct dt_type *)(uintptr_t)l->type;
-    if (!l->counts) {
-        k.base = (char *)(uintptr_t)l->base + (ptrdiff_t)((size_t)i * l->count * l->ext);
-        k.count = l->count;
-        k.type = t;
-        k.bytes = l->count * l->size;
-        (void)nblocks;
-        return k;
-    }
-    int c = ((const int *)(uintptr_t)l->counts)[i], d = ((const int *)(uintptr_t)l->displs)[i];
-    if (l->types) {
-        t = ((const struct dt_type *const *)(uintptr_t)l->types)[i];
-        k.base = (char *)(uintptr_t)l->base + d;
-    } else {
-        k.base = (char *)(uintptr_t)l->base + (ptrdiff_t)d * (ptrdiff_t)l->ext;
-    }
-    k.count = c > 0 ? (size_t)c : 0;
-    k.type = t;
-    k.bytes = k.count * coll_elem_size(t);
-    return k;
-}
-
 /* The bytes the blocks' data spans, from the buffer's base: [lo, hi). */
 static void span_of(const struct coll_lay *l, int nblocks, ptrdiff_t *lo, ptrdiff_t *hi)
 {
@@ -810,14 +777,6 @@ struct coll_rec *coll_lean_open(struct coll_op *o, struct coll_group *g, const s
     r->fin = g->checked;
     g->rd[o->seq % COLL_RECS] = 0;                      /* note_readers: every member (a chain sets its own) */
     return r;
-}
-
-void coll_lean_stamp(struct coll_op *o, struct coll_rec *r)
-{
-    if (SM_UNLIKELY(o->st != SM_OK)) r->flags |= REC_FAILED;
-    atomic_store_explicit(&r->tag, (uint64_t)o->sig << 32 | o->seq, memory_order_release);
-    o->g->pub = o->seq;
-    o->owe_wake = true;                 /* woken with the release, or before a wait */
 }
 
 struct lean_wait { struct coll_op *o; int i; };
