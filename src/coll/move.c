@@ -562,12 +562,13 @@ static sm_status_t alltoall_prepare(struct coll_op *o, struct coll_rec *mine)
     if (!o->a->dst.counts && coll_carrier(o, o->n > 1 ? total - total / (size_t)o->n : total))
         return publish_src(o, &o->a->dst, o->n);
     int *displs = NULL, *counts = NULL;
-    void *c = coll_alloc(o, total + (o->a->dst.counts ? 2 * sizeof(int) * (size_t)o->n : 0));
+    size_t room = (total + sizeof(int) - 1) / sizeof(int) * sizeof(int);      /* the arrays aligned */
+    void *c = coll_alloc(o, room + (o->a->dst.counts ? 2 * sizeof(int) * (size_t)o->n : 0));
     if (!c) return o->st;
     pack_blocks(c, &o->a->dst, o->n);
     o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, o->len, 0, 0, 0, 1, 1 };
     if (o->a->dst.counts) {
-        counts = (int *)((char *)c + total), displs = counts + o->n;
+        counts = (int *)((char *)c + room), displs = counts + o->n;
         size_t at = 0;
         for (int i = 0; i < o->n; i++) {
             counts[i] = (int)local_block(&o->a->dst, i, o->n).bytes, displs[i] = (int)at;
