@@ -205,7 +205,7 @@ static struct coll_buf block_buf(const struct coll_buf *b, int i, int nblocks)
     return (struct coll_buf){ k.base, k.count, k.type, NULL, NULL, NULL };
 }
 
-static struct coll_blk local_block(const struct coll_buf *b, int i, int nblocks)
+static inline struct coll_blk local_block(const struct coll_buf *b, int i, int nblocks)
 {
     struct coll_lay l;
     coll_lay_local(&l, b);

@@ -811,6 +811,9 @@ sm_status_t coll_lean_end(struct coll_op *o)
 sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)
 {
     if (SM_UNLIKELY(g->net != NULL)) return coll_hier_run(g, a);
+    /* The lean path: a member of a group (not an active set) with no
+     * schedule of its own listed there (which must publish first) and no
+     * late failure to report; the kinds decide the rest. */
     sm_status_t lst;
     if (g->num >= 0 && g->m.me >= 0 && !g->active && SM_LIKELY(g->late_st == SM_OK) &&
         (a->kind >= COLL_REDUCE && a->kind <= COLL_EXSCAN ? coll_red_lean(g, a, &lst) : coll_move_lean(g, a, &lst)))
