@@ -126,6 +126,7 @@ struct coll_group {
     int       active;           /* schedules of this group on the engine's list */
     uint32_t *seen;             /* per member: the least its progress word said; from seen + size,
                                  * the least its checked word said */
+    uint32_t  all_checked;      /* the least of the other members' checked words as seen (record_free) */
     /* Checks deferred (sched.c, settle): bit seq % COLL_RECS for each
      * collective that read no record here and whose next member's record
      * is still to be checked, with what this member called there. */

@@ -107,7 +107,7 @@ static sm_status_t set_group(struct coll_group *g, const struct sm_group *m, int
         return sm_fail(SM_ERR_NOMEM, "no memory for a group of %d", m->size);
     for (int i = 0; i < 2 * m->size; i++) g->seen[i] = base - 1;   /* nothing of this group to finish */
     g->num = num;
-    g->seq = g->pub = g->progress = g->checked = base - 1;
+    g->seq = g->pub = g->progress = g->checked = g->all_checked = base - 1;
     mark(num, true);
     return SM_OK;
 }

@@ -425,6 +425,32 @@ static void ahead_check(struct coll_group *g, int phase)
     OK(coll_barrier(g));
 }
 
+/* A broadcast's root runs ahead of the others until it needs a record
+ * back: the one it used COLL_RECS calls before, free once every member has
+ * checked that call (sched.c record_free, which keeps the least checked
+ * word it has seen of its peers so as not to read them at every call).
+ * The root begins 3 * COLL_RECS calls alone, the others COLL_RECS - 1 calls
+ * later, the last of them pausing on the way: had the root rewritten a
+ * record some member had still to read, that member would find the record
+ * of a later call (the mismatch error) or its value. */
+static void recfree_check(struct coll_group *g, int phase)
+{
+    int sz = g->m.size, i = g->m.me;
+    enum { K = 3 * COLL_RECS };
+    static long b[K];
+    if (sz < 2) return;
+    for (int k = 0; k < K; k++) b[k] = i == 0 ? 1000 * phase + k : -1;
+    if (i != 0)
+        while (atomic_load(&go) < phase) sched_yield();
+    for (int k = 0; k < K; k++) {
+        if (i == 0 && k == COLL_RECS - 1) release_others(g, phase);
+        if (i == sz - 1 && k % COLL_RECS == COLL_RECS / 2) usleep(2000);
+        OK(coll_bcast(g, &b[k], &b[k], sizeof b[k], 0));
+    }
+    for (int k = 0; k < K; k++) CHECK(b[k] == 1000 * phase + k, "bcast %d of a root ahead: %ld", k, b[k]);
+    OK(coll_barrier(g));
+}
+
 /* A small scatter's root runs ahead as a broadcast's does: its blocks for
  * the others travel in its record, its own left out, so with b bytes a
  * block where (n - 1) * b fits the record and n * b would not, it never
@@ -903,6 +929,7 @@ int main(int argc, char **argv)
         if (all || !strcmp(part, "scanmix")) scan_mix_check(g);
         if (all || !strcmp(part, "lean")) lean_check(g);
         if (all || !strcmp(part, "movelean")) mlean_check(g);
+        if (all || !strcmp(part, "recfree")) recfree_check(g, 200 + gi);
     }
     if (all || !strcmp(part, "basic")) aset_check();
     if (all || !strcmp(part, "threads")) threads_check();
