@@ -113,8 +113,13 @@ sm_status_t coll_fn_predefined(struct coll_fn *f, enum coll_dtype t, enum coll_r
 /* Records per group: how many collectives a member may run ahead of the
  * slowest. Rooted and small collectives complete locally, so with ranks
  * outnumbering cores a rank given the core runs many before it must yield;
- * 4 made it yield every fourth call (bench_mpi_coll, 8 ranks, 2 cores). */
-#define COLL_RECS       16      /* at most 32: a bit each in coll_group.pend */
+ * 4 made it yield every fourth call (bench_mpi_coll, 8 ranks, 2 cores).
+ * A small scan's chain yields n / COLL_RECS times a call (each member once
+ * a turn, a turn at most COLL_RECS calls ahead of its reader): 16 gave 0.3
+ * context switches a call on 4 ranks, 0.55 on 8; 32 halves them (NOTES,
+ * scan4). The records take COLL_GROUPS_MAX * COLL_RECS * 320 bytes of the
+ * area (sm_core.h), touched only as groups use them. */
+#define COLL_RECS       32      /* at most 32: a bit each in coll_group.pend */
 
 struct coll_group {
     struct sm_group m;
