@@ -543,16 +543,16 @@ static void scan_ahead_check(struct coll_group *g, int phase)
     OK(coll_barrier(g));
 }
 
-/* The records are 32 deep (coll.h COLL_RECS): with ranks outnumbering
+/* The records are 64 deep (coll.h COLL_RECS): with ranks outnumbering
  * cores, a small scan's members run a turn on their core until they are
  * that far ahead of their reader, so the depth sets the context switches a
- * call (n / depth, NOTES). Member 0 does 31 scans and exscans (in place
+ * call (n / depth, NOTES). Member 0 does 63 scans and exscans (in place
  * every third) before any other member begins one: it hangs where a member
- * may run only 15 ahead. Every prefix checked. */
+ * may run only 15 (or 31) ahead. Every prefix checked. */
 static void scan_deep_check(struct coll_group *g, int phase)
 {
     int sz = g->m.size, i = g->m.me;
-    enum { DEEP = 31, E = 2 };
+    enum { DEEP = 63, E = 2 };
     static long out[DEEP][E];
     long v[DEEP][E];
     if (sz < 2) return;
