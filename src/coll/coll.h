@@ -151,6 +151,7 @@ struct coll_group {
                                  * on this communicator (span.c); NULL on one node */
     struct coll_hier *hier;     /* spanning: its node's group and the leaders' (hier.c), made at its
                                  * first blocking collective; freed with g (not with a copy of g) */
+    uint64_t  lean;             /* blocking collectives run on the lean path (statistics, tests) */
 };
 
 /* Create g over members m (m->me < 0, or m NULL: the caller is not a member

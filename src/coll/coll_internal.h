@@ -290,13 +290,46 @@ sm_status_t coll_lay_dst(struct coll_op *o, struct coll_lay *l, const struct col
 /* The same with the stage laid out as `as` (reductions: C arrays of elem). */
 sm_status_t coll_lay_as(struct coll_op *o, struct coll_lay *l, const struct coll_buf *b, int nblocks,
                         const struct dt_type *as, bool dst);
+/* Bytes of one element of a buffer's type (1 for bytes). */
+static inline size_t coll_elem_size(const struct dt_type *t) { return t ? t->size : 1; }
 /* The same for the local side (no staging: this member reaches its own
- * memory): the layout with local addresses. */
-void coll_lay_local(struct coll_lay *l, const struct coll_buf *b);
+ * memory): the layout with local addresses. Inline, as coll_block: the
+ * small collectives' path takes several a peer. */
+static inline void coll_lay_local(struct coll_lay *l, const struct coll_buf *b)
+{
+    *l = (struct coll_lay){ (uint64_t)(uintptr_t)b->base, (uint64_t)(uintptr_t)b->type, b->count,
+                            (uint64_t)(uintptr_t)b->counts, (uint64_t)(uintptr_t)b->displs,
+                            (uint64_t)(uintptr_t)b->types, coll_elem_size(b->type),
+                            b->type ? (uint64_t)dt_extent(b->type) : 1 };
+}
 /* Block i of a layout: element 0's address, element count, type (NULL:
  * bytes), and the stream bytes. Reads a peer's arrays. */
 struct coll_blk { char *base; size_t count; const struct dt_type *type; size_t bytes; };
-struct coll_blk coll_block(const struct coll_lay *l, int i, int nblocks);
+static inline struct coll_blk coll_block(const struct coll_lay *l, int i, int nblocks)
+{
+    struct coll_blk k;
+    const struct dt_type *t = (const struct dt_type *)(uintptr_t)l->type;
+    if (!l->counts) {
+        k.base = (char *)(uintptr_t)l->base + (ptrdiff_t)((size_t)i * l->count * l->ext);
+        k.count = l->count;
+        k.type = t;
+        k.bytes = l->count * l->size;
+        (void)nblocks;
+        return k;
+    }
+    int c = ((const int *)(uintptr_t)l->counts)[i], d = ((const int *)(uintptr_t)l->displs)[i];
+    if (l->types) {
+        t = ((const struct dt_type *const *)(uintptr_t)l->types)[i];
+        k.base = (char *)(uintptr_t)l->base + d;
+    } else {
+        k.base = (char *)(uintptr_t)l->base + (ptrdiff_t)d * (ptrdiff_t)l->ext;
+    }
+    k.count = c > 0 ? (size_t)c : 0;
+    k.type = t;
+    k.bytes = k.count * coll_elem_size(t);
+    return k;
+}
+
 /* A block's bytes as one run (plain bytes, or a contiguous typemap such as
  * a v collective's predefined type), or NULL. */
 static inline char *coll_flat(const struct coll_blk *b)
@@ -311,26 +344,40 @@ static inline void coll_copy(const struct coll_blk *d, const struct coll_blk *s,
     if (SM_LIKELY(sp != NULL)) memcpy(dp + off, sp + off, len);
     else dt_copy(d->base, d->type, s->base, s->type, off, len);
 }
-/* Bytes of one element of a buffer's type (1 for bytes). */
-static inline size_t coll_elem_size(const struct dt_type *t) { return t ? t->size : 1; }
 
 /* What every member must agree on (a record's tag's high half): kind, root
  * (+1: none is 0), and for reductions the type and op (user functions: COLL_USER). */
 #define COLL_SIG(kind, root, t, op) \
     ((uint32_t)(kind) << 24 | (uint32_t)((root) + 1) << 12 | (uint32_t)(t) << 6 | (uint32_t)(op))
 
-/* The lean path (reduce.c): a blocking small reduction on plain C arrays
- * with a predefined op, on a group with nothing else in flight, run inline
- * with the general path's protocol (the same records, stamps, progress and
- * deferred checks, so its peers may run either) without a schedule. False:
- * not such a call, nothing done (the caller runs the general path); true:
- * done, its status in *st. */
+/* The lean path: a small blocking collective on a group with nothing else
+ * in flight (no schedule of its own on the engine's list, no late failure
+ * pending; coll_run checks that), run inline with the general path's
+ * protocol (the same records, stamps, progress and deferred checks, so its
+ * peers may run either) without a schedule. reduce.c: reductions on plain
+ * C arrays with a predefined op; move.c: broadcast, scatter(v), gather(v),
+ * allgather(v), alltoall(v) of contiguous buffers whose contribution fits
+ * the record. False: not such a call, nothing done (the caller runs the
+ * general path); true: done, its status in *st. */
 bool coll_red_lean(struct coll_group *g, const struct coll_args *a, sm_status_t *st);
-/* (sched.c) Its pieces: may o (g, seq, n, me set) write its record; and the
- * end of step() after the body (deferred check, progress, late report), o's
- * status (with o->why freed). owed: a stamp's wake still to be done. */
-bool coll_record_free(struct coll_op *o);
-sm_status_t coll_lean_end(struct coll_op *o, bool owed);
+bool coll_move_lean(struct coll_group *g, const struct coll_args *a, sm_status_t *st);
+/* (sched.c) Their common part. open: o set up for the helpers (g, a, n,
+ * me, sig, seq, st, readers COLL_NONE), its record free to write (waited
+ * for), fin written; the record returned for the caller to fill (flags,
+ * len, aux or layouts) and stamp. stamp: published (REC_FAILED if o
+ * failed); its wake is owed to a wait or the end. await: member i's record
+ * of o, published (waited for). end: the end of step() after the body
+ * (deferred check, progress, readers, late report); o's status. */
+struct coll_rec *coll_lean_open(struct coll_op *o, struct coll_group *g, const struct coll_args *a, uint32_t sig);
+static inline void coll_lean_stamp(struct coll_op *o, struct coll_rec *r)
+{
+    if (SM_UNLIKELY(o->st != SM_OK)) r->flags |= REC_FAILED;
+    atomic_store_explicit(&r->tag, (uint64_t)o->sig << 32 | o->seq, memory_order_release);
+    o->g->pub = o->seq;
+    o->owe_wake = true;                 /* woken with the release, or before a wait */
+}
+struct coll_rec *coll_lean_await(struct coll_op *o, int i);
+sm_status_t coll_lean_end(struct coll_op *o);
 
 /* (sched.c) Initialise o for the arguments; SM_ERR_ARG. Then launch it:
  * blocking, it runs to the end (its status); else it joins the list

@@ -96,49 +96,69 @@ static size_t bytes_of(const struct coll_buf *b, int nblocks)
     return t;
 }
 
-/* Blocks [0, nblocks) of b packed at c (total bytes, or with counts their
- * room before the blocks' byte counts and offsets, which follow); the
- * layout readers see them by. */
-static struct coll_lay pack_src(char *c, const struct coll_buf *b, int nblocks, size_t total)
+/* What publish_src carries of blocks [0, nblocks) of b: with one block per
+ * member, this member's own is left out (no peer reads it); blocks of their
+ * own sizes (counts) travel with their byte counts and offsets after them,
+ * the data's room rounded up for the arrays (*data). The bytes in all. */
+static size_t carried_bytes(const struct coll_op *o, const struct coll_buf *b, int nblocks, size_t *data)
 {
-    pack_blocks(c, b, nblocks);
-    if (!b->counts || nblocks == 1)
-        return (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, nblocks == 1 ? total : bytes_of(b, 1), 0,
-                                  0, 0, 1, 1 };
-    int *counts = (int *)(c + total), *displs = counts + nblocks;
+    if (!b->counts && !b->type) return *data = (size_t)(nblocks > 1 ? nblocks - 1 : 1) * b->count;   /* plain bytes */
+    struct coll_lay l;
+    coll_lay_local(&l, b);
+    bool others = nblocks > 1;
+    size_t t = 0;
+    if (!b->counts) t = (size_t)(others ? nblocks - 1 : nblocks) * l.count * l.size;
+    else
+        for (int i = 0; i < nblocks; i++)
+            if (!others || i != o->me) t += coll_block(&l, i, nblocks).bytes;
+    if (!b->counts || !others) return *data = t;
+    *data = (t + sizeof(int) - 1) / sizeof(int) * sizeof(int);
+    return *data + 2 * sizeof(int) * (size_t)nblocks;
+}
+
+/* Publish blocks [0, nblocks) of b as this member's source in c (room as
+ * carried_bytes says): REC_CARRIED's fixed blocks, or a layout of byte
+ * blocks with its arrays after them (this member's own block empty). Its
+ * owner does not wait for readers. */
+static void publish_carried(struct coll_op *o, char *c, const struct coll_buf *b, int nblocks, size_t data)
+{
+    o->readers = COLL_NONE;
+    if (!b->counts || nblocks == 1) {
+        if (!b->counts && !b->type) {       /* plain bytes: the blocks after this member's, then those before */
+            size_t per = b->count, after = nblocks > 1 ? (size_t)(nblocks - 1 - o->me) * per : per;
+            if (after) memcpy(c, (char *)b->base + (nblocks > 1 ? (size_t)(o->me + 1) * per : 0), after);
+            if (nblocks > 1 && o->me && per) memcpy(c + after, b->base, (size_t)o->me * per);
+        } else if (nblocks > 1) pack_others(c, b, nblocks, o->me);
+        else pack_blocks(c, b, 1);
+        o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, nblocks > 1 ? data / (size_t)(nblocks - 1) : data,
+                                    0, 0, 0, 1, 1 };
+        o->flags |= REC_CARRIED;
+        return;
+    }
+    int *counts = (int *)(c + data), *displs = counts + nblocks;
     struct coll_lay l;
     coll_lay_local(&l, b);
     size_t at = 0;
     for (int i = 0; i < nblocks; i++) {
-        counts[i] = (int)coll_block(&l, i, nblocks).bytes, displs[i] = (int)at;
-        at += (size_t)counts[i];
+        struct coll_blk k = coll_block(&l, i, nblocks), d = { c + at, k.bytes, NULL, k.bytes };
+        if (i == o->me) k.bytes = 0;
+        if (k.bytes) coll_copy(&d, &k, 0, k.bytes);
+        counts[i] = (int)k.bytes, displs[i] = (int)at;
+        at += k.bytes;
     }
-    return (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, 0, (uint64_t)(uintptr_t)coll_global(counts),
-                              (uint64_t)(uintptr_t)coll_global(displs), 0, 1, 1 };
+    o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, 0, (uint64_t)(uintptr_t)coll_global(counts),
+                                (uint64_t)(uintptr_t)coll_global(displs), 0, 1, 1 };
 }
 
 /* Publish blocks [0, nblocks) of b as this member's source: a copy in the
- * record or bounce buffer when small, else the buffer itself. Blocks of
- * their own sizes (scatterv, alltoallv) travel with their counts and
- * offsets after them, as a layout rather than REC_CARRIED's fixed blocks;
- * either way, the owner does not wait for its readers. */
+ * record or bounce buffer when small (publish_carried), else the buffer
+ * itself, and its readers are waited for. */
 static sm_status_t publish_src(struct coll_op *o, const struct coll_buf *b, int nblocks)
 {
-    size_t total = bytes_of(b, nblocks);
-    bool fixed = !b->counts || nblocks == 1;
-    bool others = fixed && nblocks > 1;          /* one block per member: this one's left out */
-    if (others) total -= total / (size_t)nblocks;
-    size_t data = fixed ? total : (total + sizeof(int) - 1) / sizeof(int) * sizeof(int);   /* the arrays aligned */
-    char *c = coll_carrier(o, fixed ? total : data + 2 * sizeof(int) * (size_t)nblocks);
+    size_t data, room = carried_bytes(o, b, nblocks, &data);
+    char *c = coll_carrier(o, room);
     if (c) {
-        if (others) {
-            pack_others(c, b, nblocks, o->me);
-            o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, total / (size_t)(nblocks - 1), 0,
-                                        0, 0, 1, 1 };
-        } else
-            o->src = pack_src(c, b, nblocks, data);
-        if (fixed) o->flags |= REC_CARRIED;
-        o->readers = COLL_NONE;
+        publish_carried(o, c, b, nblocks, data);
         return SM_OK;
     }
     o->readers = COLL_ALL;
@@ -185,7 +205,7 @@ static struct coll_buf block_buf(const struct coll_buf *b, int i, int nblocks)
     return (struct coll_buf){ k.base, k.count, k.type, NULL, NULL, NULL };
 }
 
-static struct coll_blk local_block(const struct coll_buf *b, int i, int nblocks)
+static inline struct coll_blk local_block(const struct coll_buf *b, int i, int nblocks)
 {
     struct coll_lay l;
     coll_lay_local(&l, b);
@@ -261,6 +281,24 @@ static void bcast_chunks(struct coll_op *o, struct coll_rec *r, const struct col
     }
 }
 
+/* The root's own copy, src into dst. */
+static void bcast_own(struct coll_op *o)
+{
+    const struct coll_buf *s = bcast_src(o);
+    if (o->a->dst.base && o->a->dst.base != s->base && o->len) {
+        struct coll_blk d = local_block(&o->a->dst, 0, 1), k = local_block(s, 0, 1);
+        coll_copy(&d, &k, 0, o->len);
+    }
+}
+
+/* A reader that does not share its copy: the root's data (record p) into dst. */
+static void bcast_take(struct coll_op *o, const struct coll_rec *p)
+{
+    struct coll_lay tmp;
+    struct coll_blk s = coll_block(coll_src(p, &tmp), 0, 1), d = local_block(&o->a->dst, 0, 1);
+    coll_copy(&d, &s, 0, o->len);
+}
+
 static bool bcast_body(struct coll_op *o)
 {
     int root = o->a->root;
@@ -278,11 +316,7 @@ static bool bcast_body(struct coll_op *o)
                 bcast_chunks(o, p, &s, &d, i);
             }
         }
-        const struct coll_buf *s = bcast_src(o);
-        if (o->a->dst.base && o->a->dst.base != s->base && o->len) {
-            struct coll_blk d = local_block(&o->a->dst, 0, 1), k = local_block(s, 0, 1);
-            coll_copy(&d, &k, 0, o->len);
-        }
+        bcast_own(o);
         if (o->k) {
             o->i = 0, o->y = 0;
             CO_WAIT(o->bpc, paced(o));
@@ -292,11 +326,14 @@ static bool bcast_body(struct coll_op *o)
     CO_WAIT(o->bpc, coll_await(o, root));
     p = coll_rec_of(o->g, root, o->seq);
     if (coll_check(o, root, p, true) && !o->st && o->len) {
+        if (!(o->flags & REC_SHARE)) {
+            bcast_take(o, p);
+            return true;
+        }
         /* a sharing reader's dst is the one it published (perhaps a stage) */
         struct coll_lay tmp;
-        struct coll_blk s = coll_block(coll_src(p, &tmp), 0, 1),
-                        d = o->flags & REC_SHARE ? coll_block(&o->dst, 0, 1) : local_block(&o->a->dst, 0, 1);
-        if (!(o->flags & REC_SHARE) || (p->flags & REC_CARRIED)) {
+        struct coll_blk s = coll_block(coll_src(p, &tmp), 0, 1), d = coll_block(&o->dst, 0, 1);
+        if (p->flags & REC_CARRIED) {
             coll_copy(&d, &s, 0, o->len);
             return true;
         }
@@ -334,6 +371,30 @@ static sm_status_t gather_prepare(struct coll_op *o, struct coll_rec *mine)
     return coll_lay_src(o, &o->src, &o->a->src, 1);   /* written into the root's dst by this member */
 }
 
+/* The root: member i's block (record p) into dst as published. */
+static void gather_take(struct coll_op *o, int i, const struct coll_rec *p)
+{
+    if (!coll_check(o, i, p, false)) return;
+    struct coll_blk d = coll_block(&o->dst, i, o->n);       /* as published: perhaps a stage */
+    if (p->len != d.bytes) size_mismatch(o, i, "sends", p->len, d.bytes);
+    else if (p->flags & REC_CARRIED) {
+        struct coll_lay tmp;
+        struct coll_blk s = coll_block(coll_src(p, &tmp), 0, 1);
+        if (!o->st && d.bytes) coll_copy(&d, &s, 0, d.bytes);
+    } else o->readers = COLL_ALL;      /* it writes into dst: wait for it */
+}
+
+/* The root's own block. */
+static void gather_own(struct coll_op *o)
+{
+    int root = o->a->root;
+    if (o->a->src.base != COLL_IN_PLACE && o->len && !o->st) {
+        struct coll_blk d = coll_block(&o->dst, root, o->n), s = local_block(&o->a->src, 0, 1);
+        if (d.bytes != o->len) size_mismatch(o, root, "(the root itself) sends", o->len, d.bytes);
+        else coll_copy(&d, &s, 0, o->len);
+    }
+}
+
 static bool gather_body(struct coll_op *o)
 {
     int root = o->a->root;
@@ -351,22 +412,9 @@ static bool gather_body(struct coll_op *o)
     }
     for (o->i = 1; o->i < o->n; o->i++) {
         CO_WAIT(o->bpc, coll_await(o, coll_next(o, o->i)));
-        int i = coll_next(o, o->i);
-        p = coll_rec_of(o->g, i, o->seq);
-        if (!coll_check(o, i, p, false)) continue;
-        struct coll_blk d = coll_block(&o->dst, i, o->n);       /* as published: perhaps a stage */
-        if (p->len != d.bytes) size_mismatch(o, i, "sends", p->len, d.bytes);
-        else if (p->flags & REC_CARRIED) {
-            struct coll_lay tmp;
-            struct coll_blk s = coll_block(coll_src(p, &tmp), 0, 1);
-            if (!o->st && d.bytes) coll_copy(&d, &s, 0, d.bytes);
-        } else o->readers = COLL_ALL;      /* it writes into dst: wait for it */
+        gather_take(o, coll_next(o, o->i), coll_rec_of(o->g, coll_next(o, o->i), o->seq));
     }
-    if (o->a->src.base != COLL_IN_PLACE && o->len && !o->st) {
-        struct coll_blk d = coll_block(&o->dst, root, o->n), s = local_block(&o->a->src, 0, 1);
-        if (d.bytes != o->len) size_mismatch(o, root, "(the root itself) sends", o->len, d.bytes);
-        else coll_copy(&d, &s, 0, o->len);
-    }
+    gather_own(o);
     CO_END(o->bpc);
 }
 const struct coll_kind_ops coll_gather_ops = { "gather", gather_prepare, gather_body };
@@ -388,17 +436,33 @@ static sm_status_t scatter_prepare(struct coll_op *o, struct coll_rec *mine)
     return st;
 }
 
+/* The root's own block (o->x bytes expected). */
+static void scatter_own(struct coll_op *o)
+{
+    int root = o->a->root;
+    if (o->a->dst.base != COLL_IN_PLACE) {
+        struct coll_blk s = local_block(&o->a->src, root, o->n), d = local_block(&o->a->dst, 0, 1);
+        if (s.bytes != o->x) size_mismatch(o, root, "(the root itself) sends", s.bytes, o->x);
+        else if (o->x) coll_copy(&d, &s, 0, o->x);
+    }
+}
+
+/* A member: its block out of the root's source (record p). */
+static void scatter_take(struct coll_op *o, const struct coll_rec *p)
+{
+    int root = o->a->root;
+    if (!coll_check(o, root, p, false) || o->st) return;
+    struct coll_blk s = src_block(o, p, root, o->me), d = local_block(&o->a->dst, 0, 1);
+    if (s.bytes != o->len) size_mismatch(o, root, "(the root) sends", s.bytes, o->len);
+    else if (o->len) coll_copy(&d, &s, 0, o->len);
+}
+
 static bool scatter_body(struct coll_op *o)
 {
     int root = o->a->root;
-    struct coll_rec *p;
     CO_BEGIN(o->bpc);
     if (o->me == root) {
-        if (o->a->dst.base != COLL_IN_PLACE) {
-            struct coll_blk s = local_block(&o->a->src, root, o->n), d = local_block(&o->a->dst, 0, 1);
-            if (s.bytes != o->x) size_mismatch(o, root, "(the root itself) sends", s.bytes, o->x);
-            else if (o->x) coll_copy(&d, &s, 0, o->x);
-        }
+        scatter_own(o);
         if (o->k) {
             o->i = 0, o->y = 0;
             CO_WAIT(o->bpc, paced(o));
@@ -406,11 +470,7 @@ static bool scatter_body(struct coll_op *o)
         return true;
     }
     CO_WAIT(o->bpc, coll_await(o, root));
-    p = coll_rec_of(o->g, root, o->seq);
-    if (!coll_check(o, root, p, false) || o->st) return true;
-    struct coll_blk s = src_block(o, p, root, o->me), d = local_block(&o->a->dst, 0, 1);
-    if (s.bytes != o->len) size_mismatch(o, root, "(the root) sends", s.bytes, o->len);
-    else if (o->len) coll_copy(&d, &s, 0, o->len);
+    scatter_take(o, coll_rec_of(o->g, root, o->seq));
     CO_END(o->bpc);
 }
 const struct coll_kind_ops coll_scatter_ops = { "scatter", scatter_prepare, scatter_body };
@@ -431,6 +491,32 @@ static sm_status_t allgather_prepare(struct coll_op *o, struct coll_rec *mine)
     return publish_src(o, &b, 1);
 }
 
+/* Every peer's block (their records checked) into dst, and this member's own. */
+static void allgather_copy(struct coll_op *o)
+{
+    for (int k = 1; k < o->n; k++) {     /* sizes first: a mismatch moves nothing */
+        int i = coll_next(o, k);
+        struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
+        size_t want = local_block(&o->a->dst, i, o->n).bytes;
+        if (p->len != want) {
+            size_mismatch(o, i, "sends", p->len, want);
+            return;
+        }
+    }
+    for (int k = 1; k < o->n; k++) {
+        int i = coll_next(o, k);
+        struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
+        struct coll_lay tmp;
+        struct coll_blk d = local_block(&o->a->dst, i, o->n), s = coll_block(coll_src(p, &tmp), 0, 1);
+        if (d.bytes) coll_copy(&d, &s, 0, d.bytes);
+    }
+    if (o->a->src.base != COLL_IN_PLACE) {
+        struct coll_blk d = local_block(&o->a->dst, o->me, o->n), s = local_block(&o->a->src, 0, 1);
+        if (d.bytes != o->len) size_mismatch(o, o->me, "(this member) sends", o->len, d.bytes);
+        else if (o->len) coll_copy(&d, &s, 0, o->len);
+    }
+}
+
 static bool allgather_body(struct coll_op *o)
 {
     bool collect = o->a->kind == COLL_COLLECT;
@@ -449,27 +535,7 @@ static bool allgather_body(struct coll_op *o)
         }
         return true;
     }
-    for (int k = 1; k < o->n; k++) {     /* sizes first: a mismatch moves nothing */
-        int i = coll_next(o, k);
-        struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
-        size_t want = local_block(&o->a->dst, i, o->n).bytes;
-        if (p->len != want) {
-            size_mismatch(o, i, "sends", p->len, want);
-            return true;
-        }
-    }
-    for (int k = 1; k < o->n; k++) {
-        int i = coll_next(o, k);
-        struct coll_rec *p = coll_rec_of(o->g, i, o->seq);
-        struct coll_lay tmp;
-        struct coll_blk d = local_block(&o->a->dst, i, o->n), s = coll_block(coll_src(p, &tmp), 0, 1);
-        if (d.bytes) coll_copy(&d, &s, 0, d.bytes);
-    }
-    if (o->a->src.base != COLL_IN_PLACE) {
-        struct coll_blk d = local_block(&o->a->dst, o->me, o->n), s = local_block(&o->a->src, 0, 1);
-        if (d.bytes != o->len) size_mismatch(o, o->me, "(this member) sends", o->len, d.bytes);
-        else if (o->len) coll_copy(&d, &s, 0, o->len);
-    }
+    allgather_copy(o);
     CO_END(o->bpc);
 }
 const struct coll_kind_ops coll_allgather_ops = { "allgather", allgather_prepare, allgather_body };
@@ -496,12 +562,13 @@ static sm_status_t alltoall_prepare(struct coll_op *o, struct coll_rec *mine)
     if (!o->a->dst.counts && coll_carrier(o, o->n > 1 ? total - total / (size_t)o->n : total))
         return publish_src(o, &o->a->dst, o->n);
     int *displs = NULL, *counts = NULL;
-    void *c = coll_alloc(o, total + (o->a->dst.counts ? 2 * sizeof(int) * (size_t)o->n : 0));
+    size_t room = (total + sizeof(int) - 1) / sizeof(int) * sizeof(int);      /* the arrays aligned */
+    void *c = coll_alloc(o, room + (o->a->dst.counts ? 2 * sizeof(int) * (size_t)o->n : 0));
     if (!c) return o->st;
     pack_blocks(c, &o->a->dst, o->n);
     o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, o->len, 0, 0, 0, 1, 1 };
     if (o->a->dst.counts) {
-        counts = (int *)((char *)c + total), displs = counts + o->n;
+        counts = (int *)((char *)c + room), displs = counts + o->n;
         size_t at = 0;
         for (int i = 0; i < o->n; i++) {
             counts[i] = (int)local_block(&o->a->dst, i, o->n).bytes, displs[i] = (int)at;
@@ -513,18 +580,16 @@ static sm_status_t alltoall_prepare(struct coll_op *o, struct coll_rec *mine)
     return o->st;
 }
 
-static bool alltoall_body(struct coll_op *o)
+/* Block `me` of every peer's source (their records checked) into dst, and this member's own. */
+static void alltoall_copy(struct coll_op *o)
 {
-    CO_BEGIN(o->bpc);
-    AWAIT_PEERS(o, !o->a->dst.counts);
-    if (o->st) return true;
     for (int k = 1; k < o->n; k++) {     /* sizes first: a mismatch moves nothing */
         int i = coll_next(o, k);
         size_t theirs = src_block(o, coll_rec_of(o->g, i, o->seq), i, o->me).bytes;
         size_t want = local_block(&o->a->dst, i, o->n).bytes;
         if (theirs != want) {
             size_mismatch(o, i, "sends", theirs, want);
-            return true;
+            return;
         }
     }
     for (int k = 1; k < o->n; k++) {
@@ -538,9 +603,142 @@ static bool alltoall_body(struct coll_op *o)
         if (s.bytes != d.bytes) size_mismatch(o, o->me, "(this member) sends", s.bytes, d.bytes);
         else if (d.bytes) coll_copy(&d, &s, 0, d.bytes);
     }
+}
+
+static bool alltoall_body(struct coll_op *o)
+{
+    CO_BEGIN(o->bpc);
+    AWAIT_PEERS(o, !o->a->dst.counts);
+    if (o->st) return true;
+    alltoall_copy(o);
     CO_END(o->bpc);
 }
 const struct coll_kind_ops coll_alltoall_ops = { "alltoall", alltoall_prepare, alltoall_body };
+
+/* --- The lean path ----------------------------------------------------------------------
+ * A blocking broadcast, scatter(v), gather(v), allgather(v) or alltoall(v)
+ * of contiguous buffers whose own contribution fits its record
+ * (COLL_INLINE bytes, a v form's arrays included) ran through coll_op_init,
+ * the schedule's coroutine, publish()'s clears and the kind's prepare with
+ * its layouts: about 1300 instructions of the engine on 1 rank for a copy
+ * into the record and one out. Here it runs inline on sched.c's
+ * coll_lean_* with the general path's record (publish_carried, as
+ * prepare makes it) and the kinds' own steps on peers' records
+ * (bcast_take, scatter_take, gather_take, allgather_copy, alltoall_copy),
+ * which read any record a peer on the general path may publish (a peer
+ * with a nonblocking collective still listed on the group). What a lean
+ * member publishes is carried, so nobody waits for it. Anything else goes
+ * the general way: types with gaps, alltoallw's types, an in-place
+ * alltoallv, a root that paces (root_paces), a gather root whose blocks
+ * do not all fit a record (a peer would write into its buffer, which it
+ * then waits for) or whose arrays do not fit its record, a bad root. */
+static bool lean_buf(const struct coll_buf *b) { return !b->types && (!b->type || b->type->contig); }
+
+/* A gather root: every block fits a record, so a peer whose block matches
+ * carries it (coll_carrier) and never writes into dst; and its own record
+ * holds its blocks' sizes for peers to check theirs against. */
+static bool gather_lean_root(const struct coll_op *o)
+{
+    const struct coll_buf *d = &o->a->dst;
+    if (!d->counts) return d->count * coll_elem_size(d->type) <= COLL_INLINE;
+    if (2 * sizeof(int) * (size_t)o->n > COLL_INLINE) return false;
+    struct coll_lay l;
+    coll_lay_local(&l, d);
+    for (int i = 0; i < o->n; i++)
+        if (coll_block(&l, i, o->n).bytes > COLL_INLINE) return false;
+    return true;
+}
+
+/* The gather root's record: its blocks' sizes (a layout of bytes whose
+ * arrays are in the record; the base is never written, as above); its own
+ * view of dst for gather_take. */
+static void gather_lean_dst(struct coll_op *o, struct coll_rec *r)
+{
+    const struct coll_buf *d = &o->a->dst;
+    coll_lay_local(&o->dst, d);
+    o->flags = REC_PUSH;
+    if (!d->counts) {
+        r->dst = (struct coll_lay){ 0, 0, d->count * coll_elem_size(d->type), 0, 0, 0, 1, 1 };
+        return;
+    }
+    int *counts = (int *)(void *)r->data, *displs = counts + o->n;
+    for (int i = 0; i < o->n; i++) counts[i] = (int)coll_block(&o->dst, i, o->n).bytes, displs[i] = 0;
+    r->dst = (struct coll_lay){ 0, 0, 0, (uint64_t)(uintptr_t)coll_global(counts),
+                                (uint64_t)(uintptr_t)coll_global(displs), 0, 1, 1 };
+}
+
+bool coll_move_lean(struct coll_group *g, const struct coll_args *a, sm_status_t *st)
+{
+    enum coll_kind kind = a->kind;
+    if (kind < COLL_BCAST || kind > COLL_ALLTOALL || !lean_buf(&a->src) || !lean_buf(&a->dst)) return false;
+    struct coll_op o;
+    o.a = a, o.n = g->m.size, o.me = g->m.me;       /* what the sizes below read */
+    int n = o.n, me = o.me, root = kind <= COLL_SCATTER ? a->root : -1;
+    if (kind <= COLL_SCATTER && (unsigned)root >= (unsigned)n) return false;   /* coll_op_init's error */
+    bool is_root = me == root;
+    if (is_root && kind != COLL_GATHER && sm_core.oversubscribed && n > 2 * sm_core.cpus) return false;
+    const struct coll_buf *pub = NULL;      /* what this member publishes (carried), if anything */
+    struct coll_buf mine;
+    int nb = 1;
+    size_t len, own = 0, data = 0;
+    switch (kind) {
+    case COLL_BCAST:
+        len = bcast_len(&o);
+        if (is_root) pub = bcast_src(&o);
+        break;
+    case COLL_SCATTER:
+        len = own = a->dst.base == COLL_IN_PLACE ? 0 : a->dst.count * coll_elem_size(a->dst.type);
+        if (is_root) len = a->src.counts ? 0 : a->src.count * coll_elem_size(a->src.type), pub = &a->src, nb = n;
+        break;
+    case COLL_GATHER:
+        len = gather_mine(&o);
+        if (!is_root) pub = &a->src;
+        else if (!gather_lean_root(&o)) return false;
+        break;
+    case COLL_ALLGATHER:
+        mine = allgather_mine(&o);
+        len = mine.count * coll_elem_size(mine.type), pub = &mine;
+        break;
+    default:                /* COLL_ALLTOALL: in place, dst is the source */
+        pub = a->src.base != COLL_IN_PLACE ? &a->src : &a->dst;
+        if (pub->counts && pub == &a->dst) return false;
+        len = pub->counts ? 0 : pub->count * coll_elem_size(pub->type), nb = n;
+        break;
+    }
+    if (len > COLL_INLINE || (pub && carried_bytes(&o, pub, nb, &data) > COLL_INLINE)) return false;
+
+    struct coll_rec *r = coll_lean_open(&o, g, a, COLL_SIG(kind, root, 0, 0)), *p;
+    o.len = len, o.x = own, o.flags = 0;
+    if (pub) publish_carried(&o, (char *)r->data, pub, nb, data);
+    else if (kind == COLL_GATHER) gather_lean_dst(&o, r);
+    r->flags = o.flags, r->len = len;
+    if (o.flags & REC_CARRIED) r->aux = o.src.base;
+    else if (pub) r->src = o.src;           /* blocks of their own sizes: a layout */
+    coll_lean_stamp(&o, r);
+
+    switch (kind) {
+    case COLL_BCAST:
+        if (is_root) bcast_own(&o);
+        else if (coll_check(&o, root, p = coll_lean_await(&o, root), true) && !o.st && len) bcast_take(&o, p);
+        break;
+    case COLL_SCATTER:
+        if (is_root) scatter_own(&o);
+        else scatter_take(&o, coll_lean_await(&o, root));
+        break;
+    case COLL_GATHER:
+        if (!is_root) break;
+        for (int d = 1; d < n; d++) gather_take(&o, coll_next(&o, d), coll_lean_await(&o, coll_next(&o, d)));
+        gather_own(&o);
+        break;
+    default:                /* every record checked before any data moves, as AWAIT_PEERS */
+        for (int d = 1; d < n; d++) coll_check(&o, coll_next(&o, d), coll_lean_await(&o, coll_next(&o, d)), !a->dst.counts);
+        if (o.st) break;
+        if (kind == COLL_ALLGATHER) allgather_copy(&o);
+        else alltoall_copy(&o);
+    }
+    *st = coll_lean_end(&o);
+    return true;
+}
 
 /* --- OpenSHMEM's shorthands ---------------------------------------------------------- */
 static inline struct coll_buf bytes(const void *p, size_t len) { return (struct coll_buf){ (void *)p, len, NULL, NULL, NULL, NULL }; }

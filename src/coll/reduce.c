@@ -512,32 +512,11 @@ const struct coll_kind_ops coll_reduce_ops = { "reduction", reduce_prepare_any, 
  * publish first, a late failure pending, arguments the general path
  * refuses) goes the general way. */
 
-struct lean_wait { struct coll_op *o; int i; };
-static bool lean_rec_cond(void *arg)
-{
-    struct lean_wait *w = arg;
-    return coll_await(w->o, w->i) != NULL;
-}
-static bool lean_free_cond(void *arg) { return coll_record_free(arg); }
-
-/* Member i's record of o, published (waiting for it; a stamp's wake still
- * owed is done first: its reader may be asleep while this member waits). */
-static const struct coll_rec *lean_await(struct coll_op *o, int i, bool *owed)
-{
-    const struct coll_rec *p = coll_await(o, i);
-    if (SM_LIKELY(p != NULL)) return p;
-    if (*owed) coll_wake_all(o->g), *owed = false;
-    struct lean_wait w = { o, i };
-    coll_wait(lean_rec_cond, &w);
-    return coll_rec_of(o->g, i, o->seq);
-}
-
 bool coll_red_lean(struct coll_group *g, const struct coll_args *a, sm_status_t *st)
 {
     enum coll_kind kind = a->kind;
     if (kind != COLL_ALLREDUCE && kind != COLL_REDUCE && kind != COLL_SCAN && kind != COLL_EXSCAN) return false;
-    if (a->red.op == COLL_USER || a->red.elem || a->src.type || a->dst.type || a->src.counts || a->dst.counts ||
-        g->num < 0 || g->m.me < 0 || g->active || SM_UNLIKELY(g->late_st != SM_OK))
+    if (a->red.op == COLL_USER || a->red.elem || a->src.type || a->dst.type || a->src.counts || a->dst.counts)
         return false;
     bool inpl = a->src.base == COLL_IN_PLACE;
     size_t bytes = inpl ? a->dst.count : a->src.count;
@@ -548,11 +527,8 @@ bool coll_red_lean(struct coll_group *g, const struct coll_args *a, sm_status_t 
     if (N * es != bytes) return false;
 
     struct coll_op o;
-    o.g = g, o.a = a, o.n = n, o.me = me, o.st = SM_OK, o.why = NULL, o.read_any = false, o.nowned = 0;
+    struct coll_rec *r = coll_lean_open(&o, g, a, COLL_SIG(kind, root, a->red.t, a->red.op));
     o.len = bytes;
-    o.sig = COLL_SIG(kind, root, a->red.t, a->red.op);
-    o.seq = g->seq = g->seq + 1 ? g->seq + 1 : 1;       /* as coll_launch */
-    if (SM_UNLIKELY(!coll_record_free(&o))) coll_wait(lean_free_cond, &o);
 
     /* publish (sched.c publish and red_prepare for a serial reduction) */
     bool scan = kind == COLL_SCAN || kind == COLL_EXSCAN, chain = scan && n > 2;
@@ -560,8 +536,6 @@ bool coll_red_lean(struct coll_group *g, const struct coll_args *a, sm_status_t 
     bool read = kind == COLL_REDUCE ? me != root : scan ? me < n - 1 : true;   /* source_read */
     bool carry = n > 1 && read && !(chain && me > 0), late = chain && me > 0;
     const char *src = inpl ? a->dst.base : a->src.base;
-    struct coll_rec *r = coll_rec_of(g, me, o.seq);
-    r->fin = g->checked;
     r->flags = carry || late ? REC_CARRIED : 0;
     r->len = bytes;
     if (carry || late) r->aux = (uint64_t)(uintptr_t)coll_global(r->data);
@@ -570,19 +544,14 @@ bool coll_red_lean(struct coll_group *g, const struct coll_args *a, sm_status_t 
         src = (const char *)r->data;        /* its own source from here: dst may be it (in place) */
         if (scan && me == 0) o.read_any = true;
     }
-    bool owed = false;
-    if (!late) {
-        atomic_store_explicit(&r->tag, (uint64_t)o.sig << 32 | o.seq, memory_order_release);
-        g->pub = o.seq;
-        owed = true;                        /* woken with the release, or before a wait */
-    }
-    g->rd[o.seq % COLL_RECS] = (int16_t)(chain ? (me + 1 < n ? me + 2 : -1) : 0);   /* note_readers */
+    if (!late) coll_lean_stamp(&o, r);
+    if (chain) g->rd[o.seq % COLL_RECS] = (int16_t)(me + 1 < n ? me + 2 : -1);   /* note_readers */
 
     /* body */
     char *dst = a->dst.base;
     if (late) {
         /* the chain (chain_step): the previous member's prefix, this one's result and prefix */
-        const struct coll_rec *prev = lean_await(&o, me - 1, &owed);
+        const struct coll_rec *prev = coll_lean_await(&o, me - 1);
         if (coll_check(&o, me - 1, prev, true) && !o.st && N) {
             _Alignas(16) char acc[COLL_INLINE];
             const char *p = (const char *)(uintptr_t)prev->aux;
@@ -590,17 +559,14 @@ bool coll_red_lean(struct coll_group *g, const struct coll_args *a, sm_status_t 
             memcpy(dst, kind == COLL_SCAN ? acc : p, bytes);
             if (me < n - 1) memcpy(r->data, acc, bytes);
         }
-        if (o.st) r->flags |= REC_FAILED;
-        atomic_store_explicit(&r->tag, (uint64_t)o.sig << 32 | o.seq, memory_order_release);
-        g->pub = o.seq;
-        owed = true;
+        coll_lean_stamp(&o, r);
     } else if (gets && n > 1) {
         /* the records it reads, in the general path's order (the next member first) */
         int to = kind == COLL_SCAN ? me : kind == COLL_EXSCAN ? me - 1 : n - 1;
         for (int d = 1; d < n; d++) {
             int i = me + d < n ? me + d : me + d - n;
             if (i > to) continue;           /* (every source up to `to` is read: carried) */
-            coll_check(&o, i, lean_await(&o, i, &owed), true);
+            coll_check(&o, i, coll_lean_await(&o, i), true);
         }
         if (!o.st && N) {
             /* sources 0..to in member order, the last step straight into dst */
@@ -615,6 +581,6 @@ bool coll_red_lean(struct coll_group *g, const struct coll_args *a, sm_status_t 
     } else if (gets && N && dst != src) {
         memmove(dst, src, bytes);           /* one member: its own source */
     }
-    *st = coll_lean_end(&o, owed);
+    *st = coll_lean_end(&o);
     return true;
 }

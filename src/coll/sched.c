@@ -226,39 +226,6 @@ static uint64_t global_ints(struct coll_op *o, const int *a, int n)
     return (uint64_t)(uintptr_t)coll_global(c);
 }
 
-void coll_lay_local(struct coll_lay *l, const struct coll_buf *b)
-{
-    *l = (struct coll_lay){ (uint64_t)(uintptr_t)b->base, (uint64_t)(uintptr_t)b->type, b->count,
-                            (uint64_t)(uintptr_t)b->counts, (uint64_t)(uintptr_t)b->displs,
-                            (uint64_t)(uintptr_t)b->types, coll_elem_size(b->type),
-                            b->type ? (uint64_t)dt_extent(b->type) : 1 };
-}
-
-struct coll_blk coll_block(const struct coll_lay *l, int i, int nblocks)
-{
-    struct coll_blk k;
-    const struct dt_type *t = (const struct dt_type *)(uintptr_t)l->type;
-    if (!l->counts) {
-        k.base = (char *)(uintptr_t)l->base + (ptrdiff_t)((size_t)i * l->count * l->ext);
-        k.count = l->count;
-        k.type = t;
-        k.bytes = l->count * l->size;
-        (void)nblocks;
-        return k;
-    }
-    int c = ((const int *)(uintptr_t)l->counts)[i], d = ((const int *)(uintptr_t)l->displs)[i];
-    if (l->types) {
-        t = ((const struct dt_type *const *)(uintptr_t)l->types)[i];
-        k.base = (char *)(uintptr_t)l->base + d;
-    } else {
-        k.base = (char *)(uintptr_t)l->base + (ptrdiff_t)d * (ptrdiff_t)l->ext;
-    }
-    k.count = c > 0 ? (size_t)c : 0;
-    k.type = t;
-    k.bytes = k.count * coll_elem_size(t);
-    return k;
-}
-
 /* The bytes the blocks' data spans, from the buffer's base: [lo, hi). */
 static void span_of(const struct coll_lay *l, int nblocks, ptrdiff_t *lo, ptrdiff_t *hi)
 {
@@ -791,15 +758,52 @@ void coll_wait(bool (*cond)(void *), void *arg)
     block_on(until_cond, &u);
 }
 
-/* The lean path's pieces (reduce.c, coll_red_lean): the waits and the end
- * of step() for a call that was never on the list. */
-bool coll_record_free(struct coll_op *o) { return record_free(o); }
+/* --- The lean path ------------------------------------------------------------------
+ * A small blocking collective run inline by its kind (reduce.c
+ * coll_red_lean, move.c coll_move_lean): the same record, stamp, progress
+ * word and deferred check as step() gives it, without coll_op_init, the
+ * coroutine, publish()'s clears and the kinds' prepare; only the op's
+ * fields that the shared helpers read are set (coll_lean_open). */
+static bool lean_free_cond(void *arg) { return record_free(arg); }
 
-sm_status_t coll_lean_end(struct coll_op *o, bool owed)
+struct coll_rec *coll_lean_open(struct coll_op *o, struct coll_group *g, const struct coll_args *a, uint32_t sig)
+{
+    o->g = g, o->a = a, o->n = g->m.size, o->me = g->m.me, o->sig = sig;
+    o->st = SM_OK, o->why = NULL, o->read_any = o->owe_wake = false, o->nowned = 0, o->readers = COLL_NONE;
+    o->seq = g->seq = g->seq + 1 ? g->seq + 1 : 1;       /* as coll_launch */
+    g->lean++;
+    if (SM_UNLIKELY(!record_free(o))) coll_wait(lean_free_cond, o);
+    struct coll_rec *r = coll_rec_of(g, o->me, o->seq);
+    r->fin = g->checked;
+    g->rd[o->seq % COLL_RECS] = 0;                      /* note_readers: every member (a chain sets its own) */
+    return r;
+}
+
+struct lean_wait { struct coll_op *o; int i; };
+static bool lean_rec_cond(void *arg)
+{
+    struct lean_wait *w = arg;
+    return coll_await(w->o, w->i) != NULL;
+}
+
+struct coll_rec *coll_lean_await(struct coll_op *o, int i)
+{
+    struct coll_rec *p = coll_await(o, i);
+    if (SM_LIKELY(p != NULL)) return p;
+    if (o->owe_wake) coll_wake_all(o->g), o->owe_wake = false;   /* its reader may be asleep while this one waits */
+    struct lean_wait w = { o, i };
+    coll_wait(lean_rec_cond, &w);
+    return coll_rec_of(o->g, i, o->seq);
+}
+
+static bool lean_readers_cond(void *arg) { return readers_done(arg); }
+
+sm_status_t coll_lean_end(struct coll_op *o)
 {
     struct coll_group *g = o->g;
     if (o->n > 1 && !o->read_any) defer_check(o);
-    advance_owing(g, owed);
+    advance_owing(g, o->owe_wake);
+    if (SM_UNLIKELY(o->readers != COLL_NONE) && o->n > 1 && !readers_done(o)) coll_wait(lean_readers_cond, o);
     if (SM_UNLIKELY(g->late_st != SM_OK) && !o->a->quiet) report_late(o);
     return SM_UNLIKELY(o->st != SM_OK) ? end(o) : SM_OK;
 }
@@ -807,8 +811,13 @@ sm_status_t coll_lean_end(struct coll_op *o, bool owed)
 sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)
 {
     if (SM_UNLIKELY(g->net != NULL)) return coll_hier_run(g, a);
+    /* The lean path: a member of a group (not an active set) with no
+     * schedule of its own listed there (which must publish first) and no
+     * late failure to report; the kinds decide the rest. */
     sm_status_t lst;
-    if (coll_red_lean(g, a, &lst)) return lst;
+    if (g->num >= 0 && g->m.me >= 0 && !g->active && SM_LIKELY(g->late_st == SM_OK) &&
+        (a->kind >= COLL_REDUCE && a->kind <= COLL_EXSCAN ? coll_red_lean(g, a, &lst) : coll_move_lean(g, a, &lst)))
+        return lst;
     struct coll_op o;
     sm_status_t st = coll_op_init(&o, g, a);
     return st ? st : coll_launch(&o, true);

@@ -7,7 +7,7 @@
  * roots and sizes while ranks run at different speeds; collectives on two
  * groups at once from two threads; mismatched calls; members that read no
  * record running ahead. Usage: test_coll
- * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scandeep|scanmix|lean|all] */
+ * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scandeep|scanmix|lean|movelean|all] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -735,6 +735,179 @@ static void lean_check(struct coll_group *g)
     }
 }
 
+/* The data movers' lean path (move.c coll_move_lean): every kind at the
+ * sizes where a member's contribution just fits its record and one byte
+ * more, fixed and v blocks (sizes differing by member, gaps between them),
+ * in place where allowed, roots in turn, members on both paths on one group
+ * (a nonblocking allreduce still listed on some of them), each checked
+ * against the data and against the group's count of lean calls by the
+ * rule each member applies; bad input. */
+enum { MROOM = 128 };           /* a block's place: more than COLL_INLINE + 1 */
+static unsigned char mval(int s, int d, size_t j, int k) { return (unsigned char)(s * 37 + d * 11 + (int)j * 3 + k + 1); }
+/* Bytes from member s to member d (v: they differ by pair, symmetric for alltoall in place). */
+static size_t mcnt(bool v, size_t blk, int s, int d) { return v && blk ? blk - (size_t)((s + d) % 2) : blk; }
+
+/* What this member's call carries, and so whether it is lean (move.c's rule). */
+static bool mlean_expect(const struct coll_group *g, enum coll_kind kind, bool v, size_t blk, int root, bool inpl)
+{
+    int n = g->m.size, me = g->m.me;
+    bool paces = me == root && sm_core.oversubscribed && n > 2 * sm_core.cpus;
+    size_t others = 0, arrays = v && n > 1 ? 2 * sizeof(int) * (size_t)n : 0;
+    for (int d = 0; d < n; d++)
+        if (d != me || n == 1) others += kind == COLL_ALLTOALL ? mcnt(v, blk, me, d) : mcnt(v, blk, d, 0);
+    if (arrays) others = (others + 3) / 4 * 4 + arrays;
+    switch (kind) {
+    case COLL_BCAST: return !paces && blk <= COLL_INLINE;
+    case COLL_SCATTER:
+        if (me != root) return mcnt(v, blk, me, 0) <= COLL_INLINE;
+        return !paces && others <= COLL_INLINE && (v || blk <= COLL_INLINE);
+    case COLL_GATHER:
+        if (me != root) return mcnt(v, blk, me, 0) <= COLL_INLINE;
+        for (int i = 0; i < n; i++) if (mcnt(v, blk, i, 0) > COLL_INLINE) return false;
+        return !v || 2 * sizeof(int) * (size_t)n <= COLL_INLINE;
+    case COLL_ALLGATHER: return mcnt(v, blk, me, 0) <= COLL_INLINE;
+    default: return !(v && inpl) && others <= COLL_INLINE && (v || blk <= COLL_INLINE);
+    }
+}
+
+static struct coll_buf mbuf(void *p, size_t len) { return (struct coll_buf){ .base = p, .count = len }; }
+
+static void mlean_one(struct coll_group *g, enum coll_kind kind, bool v, size_t blk, int root, bool inpl, bool nb_under, int k)
+{
+    int n = g->m.size, me = g->m.me;
+    unsigned char *sb = malloc((size_t)n * MROOM), *db = malloc((size_t)n * MROOM);
+    int *sc = malloc(sizeof(int) * 4 * (size_t)n), *sd = sc + n, *rc = sd + n, *rd = rc + n;
+    CHECK(sb && db && sc, "memory");
+    memset(sb, 0xee, (size_t)n * MROOM), memset(db, 0xee, (size_t)n * MROOM);
+    bool a2a = kind == COLL_ALLTOALL, rooted = kind == COLL_BCAST || kind == COLL_SCATTER || kind == COLL_GATHER;
+    if (!rooted) root = -1;
+    /* block i of a buffer: v at i * MROOM, else blk apart */
+    #define AT(buf, i) ((buf) + (size_t)(i) * (v ? MROOM : blk))
+    for (int i = 0; i < n; i++) {
+        sc[i] = (int)(a2a ? mcnt(v, blk, me, i) : mcnt(v, blk, i, 0)), sd[i] = i * MROOM;
+        rc[i] = (int)(a2a ? mcnt(v, blk, i, me) : mcnt(v, blk, i, 0)), rd[i] = i * MROOM;
+    }
+    struct coll_args a = { .kind = kind, .root = root };
+    struct coll_buf vs = { sb, 0, NULL, sc, sd, NULL }, vr = { db, 0, NULL, rc, rd, NULL };
+    size_t mine = mcnt(v, blk, me, 0);
+    switch (kind) {
+    case COLL_BCAST:
+        for (size_t j = 0; j < blk; j++) (inpl ? db : sb)[j] = mval(root, 0, j, k);
+        a.src = mbuf(me == root && !inpl ? sb : NULL, blk);
+        a.dst = mbuf(db, blk);
+        break;
+    case COLL_SCATTER:
+        if (me == root)
+            for (int i = 0; i < n; i++)
+                for (size_t j = 0; j < mcnt(v, blk, i, 0); j++) AT(sb, i)[j] = mval(root, i, j, k);
+        a.src = v ? vs : mbuf(sb, blk);
+        a.dst = me == root && inpl ? mbuf(COLL_IN_PLACE, 0) : mbuf(db, mine);
+        break;
+    case COLL_GATHER:
+    case COLL_ALLGATHER:
+        for (size_t j = 0; j < mine; j++) (inpl ? AT(db, me) : sb)[j] = mval(me, kind == COLL_GATHER ? root : 0, j, k);
+        a.src = inpl ? mbuf(COLL_IN_PLACE, 0) : mbuf(sb, mine);
+        a.dst = v ? vr : mbuf(db, blk);
+        break;
+    default:
+        for (int d = 0; d < n; d++)
+            for (size_t j = 0; j < mcnt(v, blk, me, d); j++) AT(inpl ? db : sb, d)[j] = mval(me, d, j, k);
+        a.src = inpl ? mbuf(COLL_IN_PLACE, 0) : v ? vs : mbuf(sb, blk);
+        a.dst = v ? vr : mbuf(db, blk);
+    }
+    long nsrc = me + 1, ndst = -1;
+    struct coll_args na = { .kind = COLL_ALLREDUCE, .src = { &nsrc, sizeof nsrc }, .dst = { &ndst, sizeof ndst },
+                            .red = { .t = COLL_INT64, .op = COLL_SUM } };
+    _Atomic int f = 0;
+    if (nb_under) {
+        OK(coll_start(g, &na, nb_done, &f));
+        if (me % 2 == 0) coll_wait(nb_set, &f);
+    }
+    bool lean = !g->active && mlean_expect(g, kind, v, blk, root, inpl);
+    uint64_t before = g->lean;
+    OK(coll_run(g, &a));
+    CHECK(g->lean - before == (lean ? 1u : 0u), "kind %d%s %zu B root %d%s: %llu lean calls, want %d", (int)kind,
+          v ? " v" : "", blk, root, inpl ? " in place" : "", (unsigned long long)(g->lean - before), lean);
+    if (nb_under) {
+        coll_wait(nb_set, &f);
+        CHECK(atomic_load(&f) == 1 && ndst == (long)n * (n + 1) / 2, "the nonblocking allreduce under it: %ld", ndst);
+    }
+    /* the data: every block where it belongs, nothing else written */
+    unsigned char *want = malloc((size_t)n * MROOM);
+    CHECK(want != NULL, "memory");
+    memset(want, 0xee, (size_t)n * MROOM);
+    switch (kind) {
+    case COLL_BCAST:
+        for (size_t j = 0; j < blk; j++) want[j] = mval(root, 0, j, k);
+        break;
+    case COLL_SCATTER:
+        if (!(me == root && inpl))
+            for (size_t j = 0; j < mine; j++) want[j] = mval(root, me, j, k);
+        break;
+    case COLL_GATHER:
+    case COLL_ALLGATHER:
+        if (kind == COLL_GATHER && me != root) {
+            if (inpl) for (size_t j = 0; j < mine; j++) AT(want, me)[j] = mval(me, root, j, k);
+            break;
+        }
+        for (int i = 0; i < n; i++)
+            for (size_t j = 0; j < mcnt(v, blk, i, 0); j++) AT(want, i)[j] = mval(i, kind == COLL_GATHER ? root : 0, j, k);
+        break;
+    default:
+        for (int s = 0; s < n; s++)
+            for (size_t j = 0; j < mcnt(v, blk, s, me); j++) AT(want, s)[j] = mval(s, me, j, k);
+    }
+    for (size_t b = 0; b < (size_t)n * MROOM; b++)
+        CHECK(db[b] == want[b], "kind %d%s %zu B root %d%s member %d: byte %zu is %#x, want %#x", (int)kind, v ? " v" : "",
+              blk, root, inpl ? " in place" : "", me, b, db[b], want[b]);
+    #undef AT
+    free(want), free(sb), free(db), free(sc);
+}
+
+static void mlean_check(struct coll_group *g)
+{
+    static const enum coll_kind kinds[] = { COLL_BCAST, COLL_SCATTER, COLL_GATHER, COLL_ALLGATHER, COLL_ALLTOALL };
+    int n = g->m.size, me = g->m.me, k = 0;
+    size_t L = n > 1 ? COLL_INLINE / (size_t)(n - 1) : COLL_INLINE;               /* fixed blocks for n - 1 members */
+    size_t Lv = n > 1 && COLL_INLINE > 8 * n ? (COLL_INLINE - 8 * (size_t)n) / (size_t)(n - 1) : 1;   /* with the arrays */
+    size_t sizes[] = { 0, 1, 8, L - 1, L, L + 1, Lv, Lv + 1, COLL_INLINE, COLL_INLINE + 1 };
+    for (size_t kd = 0; kd < sizeof kinds / sizeof *kinds; kd++)
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+            for (int v = 0; v < 2; v++, k++) {
+                if (v && kinds[kd] == COLL_BCAST) continue;
+                int root = k % n;
+                bool inpl = k % 3 == 1 && (kinds[kd] == COLL_ALLGATHER || kinds[kd] == COLL_ALLTOALL || me == root);
+                mlean_one(g, kinds[kd], v, sizes[z], root, inpl, k % 4 == 0, k);
+            }
+    /* bad input: a root out of the group (the general path's error), sizes that differ */
+    uint64_t before = g->lean;
+    char x[32] = { 0 }, y[32 * SM_NMAX];
+    CHECK(coll_run(g, &(struct coll_args){ .kind = COLL_BCAST, .root = n, .dst = { x, 8 } }) == SM_ERR_ARG &&
+              strstr(sm_fail_reason(), "root"), "bad root: %s", sm_fail_reason());
+    CHECK(coll_run(g, &(struct coll_args){ .kind = COLL_SCATTER, .root = -1, .src = { x, 8 }, .dst = { y, 8 } }) == SM_ERR_ARG,
+          "bad root: %s", sm_fail_reason());
+    CHECK(g->lean == before, "a bad call counted as lean");
+    if (n > 1) {
+        sm_status_t st = coll_run(g, &(struct coll_args){ .kind = COLL_ALLGATHER, .src = { x, me == 0 ? 8 : 16 },
+                                                           .dst = { y, 16 } });
+        CHECK(st == SM_ERR_TRUNCATE && strstr(sm_fail_reason(), "member"), "allgather sizes differ: %d %s", st,
+              sm_fail_reason());
+        st = coll_run(g, &(struct coll_args){ .kind = COLL_GATHER, .root = 0, .src = { x, me == n - 1 ? 8 : 16 },
+                                               .dst = { y, 16 } });
+        if (me == 0) CHECK(st == SM_ERR_TRUNCATE, "gather sizes differ: %d %s", st, sm_fail_reason());
+        st = coll_run(g, &(struct coll_args){ .kind = COLL_SCATTER, .root = 0, .src = { y, 8 }, .dst = { x, me == 1 ? 16 : 8 } });
+        if (me == 1) CHECK(st == SM_ERR_TRUNCATE && strstr(sm_fail_reason(), "sends"), "scatter sizes differ: %d %s", st,
+                           sm_fail_reason());
+        st = coll_run(g, &(struct coll_args){ .kind = COLL_ALLTOALL, .src = { y, me == 0 ? 4 : 8 }, .dst = { y + 16 * n, 8 } });
+        CHECK(st == SM_ERR_TRUNCATE, "alltoall sizes differ: %d %s", st, sm_fail_reason());
+        unsigned want = 4 - (me == 0 && sm_core.oversubscribed && n > 2 * sm_core.cpus);   /* the scatter's root paces */
+        CHECK(g->lean - before == want, "the mismatched calls: %llu lean, want %u", (unsigned long long)(g->lean - before), want);
+        (void)coll_barrier(g);      /* (late reports of the members that read no record) */
+        OK(coll_barrier(g));
+    }
+    mlean_one(g, COLL_ALLGATHER, false, 8, 0, false, false, 1);
+}
+
 int main(int argc, char **argv)
 {
     const char *part = argc > 1 ? argv[1] : "all";
@@ -760,6 +933,7 @@ int main(int argc, char **argv)
         if (all || !strcmp(part, "scandeep")) scan_deep_check(g, 200 + gi);
         if (all || !strcmp(part, "scanmix")) scan_mix_check(g);
         if (all || !strcmp(part, "lean")) lean_check(g);
+        if (all || !strcmp(part, "movelean")) mlean_check(g);
     }
     if (all || !strcmp(part, "basic")) aset_check();
     if (all || !strcmp(part, "threads")) threads_check();

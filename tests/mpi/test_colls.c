@@ -7,7 +7,7 @@
  * received as another (the receive buffers' holes keep their bytes); sizes
  * from nothing to past every algorithm's crossover; roots in turn; on
  * MPI_COMM_WORLD, a reversed one, and the even and odd ranks' halves used
- * at the same time. Usage: test_colls [blocking|nonblocking|all|die]; die:
+ * at the same time. Usage: test_colls [blocking|nonblocking|all|die|die_move]; die, die_move:
  * rank 1 is killed while the others loop on small reductions. */
 #include <signal.h>
 #include <stdbool.h>
@@ -363,6 +363,21 @@ int main(int argc, char **argv)
     OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &wme);
     MPI_Comm_size(MPI_COMM_WORLD, &wn);
+    if (!strcmp(part, "die_move")) {
+        /* small data movers (the engine's lean path), roots in turn, until
+         * rank 1 is killed between two calls: the others wait in one for
+         * its record (a reader for its root's, a root or allgather for its
+         * block), and smrun must end the job */
+        int x[2] = { wme, 1 }, y[2 * 64];
+        for (int i = 0;; i++) {
+            if (wme == 1 && i == 300) raise(SIGKILL);
+            OK(MPI_Bcast(x, 2, MPI_INT, i % wn, MPI_COMM_WORLD));
+            OK(MPI_Gather(x, 1, MPI_INT, y, 1, MPI_INT, (i + 1) % wn, MPI_COMM_WORLD));
+            OK(MPI_Scatter(y, 1, MPI_INT, x, 1, MPI_INT, (i + 1) % wn, MPI_COMM_WORLD));
+            OK(MPI_Allgather(x, 1, MPI_INT, y, 1, MPI_INT, MPI_COMM_WORLD));
+            OK(MPI_Alltoall(y, 1, MPI_INT, y + 64, 1, MPI_INT, MPI_COMM_WORLD));
+        }
+    }
     if (!strcmp(part, "die")) {
         /* small reductions (the engine's lean path) until rank 1 is
          * killed between two calls: the others wait in one for its record,

@@ -20,11 +20,14 @@ static int global_word = -1;
 /* A name of ours in /proc/net/unix (abstract sockets) or /dev/shm. */
 static int leftovers(void)
 {
+    /* This job's node socket only (smartmap.<uid>.<namespace>.<node>): other
+     * jobs may be running theirs meanwhile (ctest -j). */
     int n = 0;
-    char line[512];
+    char line[512], mine[256];
+    snprintf(mine, sizeof mine, "@smartmap.%u.%s.", (unsigned)geteuid(), getenv("PMIX_NAMESPACE") ? getenv("PMIX_NAMESPACE") : "");
     FILE *f = fopen("/proc/net/unix", "r");
     while (f && fgets(line, sizeof line, f))
-        if (strstr(line, "@smartmap.")) n++;
+        if (strstr(line, mine)) n++;
     if (f) fclose(f);
     f = popen("ls /dev/shm 2>/dev/null | grep -c smartmap", "r");
     int shm = 0;
