@@ -113,8 +113,14 @@ sm_status_t coll_fn_predefined(struct coll_fn *f, enum coll_dtype t, enum coll_r
 /* Records per group: how many collectives a member may run ahead of the
  * slowest. Rooted and small collectives complete locally, so with ranks
  * outnumbering cores a rank given the core runs many before it must yield;
- * 4 made it yield every fourth call (bench_mpi_coll, 8 ranks, 2 cores). */
-#define COLL_RECS       16      /* at most 32: a bit each in coll_group.pend */
+ * 4 made it yield every fourth call (bench_mpi_coll, 8 ranks, 2 cores).
+ * A small scan's chain (and a small reduce) yields about n / COLL_RECS
+ * times a call (each member once a turn, a turn at most COLL_RECS calls
+ * ahead of its reader): 16 gave 0.3 context switches a call on 4 ranks and
+ * 0.55 on 8, 64 gives 0.1 and 0.16, Open MPI's (NOTES, scan4). The records
+ * take COLL_GROUPS_MAX * COLL_RECS * 320 bytes of the area (sm_core.h),
+ * touched only as groups use them: 20 KiB a group a rank. */
+#define COLL_RECS       64      /* at most 64: a bit each in coll_group.pend */
 
 struct coll_group {
     struct sm_group m;
@@ -130,7 +136,7 @@ struct coll_group {
     /* Checks deferred (sched.c, settle): bit seq % COLL_RECS for each
      * collective that read no record here and whose next member's record
      * is still to be checked, with what this member called there. */
-    uint32_t  pend;
+    uint64_t  pend;
     uint32_t  pend_sig[COLL_RECS];
     /* Who read this member's record the last time each was used (sched.c,
      * record_free): 0 every member, m + 1 member m alone (a small scan's

@@ -384,7 +384,7 @@ static void list_del(struct coll_op *o)
     if (!L.head && !coll_span_busy() && !coll_hier_busy()) p2p_progress_hook = NULL;
 }
 
-_Static_assert(COLL_RECS <= 32, "a deferred check's bit per record");
+_Static_assert(COLL_RECS <= 64, "a deferred check's bit per record");
 
 /* --- Deferred checks -----------------------------------------------------------------
  * A member that read no record of a collective (a broadcast's or scatter's
@@ -437,7 +437,7 @@ static bool settle(struct coll_group *g)
     if (g->pend) {
         int j = g->m.me + 1 < g->m.size ? g->m.me + 1 : 0;
         for (uint32_t k = 1, u = g->checked + 1; g->pend && k <= COLL_RECS; k++, u++) {
-            uint32_t bit = 1u << (u % COLL_RECS);
+            uint64_t bit = 1ull << (u % COLL_RECS);
             if (!(g->pend & bit)) continue;
             uint64_t t = atomic_load_explicit(&coll_rec_of(g, j, u)->tag, memory_order_acquire);
             int32_t d = (int32_t)(coll_tag_seq(t) - u);
@@ -450,7 +450,7 @@ static bool settle(struct coll_group *g)
     }
     uint32_t ck = g->progress;
     for (uint32_t u = g->checked + 1; g->pend && (int32_t)(u - ck) <= 0; u++)
-        if (g->pend & 1u << (u % COLL_RECS)) {
+        if (g->pend & 1ull << (u % COLL_RECS)) {
             ck = u - 1;
             break;
         }
@@ -463,7 +463,7 @@ static bool settle(struct coll_group *g)
 /* o read no record: check the next member's later. */
 static void defer_check(struct coll_op *o)
 {
-    o->g->pend |= 1u << (o->seq % COLL_RECS);
+    o->g->pend |= 1ull << (o->seq % COLL_RECS);
     o->g->pend_sig[o->seq % COLL_RECS] = o->sig;
 }
 

@@ -42,7 +42,7 @@ enum sm_area {
 #define SM_AREA_SIZE (4ULL << 20)
 /* The collective records of every group a rank may belong to; untouched
  * pages of the control region cost nothing. */
-#define SM_AREA_COLL_SIZE (12ULL << 20)
+#define SM_AREA_COLL_SIZE (44ULL << 20)
 _Static_assert(SM_AREA_OFF + SM_AREA_COLL * SM_AREA_SIZE + SM_AREA_COLL_SIZE <= SM_CTRL_SIZE, "areas fit");
 
 /* The staged copy path: an initiator asks the owner's service thread to copy

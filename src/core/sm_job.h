@@ -18,8 +18,8 @@
 #define SM_NMAX        256                /* ranks per job */
 
 #define SM_CTRL_OFF    0ULL                   /* control block (struct sm_ctrl), engine areas */
-#define SM_CTRL_SIZE   (32ULL << 20)
-#define SM_STAGE_OFF   (32ULL << 20)          /* bounce buffer of the staged copy path */
+#define SM_CTRL_SIZE   (64ULL << 20)
+#define SM_STAGE_OFF   (64ULL << 20)          /* bounce buffer of the staged copy path */
 #define SM_STAGE_SIZE  (4ULL << 20)
 #define SM_GLOBALS_OFF (128ULL << 20)         /* the executable's .data/.bss */
 #define SM_GLOBALS_MAX ((3ULL << 30) - SM_GLOBALS_OFF)

@@ -7,7 +7,7 @@
  * roots and sizes while ranks run at different speeds; collectives on two
  * groups at once from two threads; mismatched calls; members that read no
  * record running ahead. Usage: test_coll
- * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scanmix|lean|movelean|all] */
+ * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scandeep|scanmix|lean|movelean|all] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -569,6 +569,36 @@ static void scan_ahead_check(struct coll_group *g, int phase)
     OK(coll_barrier(g));
 }
 
+/* The records are 64 deep (coll.h COLL_RECS): with ranks outnumbering
+ * cores, a small scan's members run a turn on their core until they are
+ * that far ahead of their reader, so the depth sets the context switches a
+ * call (n / depth, NOTES). Member 0 does 63 scans and exscans (in place
+ * every third) before any other member begins one: it hangs where a member
+ * may run only 15 (or 31) ahead. Every prefix checked. */
+static void scan_deep_check(struct coll_group *g, int phase)
+{
+    int sz = g->m.size, i = g->m.me;
+    enum { DEEP = 63, E = 2 };
+    static long out[DEEP][E];
+    long v[DEEP][E];
+    if (sz < 2) return;
+    if (i != 0)
+        while (atomic_load(&go) < phase) sched_yield();
+    for (int k = 0; k < DEEP; k++) {
+        bool inpl = k % 3 == 0;
+        for (int e = 0; e < E; e++) v[k][e] = scan_val(i, k, e), out[k][e] = inpl ? v[k][e] : -7;
+        scan_one(g, k % 2 ? COLL_EXSCAN : COLL_SCAN, out[k], inpl ? NULL : v[k], E);
+    }
+    if (i == 0) release_others(g, phase);
+    for (int k = 0; k < DEEP; k++)
+        for (int e = 0; e < E; e++) {
+            long want = k % 2 == 0 ? scan_ref(i, k, e) : i == 0 ? (k % 3 == 0 ? v[k][e] : -7) : scan_ref(i - 1, k, e);
+            CHECK(out[k][e] == want, "%s %d ahead, element %d: %ld, expected %ld", k % 2 ? "exscan" : "scan", k, e,
+                  out[k][e], want);
+        }
+    OK(coll_barrier(g));
+}
+
 /* Small scans and exscans back to back with nonblocking ones outstanding
  * (coll_start) and allreduces between them, on every group; in turn a
  * member sleeps a few milliseconds before a call, so that the others sleep
@@ -926,6 +956,7 @@ int main(int argc, char **argv)
         if (all || !strcmp(part, "ahead")) ahead_check(g, 2 * gi + 1);
         if (all || !strcmp(part, "ahead_scatter")) ahead_scatter_check(g, 2 * NGROUPS + 1 + gi);
         if (all || !strcmp(part, "scanahead")) scan_ahead_check(g, 100 + gi);
+        if (all || !strcmp(part, "scandeep")) scan_deep_check(g, 200 + gi);
         if (all || !strcmp(part, "scanmix")) scan_mix_check(g);
         if (all || !strcmp(part, "lean")) lean_check(g);
         if (all || !strcmp(part, "movelean")) mlean_check(g);
