@@ -137,7 +137,8 @@ struct coll_group {
      * collective that read no record here and whose next member's record
      * is still to be checked, with what this member called there. */
     uint64_t  pend;
-    uint32_t  pend_sig[COLL_RECS];
+    uint32_t *pend_sig;         /* COLL_RECS of them, in seen's block (out of the struct: a SHMEM
+                                 * team, which holds a group, keeps its exported size) */
     /* Who read this member's record the last time each was used (sched.c,
      * record_free): 0 every member, m + 1 member m alone (a small scan's
      * chain), -1 nobody. Zero in a new group: every member. */

@@ -103,8 +103,10 @@ static sm_status_t set_group(struct coll_group *g, const struct sm_group *m, int
     *g = (struct coll_group){ .num = -1, .aset = -1 };
     if (m) g->m = *m;
     if (!member) return SM_OK;
-    if (!(g->seen = malloc(2 * sizeof *g->seen * (size_t)m->size)))   /* progress, then checked */
+    /* progress, then checked, then pend_sig */
+    if (!(g->seen = malloc(sizeof *g->seen * (2 * (size_t)m->size + COLL_RECS))))
         return sm_fail(SM_ERR_NOMEM, "no memory for a group of %d", m->size);
+    g->pend_sig = g->seen + 2 * m->size;
     for (int i = 0; i < 2 * m->size; i++) g->seen[i] = base - 1;   /* nothing of this group to finish */
     g->num = num;
     g->seq = g->pub = g->progress = g->checked = g->all_checked = base - 1;
