@@ -91,7 +91,12 @@ static sm_status_t req_start(struct smpi_request *q)
     size_t len = (size_t)q->ucount * q->utype->dt->size;
     void *b;
     const struct dt_type *type = smpi_engine_view(q->ubuf, q->ucount, q->utype, &b);
-    if (q->kind == SMPI_REQ_SEND) return p2p_isend(&q->p, b, len, q->peer, q->tag, &q->comm->pt, q->mode, type);
+    if (q->kind == SMPI_REQ_SEND) {
+        /* a small standard send of plain bytes is in the ring and complete now */
+        if (SM_LIKELY(!type && q->mode == P2P_STANDARD) && p2p_isend_eager(&q->p, b, len, q->peer, q->tag, &q->comm->pt))
+            return SM_OK;
+        return p2p_isend(&q->p, b, len, q->peer, q->tag, &q->comm->pt, q->mode, type);
+    }
     return p2p_irecv(&q->p, b, len, q->peer == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : q->peer,
                      q->tag == MPI_ANY_TAG ? P2P_ANY_TAG : q->tag, &q->comm->pt, type);
 }
