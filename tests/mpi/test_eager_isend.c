@@ -69,16 +69,6 @@ static void window(int round, int any)
     }
 }
 
-static void cancelled_is(MPI_Request *r, int want, const char *what)
-{
-    MPI_Status st;
-    int flag = -1;
-    OK(MPI_Cancel(r));
-    OK(MPI_Wait(r, &st));
-    OK(MPI_Test_cancelled(&st, &flag));
-    CHECK(flag == want, "%s: MPI_Test_cancelled says %d, not %d", what, flag, want);
-}
-
 static void *thread_main(void *a)
 {
     int t = (int)(intptr_t)a, tag = 100 + t;
@@ -98,11 +88,7 @@ static void *thread_main(void *a)
 
 int main(int argc, char **argv)
 {
-    int provided, mt = argc > 1 && !strcmp(argv[1], "mt");
-    if (mt) {
-        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-        CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
-    } else MPI_Init(&argc, &argv);
+    int mt = mcheck_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -117,7 +103,7 @@ int main(int argc, char **argv)
     int v = 1000 + me, got = -1, flag = 1;
     MPI_Request r;
     OK(MPI_Isend(&v, 1, MPI_INT, to, 77, MPI_COMM_WORLD, &r));
-    cancelled_is(&r, 1, "a small Isend");
+    mcheck_cancelled(&r, 1, "a small Isend");
     OK(MPI_Barrier(MPI_COMM_WORLD));
     int w = 2000 + me;
     OK(MPI_Isend(&w, 1, MPI_INT, to, 77, MPI_COMM_WORLD, &r));
@@ -132,7 +118,7 @@ int main(int argc, char **argv)
     OK(MPI_Isend(&w, 1, MPI_INT, to, 78, MPI_COMM_WORLD, &r));
     OK(MPI_Recv(&got, 1, MPI_INT, from, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     OK(MPI_Barrier(MPI_COMM_WORLD));
-    cancelled_is(&r, 0, "a received Isend");
+    mcheck_cancelled(&r, 0, "a received Isend");
 
     /* Irsend with its receive posted (counted), persistent starts (3
      * counted), a contiguous derived type (counted); Issend, Ibsend, a
