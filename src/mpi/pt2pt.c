@@ -72,9 +72,13 @@ static __attribute__((noinline, cold)) int bad_req_error(MPI_Request r, const ch
     return smpi_error(NULL, MPI_ERR_REQUEST, R, "request %p is not a request", (void *)r);
 }
 
-static int check_req(struct smpi_comm *c, const MPI_Request *r, const char *R)
+static __attribute__((noinline, cold)) int null_req(struct smpi_comm *c, const char *R)
 {
-    return r ? MPI_SUCCESS : smpi_error(c, MPI_ERR_REQUEST, R, "request pointer is NULL");
+    return smpi_error(c, MPI_ERR_REQUEST, R, "request pointer is NULL");
+}
+static inline int check_req(struct smpi_comm *c, const MPI_Request *r, const char *R)
+{
+    return SM_LIKELY(r != NULL) ? MPI_SUCCESS : null_req(c, R);
 }
 
 /* --- Starting operations --------------------------------------------------------- */
