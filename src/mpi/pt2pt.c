@@ -72,9 +72,13 @@ static __attribute__((noinline, cold)) int bad_req_error(MPI_Request r, const ch
     return smpi_error(NULL, MPI_ERR_REQUEST, R, "request %p is not a request", (void *)r);
 }
 
-static int check_req(struct smpi_comm *c, const MPI_Request *r, const char *R)
+static __attribute__((noinline, cold)) int null_req(struct smpi_comm *c, const char *R)
 {
-    return r ? MPI_SUCCESS : smpi_error(c, MPI_ERR_REQUEST, R, "request pointer is NULL");
+    return smpi_error(c, MPI_ERR_REQUEST, R, "request pointer is NULL");
+}
+static inline int check_req(struct smpi_comm *c, const MPI_Request *r, const char *R)
+{
+    return SM_LIKELY(r != NULL) ? MPI_SUCCESS : null_req(c, R);
 }
 
 /* --- Starting operations --------------------------------------------------------- */
@@ -91,7 +95,12 @@ static sm_status_t req_start(struct smpi_request *q)
     size_t len = (size_t)q->ucount * q->utype->dt->size;
     void *b;
     const struct dt_type *type = smpi_engine_view(q->ubuf, q->ucount, q->utype, &b);
-    if (q->kind == SMPI_REQ_SEND) return p2p_isend(&q->p, b, len, q->peer, q->tag, &q->comm->pt, q->mode, type);
+    if (q->kind == SMPI_REQ_SEND) {
+        /* a small standard send of plain bytes is in the ring and complete now */
+        if (SM_LIKELY(!type && q->mode == P2P_STANDARD) && p2p_isend_eager(&q->p, b, len, q->peer, q->tag, &q->comm->pt))
+            return SM_OK;
+        return p2p_isend(&q->p, b, len, q->peer, q->tag, &q->comm->pt, q->mode, type);
+    }
     return p2p_irecv(&q->p, b, len, q->peer == MPI_ANY_SOURCE ? P2P_ANY_SOURCE : q->peer,
                      q->tag == MPI_ANY_TAG ? P2P_ANY_TAG : q->tag, &q->comm->pt, type);
 }

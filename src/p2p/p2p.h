@@ -128,6 +128,12 @@ sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag
  * the endpoint is then in error, and the request's send fails the same way
  * and says why. */
 bool p2p_send_eager(const void *buf, size_t len, int dst, int tag, const struct p2p_comm *c);
+/* The small nonblocking send's path: as p2p_send_eager to a rank on this
+ * node, with r (fresh from p2p_req_alloc, or a complete persistent send)
+ * made a posted eager send, complete at once: p2p_cancel still withdraws
+ * the record while the receiver has not taken it. False: nothing was done
+ * (r untouched), and the caller starts r with p2p_isend. */
+bool p2p_isend_eager(struct p2p_req *r, const void *buf, size_t len, int dst, int tag, const struct p2p_comm *c);
 /* The small blocking receive's path: a receive of up to len bytes of plain
  * data from comm rank src (or P2P_ANY_SOURCE) with no request, which waits
  * a little for a message from one rank. True: received, *st has its
@@ -211,6 +217,7 @@ struct p2p_stats {
     uint64_t coop_chunks_recv;  /* ... and as the receiver */
     uint64_t back_offs;         /* pauses of a receiver caught up with a burst (p2p.c rx_back_off) */
     uint64_t fast_recvs;        /* blocking receives taken straight from the ring (p2p_recv_eager) */
+    uint64_t eager_isends;      /* nonblocking sends complete when started (p2p_isend_eager) */
     uint64_t net_sent, net_received;    /* bytes to and from other nodes */
 };
 void p2p_stats(struct p2p_stats *s);

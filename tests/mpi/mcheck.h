@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CHECK(cond, ...) do { if (!(cond)) { \
     int r_; MPI_Comm_rank(MPI_COMM_WORLD, &r_); \
@@ -35,6 +36,31 @@ static inline int mcheck_nodes(int *local)
     MPI_Win_free(&w);
     MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     return all;
+}
+
+/* MPI_Init, or with "mt" as the first argument MPI_Init_thread asking for
+ * (and checking it got) MPI_THREAD_MULTIPLE: whether it did. */
+static inline int mcheck_init(int *argc, char ***argv)
+{
+    int provided, mt = *argc > 1 && !strcmp((*argv)[1], "mt");
+    if (!mt) {
+        MPI_Init(argc, argv);
+        return 0;
+    }
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
+    return 1;
+}
+
+/* Cancel *r, complete it, and check MPI_Test_cancelled says want. */
+static inline void mcheck_cancelled(MPI_Request *r, int want, const char *what)
+{
+    MPI_Status st;
+    int flag = -1;
+    OK(MPI_Cancel(r));
+    OK(MPI_Wait(r, &st));
+    OK(MPI_Test_cancelled(&st, &flag));
+    CHECK(flag == want, "%s: MPI_Test_cancelled says %d, not %d", what, flag, want);
 }
 
 /* A simple deterministic generator, so every rank can predict every message. */

@@ -12,16 +12,6 @@
 
 #define BIG (200 * 1024)         /* above the eager limit */
 
-static void cancelled(MPI_Request *r, int want, const char *what)
-{
-    MPI_Status st;
-    int flag = -1;
-    OK(MPI_Cancel(r));
-    OK(MPI_Wait(r, &st));
-    OK(MPI_Test_cancelled(&st, &flag));
-    CHECK(flag == want, "%s: MPI_Test_cancelled says %d, not %d", what, flag, want);
-}
-
 int main(int argc, char **argv)
 {
     int me, n;
@@ -43,35 +33,35 @@ int main(int argc, char **argv)
          * cancelled receive comes first, then a barrier, so that no rank's
          * receive passes a message the other is about to cancel. */
         OK(MPI_Irecv(&got, 1, MPI_INT, from, 2, MPI_COMM_WORLD, &r));
-        cancelled(&r, 1, "MPI_Irecv");
+        mcheck_cancelled(&r, 1, "MPI_Irecv");
         OK(MPI_Barrier(MPI_COMM_WORLD));
         /* Nobody receives before the barrier: every message waits. */
         OK(MPI_Isend(&v, 1, MPI_INT, to, 1, MPI_COMM_WORLD, &r));
-        cancelled(&r, 1, "MPI_Isend");
+        mcheck_cancelled(&r, 1, "MPI_Isend");
         OK(MPI_Issend(&v, 1, MPI_INT, to, 1, MPI_COMM_WORLD, &r));
-        cancelled(&r, 1, "MPI_Issend");
+        mcheck_cancelled(&r, 1, "MPI_Issend");
         OK(MPI_Isend(big, BIG, MPI_CHAR, to, 1, MPI_COMM_WORLD, &r));
-        cancelled(&r, 1, "a large MPI_Isend");
+        mcheck_cancelled(&r, 1, "a large MPI_Isend");
         OK(MPI_Send_init(&v, 1, MPI_INT, to, 1, MPI_COMM_WORLD, &p));
         for (int i = 0; i < 2; i++) {
             OK(MPI_Start(&p));
-            cancelled(&p, 1, "a persistent send");
+            mcheck_cancelled(&p, 1, "a persistent send");
         }
         OK(MPI_Request_free(&p));
         /* Buffered: three times the buffer's room would not fit if the
          * cancelled messages kept theirs. */
         for (int i = 0; i < 6; i++) {
             OK(MPI_Ibsend(big, BIG, MPI_CHAR, to, 1, MPI_COMM_WORLD, &r));
-            cancelled(&r, 1, "MPI_Ibsend");
+            mcheck_cancelled(&r, 1, "MPI_Ibsend");
         }
         OK(MPI_Bsend_init(big, BIG, MPI_CHAR, to, 1, MPI_COMM_WORLD, &p));
         for (int i = 0; i < 6; i++) {
             OK(MPI_Start(&p));
-            cancelled(&p, 1, "a persistent buffered send");
+            mcheck_cancelled(&p, 1, "a persistent buffered send");
         }
         OK(MPI_Request_free(&p));
         OK(MPI_Isend(&v, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &r));
-        cancelled(&r, 0, "a send to MPI_PROC_NULL");
+        mcheck_cancelled(&r, 0, "a send to MPI_PROC_NULL");
 
         int w = 100 * round + me;                   /* the message that counts */
         OK(MPI_Isend(&w, 1, MPI_INT, to, 1, MPI_COMM_WORLD, &r));
@@ -84,7 +74,7 @@ int main(int argc, char **argv)
         OK(MPI_Test_cancelled(&st, &flag));
         CHECK(!flag, "a received message is not cancelled");
         OK(MPI_Barrier(MPI_COMM_WORLD));            /* received: too late to cancel */
-        cancelled(&r, 0, "a received send");
+        mcheck_cancelled(&r, 0, "a received send");
         OK(MPI_Iprobe(from, 1, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
         CHECK(!flag, "round %d: a cancelled message arrived", round);
         OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -95,7 +85,7 @@ int main(int argc, char **argv)
     OK(MPI_Recv(in, BIG, MPI_CHAR, from, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK(in[0] == from + 1 && in[BIG - 1] == from + 1, "large message");
     OK(MPI_Barrier(MPI_COMM_WORLD));
-    cancelled(&r, 0, "a received large send");
+    mcheck_cancelled(&r, 0, "a received large send");
     void *b;
     OK(MPI_Buffer_detach(&b, &bsize));
     free(bbuf), free(big), free(in);

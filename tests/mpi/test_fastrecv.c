@@ -32,11 +32,7 @@ static void status_is(const MPI_Status *st, int src, int tag, int bytes, const c
 
 int main(int argc, char **argv)
 {
-    int provided;
-    if (argc > 1 && !strcmp(argv[1], "mt")) {
-        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-        CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
-    } else MPI_Init(&argc, &argv);
+    mcheck_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
