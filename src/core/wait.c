@@ -198,8 +198,10 @@ static bool source_busy_wait(const struct sm_wait_source *src, bool (*cond)(void
     long budget = src->first_ns;
     while (src->busy()) {
         if (cond(arg)) return true;
+        /* (the condition again only if the source ran something: each look
+         * at a point-to-point condition runs UCX itself) */
         unsigned ran = src->progress();
-        if (cond(arg)) return true;
+        if (ran && cond(arg)) return true;
         uint64_t now = sm_now_ns();
         if (ran) last = now, budget = src->busy_ns;
         else if ((int64_t)(now - last) >= budget) break;
