@@ -155,14 +155,17 @@ static inline int yield_iters(void) { return sm_core.oversubscribed ? 4 : 200; }
  * slept in a broadcast: 30-40 us a message, where Open MPI's ranks, which
  * poll with yields throughout, took 0.9). So the yields go on while they
  * come back within YIELD_IDLE_NS, for up to IDLE_POLL_NS of the wait; a
- * yield that ran another rank counts as one of the few. One yield; true:
- * it counts for nothing (yield again). *t0: the first such yield's time. */
+ * yield that ran another rank counts as one of the few. Not with an event
+ * source (UCX between nodes): each of those turns would run it, where its
+ * watcher rings a sleeper's doorbell (net_nodes_bcast_polls_stats_4x1).
+ * One yield; true: it counts for nothing (yield again). *t0: the first
+ * such yield's time. */
 #define YIELD_IDLE_NS 2000
 #define IDLE_POLL_NS 200000
 static _Atomic uint64_t idle_yields, sleeps;    /* SMARTMAP_STATS (sm_stats_report) */
-static bool yield_idle(uint64_t *t0)
+static bool yield_idle(uint64_t *t0, const struct sm_wait_source *src)
 {
-    if (!sm_core.oversubscribed) {
+    if (!sm_core.oversubscribed || src) {
         sched_yield();
         return false;
     }
@@ -246,7 +249,7 @@ uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old)
     for (int i = yield_iters(); i > 0; i--) {
         if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
         if (src) src->progress();
-        if (yield_idle(&t0)) i++;
+        if (yield_idle(&t0, src)) i++;
     }
     if (src) {
         struct word_wait x = { w, old };
@@ -337,7 +340,7 @@ void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg)
     for (int i = yield_iters(); i > 0; i--) {
         if (cond(arg)) return;
         if (src) src->progress();
-        if (yield_idle(&t0)) i++;
+        if (yield_idle(&t0, src)) i++;
     }
     if (src && source_busy_wait(src, cond, arg)) return;
     bool leant_ok = false;
