@@ -32,6 +32,7 @@ struct ring_ctl {
     alignas(SM_CACHELINE) _Atomic uint64_t head;  /* written by the receiver */
     _Atomic uint64_t claim;     /* receiver: position + 1 of the record it is deciding on (cancel) */
     _Atomic uint64_t stuck_at;  /* receiver: position + 1 of the record it could not keep aside */
+    _Atomic uint64_t taken;     /* receiver: messages it took from those it kept aside (ring_refresh) */
     alignas(SM_CACHELINE) _Atomic uint32_t want;  /* written by the sender: it has pending sends */
 };
 #define RING_OFF ((size_t)SM_NMAX * sizeof(struct ring_ctl))
@@ -110,9 +111,12 @@ enum p2p_transport p2p_transport = P2P_SMARTMAP;
  * ring's address from the slots twice). */
 struct dest {
     alignas(SM_CACHELINE) uint64_t tail;     /* position of the next record to fill */
-    uint64_t head_seen;         /* the destination's head when we last looked */
+    uint64_t head_seen;         /* the destination's head that the ring's room counts from (ring_refresh) */
     char    *ring;              /* the ring (rec_at(dest, me, 0)) */
     struct reqq pending;        /* sends waiting for ring space */
+    uint64_t head_polled;       /* the destination's head plus its taken when we last read them */
+    uint32_t stalls;            /* looks in a row at a full ring that found head_polled unchanged */
+    bool     want;              /* we raised the ring's want (stalled) */
 };
 
 static struct {
@@ -318,6 +322,9 @@ sm_status_t p2p_finalize(void)
         sm_say("blocking receives taken straight from the ring: %llu", (unsigned long long)P.stats.fast_recvs);
         sm_say("nonblocking sends complete when started, no request started: %llu",
                (unsigned long long)PEEK(P.stats.eager_isends));
+        sm_say("messages kept aside for a later receive: %llu", (unsigned long long)P.stats.kept);
+        sm_say("sends queued for ring room: %llu, rings asked to drain to their end: %llu",
+               (unsigned long long)P.stats.queued, (unsigned long long)P.stats.wants);
     }
     if (!st && P.nremote) st = net_finalize();
     if (!st) P.up = false;
@@ -648,6 +655,7 @@ static enum arrival arrive(const struct desc *d, int world, struct p2p_req *cand
     if (q->tail) q->tail->next = m; else q->head = m;
     q->tail = m;
     P.stats.unexpected++;
+    P.stats.kept++;
     return KEPT;
 }
 
@@ -1046,14 +1054,62 @@ static COLD void progress_net(void)
 
 /* --- Sending -------------------------------------------------------------- */
 
+/* --- A full ring ---------------------------------------------------------------
+ * A sender that runs ahead of its receiver (nothing paces a stream of
+ * nonblocking sends) fills the ring. It then reads the receiver's head
+ * again only when the ring looks full, and takes the room it finds only
+ * once a good part of the ring (RING_LOW) is free: so a sender a ring ahead
+ * reads the line the receiver writes at every take once per that many
+ * records, not every second message (smbench's msgrate: 99.7% of those
+ * reads found the ring still full), and its sends wait on
+ * the pending queue meanwhile, drained in its wait as room comes.
+ * A receiver that takes records frees room without being asked. want asks
+ * it to drain the ring to its end, keeping aside what no receive matches
+ * yet, and to wake us: raised only once the sender waits for room and the
+ * receiver has taken nothing of ours for WANT_AFTER looks in a row, neither
+ * from the ring (its head) nor from what it kept aside (its taken: after a
+ * drain, a receiver is busy with those for a ring's worth of messages, and
+ * a sender that took that for a stall asked for the next drain, and so on)
+ * (at once when ranks outnumber cores: the wait sleeps after 8 looks), so a
+ * receiver busy elsewhere (a collective, its own blocked sends) cannot
+ * leave us waiting. Raised when a send was queued (as it was), it sent a
+ * receiver that kept up into the drain's slow path, a malloc and a copy
+ * for each record of the ring, whenever the sender ran a ring ahead. */
+#define RING_LOW 4              /* a full ring takes records again with a quarter of it free */
+#define WANT_AFTER 8192
+/* The ring looked full: the receiver's head, counted from only with RING_LOW free. */
+static __attribute__((noinline)) bool ring_refresh(struct dest *o, int peer, uint64_t need)
+{
+    struct ring_ctl *c = ctl_of(peer, sm_core.rank);
+    uint64_t h = atomic_load_explicit(&c->head, memory_order_acquire);
+    uint64_t moved = h + atomic_load_explicit(&c->taken, memory_order_relaxed);    /* (both only grow) */
+    if (moved != o->head_polled) o->head_polled = moved, o->stalls = 0;     /* the receiver takes ours */
+    if (o->tail + need + P.cap / RING_LOW - h > P.cap) return false;
+    o->head_seen = h;
+    return true;
+}
 /* Room in peer's ring for a record of size bytes and the cleared header after it. */
 static inline bool ring_room(int peer, uint64_t size)
 {
     uint64_t need = size + SM_CACHELINE;
     struct dest *o = &P.out[peer];
-    if (o->tail + need - o->head_seen <= P.cap) return true;
-    o->head_seen = atomic_load_explicit(&ctl_of(peer, sm_core.rank)->head, memory_order_acquire);
-    return o->tail + need - o->head_seen <= P.cap;
+    return o->tail + need - o->head_seen <= P.cap || ring_refresh(o, peer, need);
+}
+/* The first of p's pending sends found no room (send side locked). */
+static void stalled(int p, struct dest *o)
+{
+    if (o->want || (++o->stalls < WANT_AFTER && !sm_core.oversubscribed)) return;
+    o->want = true;
+    atomic_store(&ctl_of(p, sm_core.rank)->want, 1);
+    P.stats.wants++;
+    sm_wake_for(p, SM_WAKE_P2P);    /* it may sleep in a wait that our last record ended before want */
+}
+static void unwant(int p, struct dest *o)
+{
+    o->stalls = 0;
+    if (!o->want) return;
+    o->want = false;
+    atomic_store(&ctl_of(p, sm_core.rank)->want, 0);
 }
 static bool ring_has_space(const struct p2p_req *r) { return ring_room(r->peer, rec_size(r->flags, r->len)); }
 
@@ -1157,12 +1213,10 @@ sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, i
     struct reqq *pq = &P.out[r->peer].pending;
     if (SM_LIKELY(!pq->head && ring_has_space(r))) post(r);
     else {
-        if (!pq->head) {
-            SET(P.npending, P.npending + 1);
-            atomic_store(&ctl_of(r->peer, sm_core.rank)->want, 1);
-        }
+        if (!pq->head) SET(P.npending, P.npending + 1);     /* (want: only once we wait, stalled) */
         q_push(pq, r);
         P.stats.pending++;
+        P.stats.queued++;
     }
     UNLOCK(lk_send);
     return SM_OK;
@@ -1228,7 +1282,8 @@ static void drain_pending(void)
 {
     int n = sm_core.size;
     for (int p = 0; p < n && P.npending; p++) {
-        struct reqq *q = &P.out[p].pending;
+        struct dest *o = &P.out[p];
+        struct reqq *q = &o->pending;
         if (!q->head) continue;
         while (q->head && ring_has_space(q->head)) {
             struct p2p_req *r = q->head;
@@ -1245,8 +1300,8 @@ static void drain_pending(void)
         }
         if (!q->head) {
             SET(P.npending, P.npending - 1);
-            atomic_store(&ctl_of(p, sm_core.rank)->want, 0);
-        }
+            unwant(p, o);
+        } else stalled(p, o);
     }
 }
 
@@ -1285,6 +1340,8 @@ static struct p2p_msg *find_unexpected(int src, int tag, const struct p2p_comm *
 
 static void deliver_msg(struct p2p_req *r, struct p2p_msg *m)
 {
+    struct ring_ctl *c = ctl_of(sm_core.rank, m->world);     /* (ring_refresh) */
+    atomic_store_explicit(&c->taken, atomic_load_explicit(&c->taken, memory_order_relaxed) + 1, memory_order_relaxed);
     deliver(r, &m->d, m->data, m->world);
     free(m);
     P.stats.unexpected--;
@@ -1450,7 +1507,7 @@ static bool unpend(struct p2p_req *r)
         P.stats.pending--;
         if (!q->head) {
             SET(P.npending, P.npending - 1);
-            atomic_store(&ctl_of(r->peer, sm_core.rank)->want, 0);
+            unwant(r->peer, &P.out[r->peer]);
         }
         return true;
     }
