@@ -126,6 +126,7 @@ static struct {
     size_t   ring_bytes;        /* a ring with its slack */
     size_t   eager_max;         /* largest record - DESC_SYNC, or lower (SMARTMAP_EAGER_MAX) */
     uint64_t *head;             /* per sender: position of the next record to consume (ours) */
+    uint64_t *want_at;          /* per sender: our head when a drain last let its want pass (drain_ring) */
     struct dest *out;           /* per destination: our ring in its area */
     struct msgq *unexp;         /* per sender job rank */
     struct reqq  posted;        /* posted receives, in posting order */
@@ -286,11 +287,12 @@ sm_status_t p2p_init(size_t req_size)
     p2p_transport = (enum p2p_transport)sm_setting(SM_SET_TRANSPORT);
     P.unexp = calloc((size_t)n, sizeof *P.unexp);
     P.head = calloc((size_t)n, sizeof *P.head);
+    P.want_at = calloc((size_t)n, sizeof *P.want_at);
     P.out = aligned_alloc(SM_CACHELINE, (size_t)n * sizeof *P.out);
     if (P.out) memset(P.out, 0, (size_t)n * sizeof *P.out);
     P.stuck = calloc((size_t)n, sizeof *P.stuck);
-    if (!P.unexp || !P.head || !P.out || !P.stuck) {
-        free(P.unexp), free(P.head), free(P.out), free(P.stuck);
+    if (!P.unexp || !P.head || !P.want_at || !P.out || !P.stuck) {
+        free(P.unexp), free(P.head), free(P.want_at), free(P.out), free(P.stuck);
         return sm_fail(SM_ERR_NOMEM, "no memory for the point-to-point queues of %d ranks", n);
     }
     P.stats.ring_bytes = P.cap;
@@ -714,7 +716,12 @@ static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
     int me = sm_core.rank;
     struct ring_ctl *c = ctl_of(me, s);
     bool want = atomic_load_explicit(&c->want, memory_order_relaxed);
-    to_end = to_end || want;
+    /* A sender waiting for room: drain to the end, unless we have taken
+     * records of its since the last drain that let want pass (a window of
+     * receives taking them from the head, then MPI_Waitall's progress):
+     * then room comes anyway, and the copies aside would only slow us. */
+    if (want && !to_end && !cand && P.head[s] != P.want_at[s]) P.want_at[s] = P.head[s];
+    else to_end = to_end || want;
     uint64_t h = P.head[s], h0 = h;
     enum arrival a = KEPT;
     int took = 0;
@@ -1370,7 +1377,6 @@ static inline __attribute__((always_inline)) enum take take_head(void *buf, size
     if (P.posted.head || PEEK(P.nstuck) || (P.unexp[s].head && unexp_find(s, src, tag, c, false))) return TAKE_NOT;
     int me = sm_core.rank;
     struct ring_ctl *ctl = ctl_of(me, s);
-    if (atomic_load_explicit(&ctl->want, memory_order_relaxed)) return TAKE_NOT;     /* drained to its end */
     uint64_t h = P.head[s];
     enum take got;
     for (;;) {
@@ -1399,6 +1405,7 @@ static inline __attribute__((always_inline)) enum take take_head(void *buf, size
     if (h != P.head[s]) {
         P.head[s] = h;
         atomic_store_explicit(&ctl->head, h, memory_order_release);
+        if (SM_UNLIKELY(atomic_load_explicit(&ctl->want, memory_order_relaxed))) sm_wake_for(s, SM_WAKE_P2P);
     }
     return got;
 }
