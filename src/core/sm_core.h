@@ -279,6 +279,8 @@ void sm_wait_lean(int rank);
 /* Waits of this process that yielded on a leaning rank rather than sleep
  * (SMARTMAP_STATS, tests). */
 uint64_t sm_wait_leans(void);
+/* Waits' sleeps (sm_wait_for) and the yields that found the core idle and went on (oversubscribed). */
+void sm_wait_counts(uint64_t *idle_yields, uint64_t *sleeps);
 bool sm_wait_has_source(void);
 /* End the sleeps of this rank's waits (of every thread): the source's ring. */
 void sm_wake_self(void);

@@ -148,6 +148,38 @@ static bool source_armed(const struct sm_wait_source *src)
 static inline int spin_iters(void) { return sm_core.oversubscribed ? 4 : 20000; }
 static inline int yield_iters(void) { return sm_core.oversubscribed ? 4 : 200; }
 
+/* Oversubscribed, a yield that comes straight back found nobody else to
+ * run on this core: the ranks sharing it are asleep, and a sleep now costs
+ * the waker a futex wake and this rank an idle CPU's wake-up (on a 6.18
+ * kernel VM, 4 ranks on 2 cores, a ping-pong while the other two ranks
+ * slept in a broadcast: 30-40 us a message, where Open MPI's ranks, which
+ * poll with yields throughout, took 0.9). So the yields go on while they
+ * come back within YIELD_IDLE_NS, for up to IDLE_POLL_NS of the wait; a
+ * yield that ran another rank counts as one of the few. One yield; true:
+ * it counts for nothing (yield again). *t0: the first such yield's time. */
+#define YIELD_IDLE_NS 2000
+#define IDLE_POLL_NS 200000
+static _Atomic uint64_t idle_yields, sleeps;    /* SMARTMAP_STATS (sm_stats_report) */
+static bool yield_idle(uint64_t *t0)
+{
+    if (!sm_core.oversubscribed) {
+        sched_yield();
+        return false;
+    }
+    uint64_t a = sm_now_ns();
+    sched_yield();
+    if (sm_now_ns() - a > YIELD_IDLE_NS) return false;
+    if (!*t0) *t0 = a;
+    if (a - *t0 >= IDLE_POLL_NS) return false;
+    atomic_fetch_add_explicit(&idle_yields, 1, memory_order_relaxed);
+    return true;
+}
+void sm_wait_counts(uint64_t *idle, uint64_t *slept)
+{
+    *idle = atomic_load_explicit(&idle_yields, memory_order_relaxed);
+    *slept = atomic_load_explicit(&sleeps, memory_order_relaxed);
+}
+
 /* After the yields, while the source is busy: each of its events would
  * otherwise cost a sleeping rank two wakes (the source's watcher, then the
  * rank) and the source's re-arming, and a message over UCX's TCP comes as
@@ -166,8 +198,10 @@ static bool source_busy_wait(const struct sm_wait_source *src, bool (*cond)(void
     long budget = src->first_ns;
     while (src->busy()) {
         if (cond(arg)) return true;
+        /* (the condition again only if the source ran something: each look
+         * at a point-to-point condition runs UCX itself) */
         unsigned ran = src->progress();
-        if (cond(arg)) return true;
+        if (ran && cond(arg)) return true;
         uint64_t now = sm_now_ns();
         if (ran) last = now, budget = src->busy_ns;
         else if ((int64_t)(now - last) >= budget) break;
@@ -208,10 +242,11 @@ uint32_t sm_wait_word(const volatile uint32_t *word, uint32_t old)
         if (src && !(i & 15)) src->progress();
         sm_cpu_relax();
     }
+    uint64_t t0 = 0;
     for (int i = yield_iters(); i > 0; i--) {
         if ((v = atomic_load_explicit(w, memory_order_acquire)) != old) return v;
         if (src) src->progress();
-        sched_yield();
+        if (yield_idle(&t0)) i++;
     }
     if (src) {
         struct word_wait x = { w, old };
@@ -298,10 +333,11 @@ void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg)
         if (src && !(i & 15)) src->progress();
         sm_cpu_relax();
     }
+    uint64_t t0 = 0;
     for (int i = yield_iters(); i > 0; i--) {
         if (cond(arg)) return;
         if (src) src->progress();
-        sched_yield();
+        if (yield_idle(&t0)) i++;
     }
     if (src && source_busy_wait(src, cond, arg)) return;
     bool leant_ok = false;
@@ -327,7 +363,10 @@ void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg)
         /* The source is armed after the condition was false and after seq:
          * an event after it rings past seq; one before, it refuses (and runs). */
         bool sleep = !done && (!src || source_armed(src));
-        if (sleep) futex_wait((volatile uint32_t *)&me->doorbell, seq, sure ? ns : SLEEP_MIN_NS);
+        if (sleep) {
+            atomic_fetch_add_explicit(&sleeps, 1, memory_order_relaxed);
+            futex_wait((volatile uint32_t *)&me->doorbell, seq, sure ? ns : SLEEP_MIN_NS);
+        }
         for (unsigned k = kinds; k; k &= k - 1) atomic_fetch_sub(&me->sleepers[__builtin_ctz(k)].n, 1);
         if (done || cond(arg)) return;
         if (sleep && ns < SLEEP_MAX_NS) ns *= 2;

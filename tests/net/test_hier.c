@@ -8,7 +8,8 @@
  * (barrier, allreduce, allreduce_small (3 doubles, checked), allgather,
  * scan or all; nonblocking: inb, three at
  * once; ibcast_64k, ibcast_8, iallreduce_64k, iallreduce_8; bcast_8 to
- * compare), for SMARTMAP_STATS'
+ * compare; bcast_small: 8 bytes from the ranks in turn, checked; bcast_late: from
+ * rank 0, 20 ms late each call), for SMARTMAP_STATS'
  * counts. "nb": the nonblocking ones (check_nb); "nbmismatch": an Ibcast
  * whose second node expects less; "late": a broadcast whose root comes a
  * second late, the others' CPU time for it. */
@@ -569,6 +570,16 @@ static void loop(const char *kind, int n)
             OK(MPI_Waitall(3, q, MPI_STATUSES_IGNORE));
         }
         if (!strcmp(kind, "bcast_8")) OK(MPI_Bcast(big, 2, MPI_FLOAT, 0, MPI_COMM_WORLD));
+        bool late = !strcmp(kind, "bcast_late");
+        if (!strcmp(kind, "bcast_small") || late) {        /* roots in turn, results checked */
+            int me, np;
+            MPI_Comm_rank(MPI_COMM_WORLD, &me), MPI_Comm_size(MPI_COMM_WORLD, &np);
+            int root = late ? 0 : i % np;
+            int b[2] = { me == root ? i : -1, me == root ? -i : -1 };
+            if (late && me == root) usleep(20000);       /* the others wait, then sleep */
+            OK(MPI_Bcast(b, 2, MPI_INT, root, MPI_COMM_WORLD));
+            CHECK(b[0] == i && b[1] == -i, "%s %d from %d: %d %d", kind, i, root, b[0], b[1]);
+        }
         bool ib = !strcmp(kind, "ibcast_64k"), ib8 = !strcmp(kind, "ibcast_8");
         bool ia = !strcmp(kind, "iallreduce_64k"), ia8 = !strcmp(kind, "iallreduce_8");
         if (ib || ib8 || ia || ia8) {
