@@ -32,6 +32,7 @@ struct ring_ctl {
     alignas(SM_CACHELINE) _Atomic uint64_t head;  /* written by the receiver */
     _Atomic uint64_t claim;     /* receiver: position + 1 of the record it is deciding on (cancel) */
     _Atomic uint64_t stuck_at;  /* receiver: position + 1 of the record it could not keep aside */
+    _Atomic uint64_t taken;     /* receiver: messages it took from those it kept aside (ring_refresh) */
     alignas(SM_CACHELINE) _Atomic uint32_t want;  /* written by the sender: it has pending sends */
 };
 #define RING_OFF ((size_t)SM_NMAX * sizeof(struct ring_ctl))
@@ -110,9 +111,12 @@ enum p2p_transport p2p_transport = P2P_SMARTMAP;
  * ring's address from the slots twice). */
 struct dest {
     alignas(SM_CACHELINE) uint64_t tail;     /* position of the next record to fill */
-    uint64_t head_seen;         /* the destination's head when we last looked */
+    uint64_t head_seen;         /* the destination's head that the ring's room counts from (ring_refresh) */
     char    *ring;              /* the ring (rec_at(dest, me, 0)) */
     struct reqq pending;        /* sends waiting for ring space */
+    uint64_t head_polled;       /* the destination's head plus its taken when we last read them */
+    uint32_t stalls;            /* looks in a row at a full ring that found head_polled unchanged */
+    bool     want;              /* we raised the ring's want (stalled) */
 };
 
 static struct {
@@ -122,6 +126,7 @@ static struct {
     size_t   ring_bytes;        /* a ring with its slack */
     size_t   eager_max;         /* largest record - DESC_SYNC, or lower (SMARTMAP_EAGER_MAX) */
     uint64_t *head;             /* per sender: position of the next record to consume (ours) */
+    uint64_t *want_at;          /* per sender: our head when a drain last let its want pass (drain_ring) */
     struct dest *out;           /* per destination: our ring in its area */
     struct msgq *unexp;         /* per sender job rank */
     struct reqq  posted;        /* posted receives, in posting order */
@@ -282,11 +287,12 @@ sm_status_t p2p_init(size_t req_size)
     p2p_transport = (enum p2p_transport)sm_setting(SM_SET_TRANSPORT);
     P.unexp = calloc((size_t)n, sizeof *P.unexp);
     P.head = calloc((size_t)n, sizeof *P.head);
+    P.want_at = calloc((size_t)n, sizeof *P.want_at);
     P.out = aligned_alloc(SM_CACHELINE, (size_t)n * sizeof *P.out);
     if (P.out) memset(P.out, 0, (size_t)n * sizeof *P.out);
     P.stuck = calloc((size_t)n, sizeof *P.stuck);
-    if (!P.unexp || !P.head || !P.out || !P.stuck) {
-        free(P.unexp), free(P.head), free(P.out), free(P.stuck);
+    if (!P.unexp || !P.head || !P.want_at || !P.out || !P.stuck) {
+        free(P.unexp), free(P.head), free(P.want_at), free(P.out), free(P.stuck);
         return sm_fail(SM_ERR_NOMEM, "no memory for the point-to-point queues of %d ranks", n);
     }
     P.stats.ring_bytes = P.cap;
@@ -318,6 +324,9 @@ sm_status_t p2p_finalize(void)
         sm_say("blocking receives taken straight from the ring: %llu", (unsigned long long)P.stats.fast_recvs);
         sm_say("nonblocking sends complete when started, no request started: %llu",
                (unsigned long long)PEEK(P.stats.eager_isends));
+        sm_say("messages kept aside for a later receive: %llu", (unsigned long long)P.stats.kept);
+        sm_say("sends queued for ring room: %llu, rings asked to drain to their end: %llu",
+               (unsigned long long)P.stats.queued, (unsigned long long)P.stats.wants);
     }
     if (!st && P.nremote) st = net_finalize();
     if (!st) P.up = false;
@@ -648,6 +657,7 @@ static enum arrival arrive(const struct desc *d, int world, struct p2p_req *cand
     if (q->tail) q->tail->next = m; else q->head = m;
     q->tail = m;
     P.stats.unexpected++;
+    P.stats.kept++;
     return KEPT;
 }
 
@@ -706,7 +716,12 @@ static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
     int me = sm_core.rank;
     struct ring_ctl *c = ctl_of(me, s);
     bool want = atomic_load_explicit(&c->want, memory_order_relaxed);
-    to_end = to_end || want;
+    /* A sender waiting for room: drain to the end, unless we have taken
+     * records of its since the last drain that let want pass (a window of
+     * receives taking them from the head, then MPI_Waitall's progress):
+     * then room comes anyway, and the copies aside would only slow us. */
+    if (want && !to_end && !cand && P.head[s] != P.want_at[s]) P.want_at[s] = P.head[s];
+    else to_end = to_end || want;
     uint64_t h = P.head[s], h0 = h;
     enum arrival a = KEPT;
     int took = 0;
@@ -1046,14 +1061,62 @@ static COLD void progress_net(void)
 
 /* --- Sending -------------------------------------------------------------- */
 
+/* --- A full ring ---------------------------------------------------------------
+ * A sender that runs ahead of its receiver (nothing paces a stream of
+ * nonblocking sends) fills the ring. It then reads the receiver's head
+ * again only when the ring looks full, and takes the room it finds only
+ * once a good part of the ring (RING_LOW) is free: so a sender a ring ahead
+ * reads the line the receiver writes at every take once per that many
+ * records, not every second message (smbench's msgrate: 99.7% of those
+ * reads found the ring still full), and its sends wait on
+ * the pending queue meanwhile, drained in its wait as room comes.
+ * A receiver that takes records frees room without being asked. want asks
+ * it to drain the ring to its end, keeping aside what no receive matches
+ * yet, and to wake us: raised only once the sender waits for room and the
+ * receiver has taken nothing of ours for WANT_AFTER looks in a row, neither
+ * from the ring (its head) nor from what it kept aside (its taken: after a
+ * drain, a receiver is busy with those for a ring's worth of messages, and
+ * a sender that took that for a stall asked for the next drain, and so on)
+ * (at once when ranks outnumber cores: the wait sleeps after 8 looks), so a
+ * receiver busy elsewhere (a collective, its own blocked sends) cannot
+ * leave us waiting. Raised when a send was queued (as it was), it sent a
+ * receiver that kept up into the drain's slow path, a malloc and a copy
+ * for each record of the ring, whenever the sender ran a ring ahead. */
+#define RING_LOW 4              /* a full ring takes records again with a quarter of it free */
+#define WANT_AFTER 8192
+/* The ring looked full: the receiver's head, counted from only with RING_LOW free. */
+static __attribute__((noinline)) bool ring_refresh(struct dest *o, int peer, uint64_t need)
+{
+    struct ring_ctl *c = ctl_of(peer, sm_core.rank);
+    uint64_t h = atomic_load_explicit(&c->head, memory_order_acquire);
+    uint64_t moved = h + atomic_load_explicit(&c->taken, memory_order_relaxed);    /* (both only grow) */
+    if (moved != o->head_polled) o->head_polled = moved, o->stalls = 0;     /* the receiver takes ours */
+    if (o->tail + need + P.cap / RING_LOW - h > P.cap) return false;
+    o->head_seen = h;
+    return true;
+}
 /* Room in peer's ring for a record of size bytes and the cleared header after it. */
 static inline bool ring_room(int peer, uint64_t size)
 {
     uint64_t need = size + SM_CACHELINE;
     struct dest *o = &P.out[peer];
-    if (o->tail + need - o->head_seen <= P.cap) return true;
-    o->head_seen = atomic_load_explicit(&ctl_of(peer, sm_core.rank)->head, memory_order_acquire);
-    return o->tail + need - o->head_seen <= P.cap;
+    return o->tail + need - o->head_seen <= P.cap || ring_refresh(o, peer, need);
+}
+/* The first of p's pending sends found no room (send side locked). */
+static void stalled(int p, struct dest *o)
+{
+    if (o->want || (++o->stalls < WANT_AFTER && !sm_core.oversubscribed)) return;
+    o->want = true;
+    atomic_store(&ctl_of(p, sm_core.rank)->want, 1);
+    P.stats.wants++;
+    sm_wake_for(p, SM_WAKE_P2P);    /* it may sleep in a wait that our last record ended before want */
+}
+static void unwant(int p, struct dest *o)
+{
+    o->stalls = 0;
+    if (!o->want) return;
+    o->want = false;
+    atomic_store(&ctl_of(p, sm_core.rank)->want, 0);
 }
 static bool ring_has_space(const struct p2p_req *r) { return ring_room(r->peer, rec_size(r->flags, r->len)); }
 
@@ -1157,12 +1220,10 @@ sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, i
     struct reqq *pq = &P.out[r->peer].pending;
     if (SM_LIKELY(!pq->head && ring_has_space(r))) post(r);
     else {
-        if (!pq->head) {
-            SET(P.npending, P.npending + 1);
-            atomic_store(&ctl_of(r->peer, sm_core.rank)->want, 1);
-        }
+        if (!pq->head) SET(P.npending, P.npending + 1);     /* (want: only once we wait, stalled) */
         q_push(pq, r);
         P.stats.pending++;
+        P.stats.queued++;
     }
     UNLOCK(lk_send);
     return SM_OK;
@@ -1228,7 +1289,8 @@ static void drain_pending(void)
 {
     int n = sm_core.size;
     for (int p = 0; p < n && P.npending; p++) {
-        struct reqq *q = &P.out[p].pending;
+        struct dest *o = &P.out[p];
+        struct reqq *q = &o->pending;
         if (!q->head) continue;
         while (q->head && ring_has_space(q->head)) {
             struct p2p_req *r = q->head;
@@ -1245,8 +1307,8 @@ static void drain_pending(void)
         }
         if (!q->head) {
             SET(P.npending, P.npending - 1);
-            atomic_store(&ctl_of(p, sm_core.rank)->want, 0);
-        }
+            unwant(p, o);
+        } else stalled(p, o);
     }
 }
 
@@ -1285,6 +1347,8 @@ static struct p2p_msg *find_unexpected(int src, int tag, const struct p2p_comm *
 
 static void deliver_msg(struct p2p_req *r, struct p2p_msg *m)
 {
+    struct ring_ctl *c = ctl_of(sm_core.rank, m->world);     /* (ring_refresh) */
+    atomic_store_explicit(&c->taken, atomic_load_explicit(&c->taken, memory_order_relaxed) + 1, memory_order_relaxed);
     deliver(r, &m->d, m->data, m->world);
     free(m);
     P.stats.unexpected--;
@@ -1313,7 +1377,6 @@ static inline __attribute__((always_inline)) enum take take_head(void *buf, size
     if (P.posted.head || PEEK(P.nstuck) || (P.unexp[s].head && unexp_find(s, src, tag, c, false))) return TAKE_NOT;
     int me = sm_core.rank;
     struct ring_ctl *ctl = ctl_of(me, s);
-    if (atomic_load_explicit(&ctl->want, memory_order_relaxed)) return TAKE_NOT;     /* drained to its end */
     uint64_t h = P.head[s];
     enum take got;
     for (;;) {
@@ -1342,6 +1405,7 @@ static inline __attribute__((always_inline)) enum take take_head(void *buf, size
     if (h != P.head[s]) {
         P.head[s] = h;
         atomic_store_explicit(&ctl->head, h, memory_order_release);
+        if (SM_UNLIKELY(atomic_load_explicit(&ctl->want, memory_order_relaxed))) sm_wake_for(s, SM_WAKE_P2P);
     }
     return got;
 }
@@ -1450,7 +1514,7 @@ static bool unpend(struct p2p_req *r)
         P.stats.pending--;
         if (!q->head) {
             SET(P.npending, P.npending - 1);
-            atomic_store(&ctl_of(r->peer, sm_core.rank)->want, 0);
+            unwant(r->peer, &P.out[r->peer]);
         }
         return true;
     }

@@ -218,6 +218,9 @@ struct p2p_stats {
     uint64_t back_offs;         /* pauses of a receiver caught up with a burst (p2p.c rx_back_off) */
     uint64_t fast_recvs;        /* blocking receives taken straight from the ring (p2p_recv_eager) */
     uint64_t eager_isends;      /* nonblocking sends complete when started (p2p_isend_eager) */
+    uint64_t kept;              /* messages ever kept aside (a malloc and a copy each) */
+    uint64_t queued;            /* sends ever queued for ring space */
+    uint64_t wants;             /* times a full ring's receiver was asked to drain it to its end */
     uint64_t net_sent, net_received;    /* bytes to and from other nodes */
 };
 void p2p_stats(struct p2p_stats *s);
