@@ -221,6 +221,9 @@ struct p2p_stats {
     uint64_t kept;              /* messages ever kept aside (a malloc and a copy each) */
     uint64_t queued;            /* sends ever queued for ring space */
     uint64_t wants;             /* times a full ring's receiver was asked to drain it to its end */
+    uint64_t locked;            /* with threads: send or receive side locked through the spin lock,
+                                 * not by the thread it is biased to (p2p.c "Threads") */
+    uint64_t revoked;           /* ... and taken from the thread it was biased to */
     uint64_t net_sent, net_received;    /* bytes to and from other nodes */
 };
 void p2p_stats(struct p2p_stats *s);

@@ -7,7 +7,8 @@
  *   fullring isend   A's with MPI_Isend, B with MPI_Send
  *   fullring send    A's and B with MPI_Send
  * Then smbench's msgrate pattern (windows of 64 Isend / Irecv + Waitall,
- * rank pairs), every message's index checked. */
+ * rank pairs), every message's index checked. A second argument "mt" asks
+ * for MPI_THREAD_MULTIPLE (and calls from one thread). */
 #include <stdint.h>
 
 #include "mcheck.h"
@@ -19,7 +20,11 @@
 int main(int argc, char **argv)
 {
     int me, n;
-    OK(MPI_Init(&argc, &argv));
+    int provided;
+    if (argc > 2 && !strcmp(argv[2], "mt")) {      /* MPI_THREAD_MULTIPLE asked for, one thread calling */
+        OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+        CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
+    } else OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     const char *mode = argc > 1 ? argv[1] : "isend";
