@@ -7,22 +7,23 @@
 # size, both medians and sliced/serial (below 1: the sliced algorithm wins).
 #   crossover.sh [ranks (2 4)] [reps (5)] [max_bytes (65536)]
 # Environment: SRC (the source tree, default: this script's), OUT (the
-# variant build trees, default /tmp/smartmap-crossover), SMRUN_ARGS.
+# variant build trees, default /tmp/smartmap-crossover), SMRUN_ARGS, OPS
+# (the operations, default Bcast,Reduce,Allreduce).
 set -eu
 RANKS=${1:-2 4}
 REPS=${2:-5}
 MAX=${3:-65536}
 SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-/tmp/smartmap-crossover}
-OPS=Bcast,Reduce,Allreduce
+OPS=${OPS:-Bcast,Reduce,Allreduce}
 
 build() {   # build NAME CFLAGS
     cmake -S "$SRC" -B "$OUT/$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$2" >/dev/null
     cmake --build "$OUT/$1" --target bench_mpi_coll smrun >/dev/null
 }
 BIG=0x40000000
-build serial "-DCOLL_SERIAL_MAX_ROOTED=$BIG -DCOLL_SERIAL_MAX_2=$BIG -DCOLL_SERIAL_MAX_N=$BIG -DCOLL_BCAST_COOP_2=$BIG -DCOLL_BCAST_COOP=$BIG"
-build sliced "-DCOLL_SERIAL_MAX_ROOTED=0 -DCOLL_SERIAL_MAX_2=0 -DCOLL_SERIAL_MAX_N=0 -DCOLL_BCAST_COOP_2=0 -DCOLL_BCAST_COOP=0"
+build serial "-DCOLL_SERIAL_MAX_ROOTED=$BIG -DCOLL_SERIAL_MAX_2=$BIG -DCOLL_SERIAL_MAX_N=$BIG -DCOLL_SERIAL_MAX_CROWDED=$BIG -DCOLL_SERIAL_MAX_AHEAD=$BIG -DCOLL_BCAST_COOP_2=$BIG -DCOLL_BCAST_COOP=$BIG"
+build sliced "-DCOLL_SERIAL_MAX_ROOTED=0 -DCOLL_SERIAL_MAX_2=0 -DCOLL_SERIAL_MAX_N=0 -DCOLL_SERIAL_MAX_CROWDED=0 -DCOLL_SERIAL_MAX_AHEAD=0 -DCOLL_BCAST_COOP_2=0 -DCOLL_BCAST_COOP=0"
 
 raw=$OUT/raw.txt
 : >"$raw"
@@ -31,7 +32,7 @@ for n in $RANKS; do
     while [ "$r" -lt "$REPS" ]; do
         for v in serial sliced; do
             "$OUT/$v/bin/smrun" ${SMRUN_ARGS:-} -n "$n" "$OUT/$v/bin/bench_mpi_coll" "$MAX" 0.05 "$OPS" |
-                awk -v n="$n" -v v="$v" '/^# [A-Z]/ { op = $2; sub(",", "", op) } /^  [0-9]/ { print n, op, $1, v, $2 }' >>"$raw"
+                awk -v n="$n" -v v="$v" '/^# [A-Z]/ { op = $2; sub(",", "", op) } /^ *[0-9]/ { print n, op, $1, v, $2 }' >>"$raw"
         done
         r=$((r + 1))
     done

@@ -7,7 +7,7 @@
  * roots and sizes while ranks run at different speeds; collectives on two
  * groups at once from two threads; mismatched calls; members that read no
  * record running ahead. Usage: test_coll
- * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scandeep|scanmix|lean|movelean|all] */
+ * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scandeep|scanmix|lean|movelean|recfree|crowded|all] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -665,6 +665,49 @@ static void scan_mix_check(struct coll_group *g)
     OK(coll_barrier(g));
 }
 
+/* Serial or sliced (reduce.c serial_max): every reduction kind at sizes
+ * about the crossovers, against the reference, and the group's count of
+ * sliced calls against the rule: two members (rooted to 2 KiB, others to
+ * 8 KiB), else to 4 KiB, but crowded (oversubscribed, three members a CPU:
+ * scans only inline; four: reduces and scans only inline, allreduces to
+ * 2 KiB), where a serial member that ran ahead slept. */
+static bool want_sliced(int sz, enum coll_kind kind, size_t bytes)
+{
+    bool scan = kind == COLL_SCAN || kind == COLL_EXSCAN;
+    if (sz < 2) return false;
+    if (sz == 2) return bytes > (kind == COLL_REDUCE ? 2048u : 8192u);
+    int per_cpu = sm_core.oversubscribed ? sz / sm_core.cpus : 1;
+    if (per_cpu >= 4) return bytes > (kind == COLL_REDUCE || scan ? (size_t)COLL_INLINE : 2048u);
+    if (per_cpu >= 3 && scan) return bytes > COLL_INLINE;
+    return bytes > 4096;
+}
+static void crowded_check(struct coll_group *g)
+{
+    static const enum coll_kind kinds[] = { COLL_REDUCE, COLL_ALLREDUCE, COLL_SCAN, COLL_EXSCAN };
+    static const size_t sizes[] = { 96, 104, 256, 2048, 2056, 4096, 4104, 8192, 8200 };
+    static long src[1100], dst[1100];
+    int sz = g->m.size, i = g->m.me, k = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t kd = 0; kd < 4; kd++, k++) {
+            enum coll_kind kind = kinds[kd];
+            int cnt = (int)(sizes[si] / sizeof(long)), root = k % sz;
+            for (int e = 0; e < cnt; e++) src[e] = scan_val(i, k, e), dst[e] = -7;
+            uint64_t before = g->sliced;
+            OK(coll_run(g, &(struct coll_args){ .kind = kind, .root = root, .src = { src, sizes[si] },
+                                                 .dst = { dst, sizes[si] }, .red = { .t = COLL_INT64, .op = COLL_SUM } }));
+            int upto = kind == COLL_SCAN ? i : kind == COLL_EXSCAN ? i - 1 : sz - 1;
+            bool gets = kind == COLL_REDUCE ? i == root : upto >= 0;
+            for (int e = 0; e < cnt; e++)
+                CHECK(dst[e] == (gets ? scan_ref(upto, k, e) : -7), "kind %d %zu B root %d [%d]: %ld", (int)kind,
+                      sizes[si], root, e, dst[e]);
+            bool want = want_sliced(sz, kind, sizes[si]);
+            CHECK(g->sliced - before == (want ? 1u : 0u), "kind %d %zu B, %d members on %d CPUs%s: %llu sliced, want %d",
+                  (int)kind, sizes[si], sz, sm_core.cpus, sm_core.oversubscribed ? " (oversubscribed)" : "",
+                  (unsigned long long)(g->sliced - before), want);
+        }
+    OK(coll_barrier(g));
+}
+
 /* The lean path's boundaries (reduce.c coll_red_lean): every (type, op) of
  * every reduction kind at 1 element, at the most that fits COLL_INLINE and
  * one more (the general path), in place and not; each member may take
@@ -961,6 +1004,7 @@ int main(int argc, char **argv)
         if (all || !strcmp(part, "lean")) lean_check(g);
         if (all || !strcmp(part, "movelean")) mlean_check(g);
         if (all || !strcmp(part, "recfree")) recfree_check(g, 200 + gi);
+        if (all || !strcmp(part, "crowded")) crowded_check(g);
     }
     if (all || !strcmp(part, "basic")) aset_check();
     if (all || !strcmp(part, "threads")) threads_check();
