@@ -325,6 +325,8 @@ sm_status_t p2p_finalize(void)
         sm_say("nonblocking sends complete when started, no request started: %llu",
                (unsigned long long)PEEK(P.stats.eager_isends));
         sm_say("messages kept aside for a later receive: %llu", (unsigned long long)P.stats.kept);
+        sm_say("receives posted behind one that matches all they match, no ring looked at: %llu",
+               (unsigned long long)P.stats.behind);
         sm_say("sends queued for ring room: %llu, rings asked to drain to their end: %llu",
                (unsigned long long)P.stats.queued, (unsigned long long)P.stats.wants);
     }
@@ -1410,6 +1412,13 @@ static inline __attribute__((always_inline)) enum take take_head(void *buf, size
     return got;
 }
 
+/* Whether posted receive t matches every message a receive of (src, tag)
+ * on c would: the same communicator, t's source and tag the same or any. */
+static inline bool behind(const struct p2p_req *t, int src, int tag, const struct p2p_comm *c)
+{
+    return t && t->comm == c && (t->src == src || t->src == P2P_ANY_SOURCE) && (t->tag == tag || t->tag == P2P_ANY_TAG);
+}
+
 /* Set r up as a receive into buf (type: its typemap, or NULL). */
 static void recv_start(struct p2p_req *r, void *buf, size_t len, const struct dt_type *type)
 {
@@ -1432,10 +1441,24 @@ sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag
     if (SM_UNLIKELY(P.nremote) && (any || P.remote[c->world[src]])) return recv_remote(r);
     /* A sender's older messages are in its unexpected list, its newer ones
      * still in its ring, where r takes its message with no copy to the side.
-     * MPI_ANY_SOURCE asks the senders in turn, so that none starves. */
+     * MPI_ANY_SOURCE asks the senders in turn, so that none starves. Behind
+     * a posted receive that matches whatever r matches (a window of
+     * receives: osu_mbw_mr's pattern), r can take no message before that
+     * one has (and none kept aside: that one would have), so it only joins
+     * the posted queue: the next drain (a wait's progress) matches the
+     * rings' records in posting order all the same, in one pass, and the
+     * window's receives leave the lines the sender is filling alone (each
+     * look took the line back from it: a transfer its next store waited
+     * for). */
     int n = P.nlocal;
     int i = any ? P.any_from : 0;
     LOCK(lk_recv);
+    if (behind(P.posted.tail, src, tag, c)) {
+        q_push(&P.posted, r);
+        P.stats.behind++;
+        UNLOCK(lk_recv);
+        return SM_OK;
+    }
     if (!type && !any && take_head(buf, len, c->world[src], src, tag, c, &r->st, false) == TAKE_GOT) {
         complete_recv(r);       /* (the small blocking receive's way, for a window of receives) */
         UNLOCK(lk_recv);

@@ -221,6 +221,7 @@ struct p2p_stats {
     uint64_t kept;              /* messages ever kept aside (a malloc and a copy each) */
     uint64_t queued;            /* sends ever queued for ring space */
     uint64_t wants;             /* times a full ring's receiver was asked to drain it to its end */
+    uint64_t behind;            /* receives posted behind one matching all they match, no ring looked at */
     uint64_t net_sent, net_received;    /* bytes to and from other nodes */
 };
 void p2p_stats(struct p2p_stats *s);
