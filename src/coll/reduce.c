@@ -416,21 +416,27 @@ static sm_status_t red_prepare(struct coll_op *o, struct coll_rec *mine)
             o->late = true;
             return SM_OK;
         }
-        /* a copy for the readers: C arrays of t, or the packed elements */
+        /* Member 0 of a small scan reads nobody's record, and member 1
+         * checks its own against member 0's: it need not check member 1's
+         * too, which would make it wait for member 1 on every call (a
+         * barrier's cost; Open MPI's linear scan is as eager). */
+        if ((o->a->kind == COLL_SCAN || o->a->kind == COLL_EXSCAN) && o->me == 0) o->read_any = true;
+        /* a copy for the readers: C arrays of t, or the packed elements;
+         * without a carrier (coll_carrier: 2 members on cores of their own
+         * past the record) the source itself, readers waited for */
         size_t bytes = r->user ? o->len : r->N * r->es_c;
-        char *c = coll_carrier(o, bytes);
-        if (!c) {               /* an active set (or no bounce buffer): a copy that readers are waited for */
+        char *c = coll_carrier(o, bytes, o->a->src.base != COLL_IN_PLACE);
+        if (!c && o->a->src.base != COLL_IN_PLACE) {
+            o->readers = COLL_ALL;
+            return coll_lay_as(o, &o->src, &src, 1, as, false);
+        }
+        if (!c) {               /* in place (dst is the source, written before peers read it): a copy */
             if (!(c = coll_alloc(o, bytes))) return o->st;
             o->readers = COLL_ALL;
         }
         dt_copy(c, r->user ? NULL : as, src.base, src.type, 0, o->len);
         o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, bytes, 0, 0, 0, 1, 1 };
         o->flags |= REC_CARRIED;
-        /* Member 0 of a small scan reads nobody's record, and member 1
-         * checks its own against member 0's: it need not check member 1's
-         * too, which would make it wait for member 1 on every call (a
-         * barrier's cost; Open MPI's linear scan is as eager). */
-        if ((o->a->kind == COLL_SCAN || o->a->kind == COLL_EXSCAN) && o->me == 0) o->read_any = true;
         return SM_OK;
     }
     /* sliced: the source and destination where the claimers reach them
