@@ -6,7 +6,8 @@
  * the root copies them); scatter (members copy their block out of the
  * root's buffer); allgather, collect and alltoall (each member copies its
  * blocks out of every peer's buffer). Small contributions travel in the
- * record or the bounce buffer, so their owner need not wait for readers.
+ * record or the bounce buffer, so their owner need not wait for readers
+ * (2 members on cores of their own: in the record only, coll_carrier).
  * Copies go typemap to typemap (src/dt). And the OpenSHMEM shorthands. */
 #include <stdlib.h>
 #include <string.h>

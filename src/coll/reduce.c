@@ -4,7 +4,9 @@
  *
  * Serial, for small vectors: every member whose source others need sends a
  * copy in its record (C arrays of the type; packed elements for user
- * functions) and completes without waiting; each member that needs a
+ * functions) and completes without waiting (2 members on cores of their
+ * own: past the record, the source itself, and the reader waited for:
+ * coll_carrier); each member that needs a
  * result (the root, or everyone) combines the copies itself.
  * Sliced, for large ones: every member publishes its source and
  * destination, and the members claim chunks of the vector from a counter in
@@ -31,7 +33,20 @@
  *   allreduce  1.24  1.23  0.83  0.83   0.89   0.26   0.37   -> serial to 4 KiB
  *   bcast      (noise)                 0.86   1.27   1.15   -> cooperative from 64 KiB
  * Below 1 KiB both algorithms take the same few microseconds and the
- * ratios are the load's noise. */
+ * ratios are the load's noise.
+ *
+ * A source past the record, 2 members on cores of their own: copied into
+ * the bounce buffer, or published in place and its reader waited for
+ * (coll_internal.h COLL_CARRY_MAX_2; 2026-11-28, load 5, medians of 7
+ * alternated runs, in place/copied):
+ *   OPS=Allgather,Alltoall,Gather,Scatter SMRUN_ARGS="--bind-to core" \
+ *   bench/mpi/crossover.sh 2 7 4096
+ *   bytes        4     16     64    256     1K     4K
+ *   allgather  1.01   0.99   1.03   1.03   0.61   0.39
+ *   alltoall   0.98   0.99   1.00   1.08   0.64   0.42
+ *   gather     0.98   0.98   1.00   0.81   0.48   0.25
+ *   scatter    1.01   0.99   1.00   0.74   0.48   0.31  -> in place past the record (96 B)
+ * (up to 96 B both builds carry it in the record: the same code.) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,7 +60,7 @@
 #define COLL_SERIAL_MAX_ROOTED 2048     /* a reduce to a root, 2 members */
 #endif
 #ifndef COLL_SERIAL_MAX_2
-#define COLL_SERIAL_MAX_2 8192          /* the others, 2 members (at most COLL_BOUNCE: no waiting) */
+#define COLL_SERIAL_MAX_2 8192          /* the others, 2 members (at most COLL_BOUNCE, where members share cores) */
 #endif
 #ifndef COLL_SERIAL_MAX_N
 #define COLL_SERIAL_MAX_N 4096          /* every reduction, more members */
