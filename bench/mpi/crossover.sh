@@ -1,14 +1,18 @@
 #!/bin/sh
 # crossover.sh: measures the collective engine's algorithm crossovers (the
 # table in src/coll/reduce.c's header): builds bench_mpi_coll twice, once
-# with every reduction serial and no cooperative broadcast, once with every
-# reduction sliced and every broadcast cooperative, then runs the two in
-# turn (reps times, alternating) on n ranks and prints, per operation and
-# size, both medians and sliced/serial (below 1: the sliced algorithm wins).
+# with every reduction serial, no cooperative broadcast and every source of
+# 2 members copied into the bounce buffer, once with every reduction
+# sliced, every broadcast cooperative and every source of 2 members
+# published in place (COLL_CARRY_MAX_2), then runs the two in turn (reps
+# times, alternating) on n ranks and prints, per operation and size, both
+# medians and sliced/serial (below 1: the sliced, cooperative or in-place
+# algorithm wins). OPS (default Bcast,Reduce,Allreduce) picks the
+# operations: the movers (Allgather,Alltoall,Gather,Scatter) show the
+# carry crossover alone, with 2 ranks.
 #   crossover.sh [ranks (2 4)] [reps (5)] [max_bytes (65536)]
 # Environment: SRC (the source tree, default: this script's), OUT (the
-# variant build trees, default /tmp/smartmap-crossover), SMRUN_ARGS, OPS
-# (the operations, default Bcast,Reduce,Allreduce).
+# variant build trees, default /tmp/smartmap-crossover), SMRUN_ARGS.
 set -eu
 RANKS=${1:-2 4}
 REPS=${2:-5}
@@ -22,8 +26,8 @@ build() {   # build NAME CFLAGS
     cmake --build "$OUT/$1" --target bench_mpi_coll smrun >/dev/null
 }
 BIG=0x40000000
-build serial "-DCOLL_SERIAL_MAX_ROOTED=$BIG -DCOLL_SERIAL_MAX_2=$BIG -DCOLL_SERIAL_MAX_N=$BIG -DCOLL_SERIAL_MAX_CROWDED=$BIG -DCOLL_SERIAL_MAX_AHEAD=$BIG -DCOLL_BCAST_COOP_2=$BIG -DCOLL_BCAST_COOP=$BIG"
-build sliced "-DCOLL_SERIAL_MAX_ROOTED=0 -DCOLL_SERIAL_MAX_2=0 -DCOLL_SERIAL_MAX_N=0 -DCOLL_SERIAL_MAX_CROWDED=0 -DCOLL_SERIAL_MAX_AHEAD=0 -DCOLL_BCAST_COOP_2=0 -DCOLL_BCAST_COOP=0"
+build serial "-DCOLL_SERIAL_MAX_ROOTED=$BIG -DCOLL_SERIAL_MAX_2=$BIG -DCOLL_SERIAL_MAX_N=$BIG -DCOLL_SERIAL_MAX_CROWDED=$BIG -DCOLL_SERIAL_MAX_AHEAD=$BIG -DCOLL_BCAST_COOP_2=$BIG -DCOLL_BCAST_COOP=$BIG -DCOLL_CARRY_MAX_2=$BIG"
+build sliced "-DCOLL_SERIAL_MAX_ROOTED=0 -DCOLL_SERIAL_MAX_2=0 -DCOLL_SERIAL_MAX_N=0 -DCOLL_SERIAL_MAX_CROWDED=0 -DCOLL_SERIAL_MAX_AHEAD=0 -DCOLL_BCAST_COOP_2=0 -DCOLL_BCAST_COOP=0 -DCOLL_CARRY_MAX_2=0"
 
 raw=$OUT/raw.txt
 : >"$raw"

@@ -4,7 +4,9 @@
  *
  * Serial, for small vectors: every member whose source others need sends a
  * copy in its record (C arrays of the type; packed elements for user
- * functions) and completes without waiting; each member that needs a
+ * functions) and completes without waiting (2 members on cores of their
+ * own: past the record, the source itself, and the reader waited for:
+ * coll_carrier); each member that needs a
  * result (the root, or everyone) combines the copies itself.
  * Sliced, for large ones: every member publishes its source and
  * destination, and the members claim chunks of the vector from a counter in
@@ -51,7 +53,20 @@
  * (COLL_BOUNCES calls), then waits for them, and crowded such waits sleep:
  * 8 ranks, 4 KiB reduces, 1.6 sleeps a call serial against 0.003 sliced
  * (SMARTMAP_STATS), 45-55 us a call against 10-14. Members that all need
- * every source (allreduce) do not run ahead. */
+ * every source (allreduce) do not run ahead.
+ *
+ * A source past the record, 2 members on cores of their own: copied into
+ * the bounce buffer, or published in place and its reader waited for
+ * (coll_internal.h COLL_CARRY_MAX_2; 2026-11-28, load 5, medians of 7
+ * alternated runs, in place/copied):
+ *   OPS=Allgather,Alltoall,Gather,Scatter SMRUN_ARGS="--bind-to core" \
+ *   bench/mpi/crossover.sh 2 7 4096
+ *   bytes        4     16     64    256     1K     4K
+ *   allgather  1.01   0.99   1.03   1.03   0.61   0.39
+ *   alltoall   0.98   0.99   1.00   1.08   0.64   0.42
+ *   gather     0.98   0.98   1.00   0.81   0.48   0.25
+ *   scatter    1.01   0.99   1.00   0.74   0.48   0.31  -> in place past the record (96 B)
+ * (up to 96 B both builds carry it in the record: the same code.) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,7 +80,7 @@
 #define COLL_SERIAL_MAX_ROOTED 2048     /* a reduce to a root, 2 members */
 #endif
 #ifndef COLL_SERIAL_MAX_2
-#define COLL_SERIAL_MAX_2 8192          /* the others, 2 members (at most COLL_BOUNCE: no waiting) */
+#define COLL_SERIAL_MAX_2 8192          /* the others, 2 members (at most COLL_BOUNCE, where members share cores) */
 #endif
 #ifndef COLL_SERIAL_MAX_N
 #define COLL_SERIAL_MAX_N 4096          /* every reduction, more members */
@@ -447,21 +462,27 @@ static sm_status_t red_prepare(struct coll_op *o, struct coll_rec *mine)
             o->late = true;
             return SM_OK;
         }
-        /* a copy for the readers: C arrays of t, or the packed elements */
+        /* Member 0 of a small scan reads nobody's record, and member 1
+         * checks its own against member 0's: it need not check member 1's
+         * too, which would make it wait for member 1 on every call (a
+         * barrier's cost; Open MPI's linear scan is as eager). */
+        if ((o->a->kind == COLL_SCAN || o->a->kind == COLL_EXSCAN) && o->me == 0) o->read_any = true;
+        /* a copy for the readers: C arrays of t, or the packed elements;
+         * without a carrier (coll_carrier: 2 members on cores of their own
+         * past the record) the source itself, readers waited for */
         size_t bytes = r->user ? o->len : r->N * r->es_c;
-        char *c = coll_carrier(o, bytes);
-        if (!c) {               /* an active set (or no bounce buffer): a copy that readers are waited for */
+        char *c = coll_carrier(o, bytes, o->a->src.base != COLL_IN_PLACE);
+        if (!c && o->a->src.base != COLL_IN_PLACE) {
+            o->readers = COLL_ALL;
+            return coll_lay_as(o, &o->src, &src, 1, as, false);
+        }
+        if (!c) {               /* in place (dst is the source, written before peers read it): a copy */
             if (!(c = coll_alloc(o, bytes))) return o->st;
             o->readers = COLL_ALL;
         }
         dt_copy(c, r->user ? NULL : as, src.base, src.type, 0, o->len);
         o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, bytes, 0, 0, 0, 1, 1 };
         o->flags |= REC_CARRIED;
-        /* Member 0 of a small scan reads nobody's record, and member 1
-         * checks its own against member 0's: it need not check member 1's
-         * too, which would make it wait for member 1 on every call (a
-         * barrier's cost; Open MPI's linear scan is as eager). */
-        if ((o->a->kind == COLL_SCAN || o->a->kind == COLL_EXSCAN) && o->me == 0) o->read_any = true;
         return SM_OK;
     }
     /* sliced: the source and destination where the claimers reach them
