@@ -1,10 +1,15 @@
 #!/bin/sh
 # crossover.sh: measures the collective engine's algorithm crossovers (the
 # table in src/coll/reduce.c's header): builds bench_mpi_coll twice, once
-# with every reduction serial and no cooperative broadcast, once with every
-# reduction sliced and every broadcast cooperative, then runs the two in
-# turn (reps times, alternating) on n ranks and prints, per operation and
-# size, both medians and sliced/serial (below 1: the sliced algorithm wins).
+# with every reduction serial, no cooperative broadcast and every source of
+# 2 members copied into the bounce buffer, once with every reduction
+# sliced, every broadcast cooperative and every source of 2 members
+# published in place (COLL_CARRY_MAX_2), then runs the two in turn (reps
+# times, alternating) on n ranks and prints, per operation and size, both
+# medians and sliced/serial (below 1: the sliced, cooperative or in-place
+# algorithm wins). OPS (default Bcast,Reduce,Allreduce) picks the
+# operations: the movers (Allgather,Alltoall,Gather,Scatter) show the
+# carry crossover alone, with 2 ranks.
 #   crossover.sh [ranks (2 4)] [reps (5)] [max_bytes (65536)]
 # Environment: SRC (the source tree, default: this script's), OUT (the
 # variant build trees, default /tmp/smartmap-crossover), SMRUN_ARGS.
@@ -14,15 +19,15 @@ REPS=${2:-5}
 MAX=${3:-65536}
 SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-/tmp/smartmap-crossover}
-OPS=Bcast,Reduce,Allreduce
+OPS=${OPS:-Bcast,Reduce,Allreduce}
 
 build() {   # build NAME CFLAGS
     cmake -S "$SRC" -B "$OUT/$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$2" >/dev/null
     cmake --build "$OUT/$1" --target bench_mpi_coll smrun >/dev/null
 }
 BIG=0x40000000
-build serial "-DCOLL_SERIAL_MAX_ROOTED=$BIG -DCOLL_SERIAL_MAX_2=$BIG -DCOLL_SERIAL_MAX_N=$BIG -DCOLL_BCAST_COOP_2=$BIG -DCOLL_BCAST_COOP=$BIG"
-build sliced "-DCOLL_SERIAL_MAX_ROOTED=0 -DCOLL_SERIAL_MAX_2=0 -DCOLL_SERIAL_MAX_N=0 -DCOLL_BCAST_COOP_2=0 -DCOLL_BCAST_COOP=0"
+build serial "-DCOLL_SERIAL_MAX_ROOTED=$BIG -DCOLL_SERIAL_MAX_2=$BIG -DCOLL_SERIAL_MAX_N=$BIG -DCOLL_SERIAL_MAX_CROWDED=$BIG -DCOLL_SERIAL_MAX_AHEAD=$BIG -DCOLL_BCAST_COOP_2=$BIG -DCOLL_BCAST_COOP=$BIG -DCOLL_CARRY_MAX_2=$BIG"
+build sliced "-DCOLL_SERIAL_MAX_ROOTED=0 -DCOLL_SERIAL_MAX_2=0 -DCOLL_SERIAL_MAX_N=0 -DCOLL_SERIAL_MAX_CROWDED=0 -DCOLL_SERIAL_MAX_AHEAD=0 -DCOLL_BCAST_COOP_2=0 -DCOLL_BCAST_COOP=0 -DCOLL_CARRY_MAX_2=0"
 
 raw=$OUT/raw.txt
 : >"$raw"
@@ -31,7 +36,7 @@ for n in $RANKS; do
     while [ "$r" -lt "$REPS" ]; do
         for v in serial sliced; do
             "$OUT/$v/bin/smrun" ${SMRUN_ARGS:-} -n "$n" "$OUT/$v/bin/bench_mpi_coll" "$MAX" 0.05 "$OPS" |
-                awk -v n="$n" -v v="$v" '/^# [A-Z]/ { op = $2; sub(",", "", op) } /^  [0-9]/ { print n, op, $1, v, $2 }' >>"$raw"
+                awk -v n="$n" -v v="$v" '/^# [A-Z]/ { op = $2; sub(",", "", op) } /^ *[0-9]/ { print n, op, $1, v, $2 }' >>"$raw"
         done
         r=$((r + 1))
     done

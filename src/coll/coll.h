@@ -154,6 +154,7 @@ struct coll_group {
     struct coll_hier *hier;     /* spanning: its node's group and the leaders' (hier.c), made at its
                                  * first blocking collective; freed with g (not with a copy of g) */
     uint64_t  lean;             /* blocking collectives run on the lean path (statistics, tests) */
+    uint64_t  sliced;           /* reductions run sliced (reduce.c serial_max; statistics, tests) */
 };
 
 /* Create g over members m (m->me < 0, or m NULL: the caller is not a member

@@ -32,6 +32,16 @@ struct coll_lay {
  * on 8 ranks a third slower, each rank's readers missing in cache. */
 #define COLL_BOUNCE 8192
 #define COLL_BOUNCES 4
+/* Past this many bytes (and the record), 2 members on cores of their own
+ * publish a source in place rather than in the bounce buffer: the copy
+ * into the bounce buffer, 64 lines at 4 KiB, each taken back from the peer
+ * that read it COLL_BOUNCES collectives before, cost more than the wait
+ * for the one reader, which spins on a core of its own. The crossover is
+ * in the table in reduce.c's header (bench/mpi/crossover.sh builds with
+ * -DCOLL_CARRY_MAX_2=...). */
+#ifndef COLL_CARRY_MAX_2
+#define COLL_CARRY_MAX_2 COLL_INLINE
+#endif
 
 enum rec_flags {
     REC_CARRIED = 1,    /* src is a copy in the record or bounce buffer (packed; reductions: C arrays) */
@@ -268,8 +278,10 @@ static inline int coll_next(const struct coll_op *o, int k) { return o->me + k <
 
 /* Where a contribution of span bytes to o travels when its member does not
  * wait for its readers: the record, the bounce buffer, or NULL (peers
- * read it in place). */
-void *coll_carrier(struct coll_op *o, size_t span);
+ * read it in place). src_ok: the caller can publish its buffer itself
+ * instead (not a buffer it writes during the collective); then 2 members
+ * on cores of their own get NULL past COLL_CARRY_MAX_2. */
+void *coll_carrier(struct coll_op *o, size_t span, bool src_ok);
 /* A deferred check on g that failed and is not reported yet (sched.c):
  * its status (the reason naming both calls), and it is reported; else SM_OK. */
 sm_status_t coll_late(struct coll_group *g);

@@ -6,7 +6,8 @@
  * the root copies them); scatter (members copy their block out of the
  * root's buffer); allgather, collect and alltoall (each member copies its
  * blocks out of every peer's buffer). Small contributions travel in the
- * record or the bounce buffer, so their owner need not wait for readers.
+ * record or the bounce buffer, so their owner need not wait for readers
+ * (2 members on cores of their own: in the record only, coll_carrier).
  * Copies go typemap to typemap (src/dt). And the OpenSHMEM shorthands. */
 #include <stdlib.h>
 #include <string.h>
@@ -156,7 +157,7 @@ static void publish_carried(struct coll_op *o, char *c, const struct coll_buf *b
 static sm_status_t publish_src(struct coll_op *o, const struct coll_buf *b, int nblocks)
 {
     size_t data, room = carried_bytes(o, b, nblocks, &data);
-    char *c = coll_carrier(o, room);
+    char *c = coll_carrier(o, room, true);
     if (c) {
         publish_carried(o, c, b, nblocks, data);
         return SM_OK;
@@ -366,7 +367,7 @@ static sm_status_t gather_prepare(struct coll_op *o, struct coll_rec *mine)
         o->readers = COLL_NONE;          /* COLL_ALL once a peer writes into dst (body) */
         return coll_lay_dst(o, &o->dst, &o->a->dst, o->n);
     }
-    void *c = coll_carrier(o, o->len);
+    void *c = coll_carrier(o, o->len, true);
     if (c) return publish_src(o, &o->a->src, 1);
     return coll_lay_src(o, &o->src, &o->a->src, 1);   /* written into the root's dst by this member */
 }
@@ -555,12 +556,15 @@ static sm_status_t alltoall_prepare(struct coll_op *o, struct coll_rec *mine)
         return publish_src(o, b, o->n);
     }
     o->len = o->a->dst.counts ? 0 : o->a->dst.count * coll_elem_size(o->a->dst.type);
-    /* in place: the data to send is dst; a packed copy of it is published,
-     * carried when it fits (publish_src then copies it, leaving this
-     * member's own block out), else in scratch that peers read */
-    size_t total = bytes_of(&o->a->dst, o->n);
-    if (!o->a->dst.counts && coll_carrier(o, o->n > 1 ? total - total / (size_t)o->n : total))
-        return publish_src(o, &o->a->dst, o->n);
+    /* in place: the data to send is dst, which this member writes while
+     * peers read it; a packed copy of it is published, carried when it fits
+     * (this member's own block left out), else in scratch that peers read */
+    size_t total = bytes_of(&o->a->dst, o->n), data;
+    char *carry;
+    if (!o->a->dst.counts && (carry = coll_carrier(o, carried_bytes(o, &o->a->dst, o->n, &data), false))) {
+        publish_carried(o, carry, &o->a->dst, o->n, data);
+        return SM_OK;
+    }
     int *displs = NULL, *counts = NULL;
     size_t room = (total + sizeof(int) - 1) / sizeof(int) * sizeof(int);      /* the arrays aligned */
     void *c = coll_alloc(o, room + (o->a->dst.counts ? 2 * sizeof(int) * (size_t)o->n : 0));

@@ -4,7 +4,9 @@
  *
  * Serial, for small vectors: every member whose source others need sends a
  * copy in its record (C arrays of the type; packed elements for user
- * functions) and completes without waiting; each member that needs a
+ * functions) and completes without waiting (2 members on cores of their
+ * own: past the record, the source itself, and the reader waited for:
+ * coll_carrier); each member that needs a
  * result (the root, or everyone) combines the copies itself.
  * Sliced, for large ones: every member publishes its source and
  * destination, and the members claim chunks of the vector from a counter in
@@ -31,7 +33,40 @@
  *   allreduce  1.24  1.23  0.83  0.83   0.89   0.26   0.37   -> serial to 4 KiB
  *   bcast      (noise)                 0.86   1.27   1.15   -> cooperative from 64 KiB
  * Below 1 KiB both algorithms take the same few microseconds and the
- * ratios are the load's noise. */
+ * ratios are the load's noise.
+ *
+ * Crowded: three or more members a CPU (2026-11-28, 2 cores, other helpers'
+ * load of 13-17) with
+ *   OPS=Reduce,Allreduce,Scan,Exscan bench/mpi/crossover.sh "4 6 8" 5 16384
+ *   bytes        4     64    256    1K     4K    16K
+ *   6 ranks on 2 cores
+ *   reduce     1.09  0.96   1.56  1.13   1.19   0.45   -> as 4 ranks
+ *   allreduce  0.87  0.92   2.18  1.15   1.08   0.30   -> as 4 ranks
+ *   scan       1.04  0.99   0.46  0.58   0.35   0.82   -> serial only inline
+ *   8 ranks on 2 cores
+ *   reduce     0.81  1.06   0.17  0.23   0.23   0.68   -> serial only inline
+ *   scan       1.11  0.97   0.23  0.28   0.21   0.39   -> serial only inline
+ *   exscan     0.95  0.89   0.18  0.16   0.27   0.30   -> serial only inline
+ *   allreduce  1.15  1.14   0.86  0.96   0.76   0.28   -> serial to 2 KiB
+ * (4 ranks gave the table above again: serial to 4 KiB.) A serial member
+ * whose readers lag runs ahead as far as its bounce buffer's parts go
+ * (COLL_BOUNCES calls), then waits for them, and crowded such waits sleep:
+ * 8 ranks, 4 KiB reduces, 1.6 sleeps a call serial against 0.003 sliced
+ * (SMARTMAP_STATS), 45-55 us a call against 10-14. Members that all need
+ * every source (allreduce) do not run ahead.
+ *
+ * A source past the record, 2 members on cores of their own: copied into
+ * the bounce buffer, or published in place and its reader waited for
+ * (coll_internal.h COLL_CARRY_MAX_2; 2026-11-28, load 5, medians of 7
+ * alternated runs, in place/copied):
+ *   OPS=Allgather,Alltoall,Gather,Scatter SMRUN_ARGS="--bind-to core" \
+ *   bench/mpi/crossover.sh 2 7 4096
+ *   bytes        4     16     64    256     1K     4K
+ *   allgather  1.01   0.99   1.03   1.03   0.61   0.39
+ *   alltoall   0.98   0.99   1.00   1.08   0.64   0.42
+ *   gather     0.98   0.98   1.00   0.81   0.48   0.25
+ *   scatter    1.01   0.99   1.00   0.74   0.48   0.31  -> in place past the record (96 B)
+ * (up to 96 B both builds carry it in the record: the same code.) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,15 +80,25 @@
 #define COLL_SERIAL_MAX_ROOTED 2048     /* a reduce to a root, 2 members */
 #endif
 #ifndef COLL_SERIAL_MAX_2
-#define COLL_SERIAL_MAX_2 8192          /* the others, 2 members (at most COLL_BOUNCE: no waiting) */
+#define COLL_SERIAL_MAX_2 8192          /* the others, 2 members (at most COLL_BOUNCE, where members share cores) */
 #endif
 #ifndef COLL_SERIAL_MAX_N
 #define COLL_SERIAL_MAX_N 4096          /* every reduction, more members */
 #endif
+#ifndef COLL_SERIAL_MAX_AHEAD
+#define COLL_SERIAL_MAX_AHEAD COLL_INLINE   /* reduce, scan, exscan, crowded (below): the record's copy only */
+#endif
+#ifndef COLL_SERIAL_MAX_CROWDED
+#define COLL_SERIAL_MAX_CROWDED 2048        /* allreduce, reduce-scatter, four members a CPU or more */
+#endif
 static size_t serial_max(int n, enum coll_kind k)
 {
-    if (n > 2) return COLL_SERIAL_MAX_N;
-    return k == COLL_REDUCE ? COLL_SERIAL_MAX_ROOTED : COLL_SERIAL_MAX_2;
+    if (n <= 2) return k == COLL_REDUCE ? COLL_SERIAL_MAX_ROOTED : COLL_SERIAL_MAX_2;
+    int per_cpu = sm_core.oversubscribed && sm_core.cpus > 0 ? n / sm_core.cpus : 1;
+    bool scan = k == COLL_SCAN || k == COLL_EXSCAN;
+    if (per_cpu >= 4) return k == COLL_REDUCE || scan ? COLL_SERIAL_MAX_AHEAD : COLL_SERIAL_MAX_CROWDED;
+    if (per_cpu >= 3 && scan) return COLL_SERIAL_MAX_AHEAD;
+    return COLL_SERIAL_MAX_N;
 }
 
 static bool is_red(enum coll_kind k) { return k >= COLL_REDUCE && k <= COLL_EXSCAN; }
@@ -377,6 +422,7 @@ static sm_status_t setup(struct coll_op *o)
     }
     if (r->N / (r->E ? r->E : 1) > UINT32_MAX - 1) return sm_fail(SM_ERR_ARG, "%zu elements are too many", r->N);
     r->sliced = span(o, r->N) > serial_max(o->n, o->a->kind) && o->n > 1;
+    o->g->sliced += r->sliced;
     o->len = r->N * r->es_s;
     coll_lay_local(&r->mine, src);
     return SM_OK;
@@ -416,21 +462,27 @@ static sm_status_t red_prepare(struct coll_op *o, struct coll_rec *mine)
             o->late = true;
             return SM_OK;
         }
-        /* a copy for the readers: C arrays of t, or the packed elements */
+        /* Member 0 of a small scan reads nobody's record, and member 1
+         * checks its own against member 0's: it need not check member 1's
+         * too, which would make it wait for member 1 on every call (a
+         * barrier's cost; Open MPI's linear scan is as eager). */
+        if ((o->a->kind == COLL_SCAN || o->a->kind == COLL_EXSCAN) && o->me == 0) o->read_any = true;
+        /* a copy for the readers: C arrays of t, or the packed elements;
+         * without a carrier (coll_carrier: 2 members on cores of their own
+         * past the record) the source itself, readers waited for */
         size_t bytes = r->user ? o->len : r->N * r->es_c;
-        char *c = coll_carrier(o, bytes);
-        if (!c) {               /* an active set (or no bounce buffer): a copy that readers are waited for */
+        char *c = coll_carrier(o, bytes, o->a->src.base != COLL_IN_PLACE);
+        if (!c && o->a->src.base != COLL_IN_PLACE) {
+            o->readers = COLL_ALL;
+            return coll_lay_as(o, &o->src, &src, 1, as, false);
+        }
+        if (!c) {               /* in place (dst is the source, written before peers read it): a copy */
             if (!(c = coll_alloc(o, bytes))) return o->st;
             o->readers = COLL_ALL;
         }
         dt_copy(c, r->user ? NULL : as, src.base, src.type, 0, o->len);
         o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, bytes, 0, 0, 0, 1, 1 };
         o->flags |= REC_CARRIED;
-        /* Member 0 of a small scan reads nobody's record, and member 1
-         * checks its own against member 0's: it need not check member 1's
-         * too, which would make it wait for member 1 on every call (a
-         * barrier's cost; Open MPI's linear scan is as eager). */
-        if ((o->a->kind == COLL_SCAN || o->a->kind == COLL_EXSCAN) && o->me == 0) o->read_any = true;
         return SM_OK;
     }
     /* sliced: the source and destination where the claimers reach them

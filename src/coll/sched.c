@@ -148,11 +148,12 @@ void *coll_alloc(struct coll_op *o, size_t bytes)
     return p;
 }
 
-void *coll_carrier(struct coll_op *o, size_t span)
+void *coll_carrier(struct coll_op *o, size_t span, bool src_ok)
 {
     struct coll_group *g = o->g;
     if (coll_aset(g) || span > COLL_BOUNCE) return NULL;
     if (span <= COLL_INLINE) return coll_rec_of(g, o->me, o->seq)->data;
+    if (src_ok && span > COLL_CARRY_MAX_2 && o->n == 2 && !sm_core.oversubscribed) return NULL;
     if (!g->bounce) {
         void *b = malloc(COLL_BOUNCES * COLL_BOUNCE);
         if (!b || !coll_global(b) || !coll_global((char *)b + COLL_BOUNCES * COLL_BOUNCE - 1)) {   /* peers could not read it */

@@ -147,6 +147,15 @@ static bool source_armed(const struct sm_wait_source *src)
  * half the time (perf stat task-clock, alternated runs; docs/NOTES.md). */
 static inline int spin_iters(void) { return sm_core.oversubscribed ? 4 : 20000; }
 static inline int yield_iters(void) { return sm_core.oversubscribed ? 4 : 200; }
+/* sm_wait_for's yields with the source (UCX between nodes), oversubscribed:
+ * twice as many turns, as many UCX runs before a sleep as when each turn
+ * ran it twice (the condition's run, then the source's; since a turn runs
+ * it once, the 4 turns ended twice as soon). Fewer turns put a waiting
+ * rank to sleep while its message was on the way, and each sleep costs a
+ * wake by UCX's watcher and then of the rank: 4 nodes of 1 rank on 2
+ * cores, a small allreduce slept 1000-3300 times in 5200 calls and took
+ * 37-49 us a call, with 8 turns 30-70 times and 28-33 us (docs/NOTES.md). */
+static inline int yield_iters_source(void) { return sm_core.oversubscribed ? 8 : 200; }
 
 /* Oversubscribed, a yield that comes straight back found nobody else to
  * run on this core: the ranks sharing it are asleep, and a sleep now costs
@@ -337,7 +346,7 @@ void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg)
         sm_cpu_relax();
     }
     uint64_t t0 = 0;
-    for (int i = yield_iters(); i > 0; i--) {
+    for (int i = src ? yield_iters_source() : yield_iters(); i > 0; i--) {
         if (cond(arg)) return;
         if (src) src->progress();
         if (yield_idle(&t0, src)) i++;

@@ -433,6 +433,8 @@ sm_status_t p2p_finalize(void)
         sm_say("nonblocking sends complete when started, no request started: %llu",
                (unsigned long long)PEEK(P.stats.eager_isends));
         sm_say("messages kept aside for a later receive: %llu", (unsigned long long)P.stats.kept);
+        sm_say("receives posted behind one that matches all they match, no ring looked at: %llu",
+               (unsigned long long)P.stats.behind);
         sm_say("sends queued for ring room: %llu, rings asked to drain to their end: %llu",
                (unsigned long long)P.stats.queued, (unsigned long long)P.stats.wants);
         if (P.mt)
@@ -699,6 +701,18 @@ static __attribute__((noinline)) sm_status_t copy_large(struct p2p_req *r, const
     return SM_OK;
 }
 
+/* An eager message's bytes into or out of its record: 8 to 16 bytes (the
+ * message rate's size) as two overlapping words, without memcpy's call
+ * and its size dispatch (a fifth of a small send's instructions). */
+static inline void copy_eager(void *dst, const void *src, size_t n)
+{
+    if (n - 8 <= 8) {
+        uint64_t a, b;
+        memcpy(&a, src, 8), memcpy(&b, (const char *)src + n - 8, 8);
+        memcpy(dst, &a, 8), memcpy((char *)dst + n - 8, &b, 8);
+    } else if (n) memcpy(dst, src, n);
+}
+
 /* (With threads, r is its owner's once done is set: nothing here reads it after.) */
 static void complete_recv(struct p2p_req *r)
 {
@@ -717,7 +731,10 @@ static void deliver(struct p2p_req *r, const struct desc *d, const char *data, i
     size_t n = len <= r->len ? len : r->len;
     sm_status_t st = SM_OK;
     if (!n) ;
-    else if (d->flags & D_EAGER) copy_stream(r->buf, r->type, data, NULL, 0, n);
+    else if (d->flags & D_EAGER) {
+        if (SM_LIKELY(!r->type)) copy_eager(r->buf, data, n);   /* (a drain delivers a window's 8-byte messages) */
+        else copy_stream(r->buf, r->type, data, NULL, 0, n);
+    }
     else st = copy_large(r, d, n, world);
     r->st.source = d->src;
     r->st.tag = d->tag;
@@ -1350,18 +1367,6 @@ sm_status_t p2p_isend(struct p2p_req *r, const void *buf, size_t len, int dst, i
     return SM_OK;
 }
 
-/* An eager message's bytes into or out of its record: 8 to 16 bytes (the
- * message rate's size) as two overlapping words, without memcpy's call
- * and its size dispatch (a fifth of a small send's instructions). */
-static inline void copy_eager(void *dst, const void *src, size_t n)
-{
-    if (n - 8 <= 8) {
-        uint64_t a, b;
-        memcpy(&a, src, 8), memcpy(&b, (const char *)src + n - 8, 8);
-        memcpy(dst, &a, 8), memcpy((char *)dst + n - 8, &b, 8);
-    } else if (n) memcpy(dst, src, n);
-}
-
 /* A small standard send of plain bytes to peer on this node, straight into
  * its ring: false when the ring is full or earlier sends to peer wait for
  * room (nothing done, so that the message keeps its place behind them). */
@@ -1530,6 +1535,13 @@ static inline __attribute__((always_inline)) enum take take_head(void *buf, size
     return got;
 }
 
+/* Whether posted receive t matches every message a receive of (src, tag)
+ * on c would: the same communicator, t's source and tag the same or any. */
+static inline bool behind(const struct p2p_req *t, int src, int tag, const struct p2p_comm *c)
+{
+    return t && t->comm == c && (t->src == src || t->src == P2P_ANY_SOURCE) && (t->tag == tag || t->tag == P2P_ANY_TAG);
+}
+
 /* Set r up as a receive into buf (type: its typemap, or NULL). */
 static void recv_start(struct p2p_req *r, void *buf, size_t len, const struct dt_type *type)
 {
@@ -1552,12 +1564,26 @@ sm_status_t p2p_irecv(struct p2p_req *r, void *buf, size_t len, int src, int tag
     if (SM_UNLIKELY(P.nremote) && (any || P.remote[c->world[src]])) return recv_remote(r);
     /* A sender's older messages are in its unexpected list, its newer ones
      * still in its ring, where r takes its message with no copy to the side.
-     * MPI_ANY_SOURCE asks the senders in turn, so that none starves. */
+     * MPI_ANY_SOURCE asks the senders in turn, so that none starves. Behind
+     * a posted receive that matches whatever r matches (a window of
+     * receives: osu_mbw_mr's pattern), r can take no message before that
+     * one has (and none kept aside: that one would have), so it only joins
+     * the posted queue: the next drain (a wait's progress) matches the
+     * rings' records in posting order all the same, in one pass, and the
+     * window's receives leave the lines the sender is filling alone (each
+     * look took the line back from it: a transfer its next store waited
+     * for). */
     int n = P.nlocal;
     int i = any ? P.any_from : 0;
     LOCK(lk_recv);
     if (!type && !any && take_head(buf, len, c->world[src], src, tag, c, &r->st, false) == TAKE_GOT) {
         complete_recv(r);       /* (the small blocking receive's way, for a window of receives) */
+        UNLOCK(lk_recv);
+        return SM_OK;
+    }
+    if (behind(P.posted.tail, src, tag, c)) {
+        q_push(&P.posted, r);
+        P.stats.behind++;
         UNLOCK(lk_recv);
         return SM_OK;
     }

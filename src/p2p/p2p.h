@@ -224,6 +224,7 @@ struct p2p_stats {
     uint64_t locked;            /* with threads: send or receive side locked through the spin lock,
                                  * not by the thread it is biased to (p2p.c "Threads") */
     uint64_t revoked;           /* ... and taken from the thread it was biased to */
+    uint64_t behind;            /* receives posted behind one matching all they match, no ring looked at */
     uint64_t net_sent, net_received;    /* bytes to and from other nodes */
 };
 void p2p_stats(struct p2p_stats *s);

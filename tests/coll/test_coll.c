@@ -7,7 +7,7 @@
  * roots and sizes while ranks run at different speeds; collectives on two
  * groups at once from two threads; mismatched calls; members that read no
  * record running ahead. Usage: test_coll
- * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scandeep|scanmix|lean|movelean|all] */
+ * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scandeep|scanmix|lean|movelean|recfree|crowded|carry|all] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -665,6 +665,49 @@ static void scan_mix_check(struct coll_group *g)
     OK(coll_barrier(g));
 }
 
+/* Serial or sliced (reduce.c serial_max): every reduction kind at sizes
+ * about the crossovers, against the reference, and the group's count of
+ * sliced calls against the rule: two members (rooted to 2 KiB, others to
+ * 8 KiB), else to 4 KiB, but crowded (oversubscribed, three members a CPU:
+ * scans only inline; four: reduces and scans only inline, allreduces to
+ * 2 KiB), where a serial member that ran ahead slept. */
+static bool want_sliced(int sz, enum coll_kind kind, size_t bytes)
+{
+    bool scan = kind == COLL_SCAN || kind == COLL_EXSCAN;
+    if (sz < 2) return false;
+    if (sz == 2) return bytes > (kind == COLL_REDUCE ? 2048u : 8192u);
+    int per_cpu = sm_core.oversubscribed ? sz / sm_core.cpus : 1;
+    if (per_cpu >= 4) return bytes > (kind == COLL_REDUCE || scan ? (size_t)COLL_INLINE : 2048u);
+    if (per_cpu >= 3 && scan) return bytes > COLL_INLINE;
+    return bytes > 4096;
+}
+static void crowded_check(struct coll_group *g)
+{
+    static const enum coll_kind kinds[] = { COLL_REDUCE, COLL_ALLREDUCE, COLL_SCAN, COLL_EXSCAN };
+    static const size_t sizes[] = { 96, 104, 256, 2048, 2056, 4096, 4104, 8192, 8200 };
+    static long src[1100], dst[1100];
+    int sz = g->m.size, i = g->m.me, k = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t kd = 0; kd < 4; kd++, k++) {
+            enum coll_kind kind = kinds[kd];
+            int cnt = (int)(sizes[si] / sizeof(long)), root = k % sz;
+            for (int e = 0; e < cnt; e++) src[e] = scan_val(i, k, e), dst[e] = -7;
+            uint64_t before = g->sliced;
+            OK(coll_run(g, &(struct coll_args){ .kind = kind, .root = root, .src = { src, sizes[si] },
+                                                 .dst = { dst, sizes[si] }, .red = { .t = COLL_INT64, .op = COLL_SUM } }));
+            int upto = kind == COLL_SCAN ? i : kind == COLL_EXSCAN ? i - 1 : sz - 1;
+            bool gets = kind == COLL_REDUCE ? i == root : upto >= 0;
+            for (int e = 0; e < cnt; e++)
+                CHECK(dst[e] == (gets ? scan_ref(upto, k, e) : -7), "kind %d %zu B root %d [%d]: %ld", (int)kind,
+                      sizes[si], root, e, dst[e]);
+            bool want = want_sliced(sz, kind, sizes[si]);
+            CHECK(g->sliced - before == (want ? 1u : 0u), "kind %d %zu B, %d members on %d CPUs%s: %llu sliced, want %d",
+                  (int)kind, sizes[si], sz, sm_core.cpus, sm_core.oversubscribed ? " (oversubscribed)" : "",
+                  (unsigned long long)(g->sliced - before), want);
+        }
+    OK(coll_barrier(g));
+}
+
 /* The lean path's boundaries (reduce.c coll_red_lean): every (type, op) of
  * every reduction kind at 1 element, at the most that fits COLL_INLINE and
  * one more (the general path), in place and not; each member may take
@@ -934,6 +977,116 @@ static void mlean_check(struct coll_group *g)
     mlean_one(g, COLL_ALLGATHER, false, 8, 0, false, false, 1);
 }
 
+/* Past the record, 2 members on cores of their own publish a source in
+ * place (coll_carrier, COLL_CARRY_MAX_2); more members, or members that
+ * share cores, copy it into the bounce buffer up to COLL_BOUNCE; a source
+ * that its member writes during the collective (in-place alltoall and
+ * reductions) is copied either way. The own record's REC_CARRIED after each
+ * call says which, for the callers whose choice does not depend on how far
+ * peers are (non-rooted kinds; a broadcast's root with 2 members), and
+ * every result is checked: allgather, alltoall, allreduce (in place and
+ * not), a broadcast of a type with holes from each root in turn, gather
+ * and scatter, at the record's size, one byte over, 512 B, 4 KiB, the
+ * bounce buffer's size and one byte over. */
+static bool carried_want(int sz, size_t span, bool src_ok)
+{
+    if (span <= COLL_INLINE) return true;
+    if (span > COLL_BOUNCE) return false;
+    return !(src_ok && sz == 2 && !sm_core.oversubscribed);
+}
+
+static void carry_flag(struct coll_group *g, bool want, const char *what, size_t len)
+{
+    bool got = coll_rec_of(g, g->m.me, g->seq)->flags & REC_CARRIED;
+    CHECK(got == want, "%s of %zu B on %d members: %s, want %s", what, len, g->m.size, got ? "carried" : "in place",
+          want ? "carried" : "in place");
+}
+
+static void carry_check(struct coll_group *g)
+{
+    int sz = g->m.size, i = g->m.me;
+    static const size_t sizes[] = { COLL_INLINE, COLL_INLINE + 4, 512, 4096, COLL_BOUNCE, COLL_BOUNCE + 4 };
+    static struct dt_predef byte;
+    dt_predef_init(&byte, 0, 1, 1, 1, 0, 0);
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        size_t len = sizes[z], all = len * (size_t)sz;
+        unsigned char *s = malloc(all), *d = malloc(all + 1);
+        int32_t *v = malloc(len), *r = malloc(len);
+        CHECK(s && d && v && r, "no memory");
+        /* allgather, then in place */
+        for (int inpl = 0; inpl < 2; inpl++) {
+            memset(d, 0xee, all + 1);
+            for (size_t j = 0; j < len; j++) (inpl ? d + (size_t)i * len : s)[j] = pattern(i, j);
+            OK(coll_run(g, &(struct coll_args){ .kind = COLL_ALLGATHER, .src = { inpl ? COLL_IN_PLACE : s, len },
+                                                .dst = { d, len } }));
+            carry_flag(g, carried_want(sz, len, true), inpl ? "allgather in place" : "allgather", len);
+            for (int m = 0; m < sz; m++)
+                for (size_t j = 0; j < len; j++)
+                    CHECK(d[(size_t)m * len + j] == pattern(m, j), "allgather %zu B: block %d byte %zu", len, m, j);
+            CHECK(d[all] == 0xee, "allgather %zu B: past the end", len);
+        }
+        /* alltoall: in place, the source is the destination it writes: always a copy */
+        for (int inpl = 0; inpl < 2; inpl++) {
+            memset(d, 0xee, all + 1);
+            for (int m = 0; m < sz; m++)
+                for (size_t j = 0; j < len; j++) (inpl ? d : s)[(size_t)m * len + j] = pattern(i * sz + m, j);
+            OK(coll_run(g, &(struct coll_args){ .kind = COLL_ALLTOALL, .src = { inpl ? COLL_IN_PLACE : s, len },
+                                                .dst = { d, len } }));
+            size_t span = sz > 1 ? all - len : len;
+            carry_flag(g, carried_want(sz, span, !inpl), inpl ? "alltoall in place" : "alltoall", len);
+            for (int m = 0; m < sz; m++)
+                for (size_t j = 0; j < len; j++)
+                    CHECK(d[(size_t)m * len + j] == pattern(m * sz + i, j), "alltoall %zu B: block %d byte %zu", len, m, j);
+            CHECK(d[all] == 0xee, "alltoall %zu B: past the end", len);
+        }
+        /* allreduce of int32 sums (serial up to reduce.c's crossover: then carried or in place) */
+        size_t cnt = len / sizeof *v;
+        for (int inpl = 0; inpl < 2; inpl++) {
+            for (size_t e = 0; e < cnt; e++) (inpl ? r : v)[e] = (int32_t)(i * 1000 + e);
+            uint64_t sliced = g->sliced;
+            OK(coll_run(g, &(struct coll_args){ .kind = COLL_ALLREDUCE, .src = { inpl ? COLL_IN_PLACE : v, cnt * 4 },
+                                                .dst = { r, cnt * 4 }, .red = { .t = COLL_INT32, .op = COLL_SUM } }));
+            if (sz > 1 && g->sliced == sliced)
+                carry_flag(g, carried_want(sz, cnt * 4, !inpl), inpl ? "allreduce in place" : "allreduce", len);
+            for (size_t e = 0; e < cnt; e++)
+                CHECK(r[e] == (int32_t)(1000 * sz * (sz - 1) / 2 + sz * (int)e), "allreduce %zu B [%zu]: %d", len, e, r[e]);
+        }
+        /* broadcasts from every root of a type with holes: 4 bytes of every 8 */
+        struct dt_type *four = NULL, *holes = NULL;
+        size_t nb = len / 8;
+        OK(dt_contiguous(4, &byte.t, &four));
+        OK(dt_hvector(nb, 1, 8, four, &holes));
+        for (int root = 0; root < sz; root++) {
+            memset(d, 0xee, all + 1);
+            for (size_t j = 0; j < len; j++) d[j] = i == root ? pattern(root, j) : 0xee;
+            OK(coll_run(g, &(struct coll_args){ .kind = COLL_BCAST, .root = root, .dst = { d, 1, holes } }));
+            if (i == root && sz == 2) carry_flag(g, carried_want(sz, nb * 4, true), "broadcast root", nb * 4);
+            for (size_t j = 0; j < len; j++)
+                CHECK(d[j] == (i == root || (j < nb * 8 && j % 8 < 4) ? pattern(root, j) : 0xee),
+                      "broadcast %zu B from %d: byte %zu", len, root, j);
+        }
+        dt_unref(holes), dt_unref(four);
+        /* gather and scatter, roots in turn */
+        for (int root = 0; root < sz; root++) {
+            memset(d, 0xee, all + 1);
+            for (size_t j = 0; j < len; j++) s[j] = pattern(i + root, j);
+            OK(coll_run(g, &(struct coll_args){ .kind = COLL_GATHER, .root = root, .src = { s, len }, .dst = { d, len } }));
+            for (int m = 0; m < sz && i == root; m++)
+                for (size_t j = 0; j < len; j++)
+                    CHECK(d[(size_t)m * len + j] == pattern(m + root, j), "gather %zu B to %d: block %d byte %zu", len, root, m, j);
+            for (size_t j = 0; i == root && j < all; j++) s[j] = pattern(root, j);
+            memset(d, 0xee, len + 1);
+            OK(coll_run(g, &(struct coll_args){ .kind = COLL_SCATTER, .root = root, .src = { i == root ? s : NULL, len },
+                                                .dst = { d, len } }));
+            for (size_t j = 0; j < len; j++)
+                CHECK(d[j] == pattern(root, (size_t)i * len + j), "scatter %zu B from %d: byte %zu", len, root, j);
+            CHECK(d[len] == 0xee, "scatter %zu B: past the block", len);
+        }
+        free(s), free(d), free(v), free(r);
+    }
+    OK(coll_barrier(g));
+}
+
 int main(int argc, char **argv)
 {
     const char *part = argc > 1 ? argv[1] : "all";
@@ -961,6 +1114,8 @@ int main(int argc, char **argv)
         if (all || !strcmp(part, "lean")) lean_check(g);
         if (all || !strcmp(part, "movelean")) mlean_check(g);
         if (all || !strcmp(part, "recfree")) recfree_check(g, 200 + gi);
+        if (all || !strcmp(part, "crowded")) crowded_check(g);
+        if (all || !strcmp(part, "carry")) carry_check(g);
     }
     if (all || !strcmp(part, "basic")) aset_check();
     if (all || !strcmp(part, "threads")) threads_check();
