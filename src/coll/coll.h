@@ -155,6 +155,7 @@ struct coll_group {
                                  * first blocking collective; freed with g (not with a copy of g) */
     uint64_t  lean;             /* blocking collectives run on the lean path (statistics, tests) */
     uint64_t  sliced;           /* reductions run sliced (reduce.c serial_max; statistics, tests) */
+    uint64_t  direct;           /* two members' large exscans run as one copy (reduce.c; statistics, tests) */
 };
 
 /* Create g over members m (m->me < 0, or m NULL: the caller is not a member

@@ -245,6 +245,7 @@ struct coll_op {
         uint32_t nchunks;
         bool sliced, user;
         bool chain;                     /* a small scan as a chain of prefixes */
+        bool direct;                    /* two members' large exscan: member 1 copies member 0's source */
         coll_kernel_fn k;
         const struct dt_type *U;        /* user: the datatype (this member's) */
         struct coll_lay mine;           /* this member's source, local addresses */

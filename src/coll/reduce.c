@@ -85,6 +85,9 @@
 #ifndef COLL_SERIAL_MAX_N
 #define COLL_SERIAL_MAX_N 4096          /* every reduction, more members */
 #endif
+#ifndef COLL_DIRECT_MAX
+#define COLL_DIRECT_MAX (512 * 1024)    /* a two members' exscan copied once by member 1 (setup) */
+#endif
 #ifndef COLL_SERIAL_MAX_AHEAD
 #define COLL_SERIAL_MAX_AHEAD COLL_INLINE   /* reduce, scan, exscan, crowded (below): the record's copy only */
 #endif
@@ -422,7 +425,19 @@ static sm_status_t setup(struct coll_op *o)
     }
     if (r->N / (r->E ? r->E : 1) > UINT32_MAX - 1) return sm_fail(SM_ERR_ARG, "%zu elements are too many", r->N);
     r->sliced = span(o, r->N) > serial_max(o->n, o->a->kind) && o->n > 1;
+    /* Two members' exscan is member 0's source copied into member 1's
+     * destination, no op applied. Sliced, both members claimed chunks and
+     * each chunk took three copies (the source into scratch, member 1's
+     * source aside, the scratch out), lines of member 1's destination
+     * written from member 0's core. Above the serial copy, member 1 copies
+     * member 0's source in place once, from its own cache after the first
+     * call (member 0 does not write it), and member 0 waits for that; up
+     * to COLL_DIRECT_MAX: at 1 MiB the sliced copy on both cores was level
+     * with Open MPI (74 us) and one copy took 94 in the one quiet round. */
+    r->direct = r->sliced && o->n == 2 && o->a->kind == COLL_EXSCAN && span(o, r->N) <= COLL_DIRECT_MAX;
+    r->sliced = r->sliced && !r->direct;
     o->g->sliced += r->sliced;
+    o->g->direct += r->direct;
     o->len = r->N * r->es_s;
     coll_lay_local(&r->mine, src);
     return SM_OK;
@@ -448,6 +463,14 @@ static sm_status_t red_prepare(struct coll_op *o, struct coll_rec *mine)
     } else if (o->a->kind == COLL_REDUCE_SCATTER) {
         dst.counts = NULL, dst.displs = NULL;
         if (o->a->dst.counts) dst.count = (size_t)(o->a->dst.counts[o->me] > 0 ? o->a->dst.counts[o->me] : 0);
+    }
+    if (r->direct) {
+        if (o->me == 1) {
+            coll_lay_local(&o->dst, &dst);
+            return SM_OK;
+        }
+        o->readers = 1;         /* member 1 reads the source in place */
+        return coll_lay_as(o, &o->src, &src, 1, as, false);
     }
     if (!r->sliced) {
         if (gets_result(o, o->me)) coll_lay_local(&o->dst, &dst);
@@ -515,6 +538,16 @@ static bool red_body(struct coll_op *o)
         struct coll_rec *prev = coll_rec_of(o->g, o->me - 1, o->seq);
         if (coll_check(o, o->me - 1, prev, true) && !o->st && r->N) chain_step(o, prev);
         if (o->late) coll_stamp(o, true);
+        return true;
+    }
+    if (r->direct) {
+        if (o->me == 0) return true;
+        CO_WAIT(o->bpc, coll_await(o, 0));
+        struct coll_rec *p = coll_rec_of(o->g, 0, o->seq);
+        if (coll_check(o, 0, p, true) && !o->st) {
+            struct coll_blk s = coll_block(&p->src, 0, 1), d = coll_block(&o->dst, 0, 1);
+            coll_copy(&d, &s, 0, o->len);
+        }
         return true;
     }
     if (r->user && !(r->same = coll_alloc(o, (size_t)o->n))) return true;

@@ -654,7 +654,7 @@ sm_status_t coll_op_init(struct coll_op *o, struct coll_group *g, const struct c
     o->readers = COLL_NONE, o->listed = o->read_any = o->released = o->late = o->owe_wake = false;
     o->flags = 0, o->len = 0, o->st = SM_OK, o->why = NULL, o->done = NULL, o->ctx = NULL;
     o->nowned = 0, o->staged_nb = 0, o->finish = NULL, o->kctx = NULL, o->gate = NULL, o->gate_ctx = NULL;
-    o->r.bstart = NULL, o->r.k = NULL, o->r.cstart = NULL, o->r.same = NULL, o->r.sliced = o->r.chain = false, o->r.N = o->r.nchunks = 0;
+    o->r.bstart = NULL, o->r.k = NULL, o->r.cstart = NULL, o->r.same = NULL, o->r.sliced = o->r.chain = o->r.direct = false, o->r.N = o->r.nchunks = 0;
     if (g->num == -1 || g->m.me < 0) return sm_fail(SM_ERR_ARG, "this rank is not a member of the group");
     if ((unsigned)a->kind >= COLL_KINDS || !coll_kinds[a->kind])
         return sm_fail(SM_ERR_ARG, "no collective of kind %d", (int)a->kind);

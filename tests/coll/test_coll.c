@@ -675,7 +675,7 @@ static bool want_sliced(int sz, enum coll_kind kind, size_t bytes)
 {
     bool scan = kind == COLL_SCAN || kind == COLL_EXSCAN;
     if (sz < 2) return false;
-    if (sz == 2) return bytes > (kind == COLL_REDUCE ? 2048u : 8192u);
+    if (sz == 2) return kind != COLL_EXSCAN && bytes > (kind == COLL_REDUCE ? 2048u : 8192u);   /* exscan: direct */
     int per_cpu = sm_core.oversubscribed ? sz / sm_core.cpus : 1;
     if (per_cpu >= 4) return bytes > (kind == COLL_REDUCE || scan ? (size_t)COLL_INLINE : 2048u);
     if (per_cpu >= 3 && scan) return bytes > COLL_INLINE;
@@ -705,6 +705,43 @@ static void crowded_check(struct coll_group *g)
                   (int)kind, sizes[si], sz, sm_core.cpus, sm_core.oversubscribed ? " (oversubscribed)" : "",
                   (unsigned long long)(g->sliced - before), want);
         }
+    OK(coll_barrier(g));
+}
+
+/* Two members' exscan above the serial copy (reduce.c, direct): member 1
+ * copies member 0's source once, member 0 waits for it. Sizes about the
+ * crossover and large ones, in place and not, back to back with scans of
+ * the same size (member 0 must not leave before member 1 read its source,
+ * which it changes for the next call); member 0's destination untouched;
+ * the group's count of direct calls (two members only, to 512 KiB) and of
+ * sliced ones (none for these exscans). */
+static void direct_check(struct coll_group *g)
+{
+    static const size_t sizes[] = { 8192, 8200, 65536, 262144 + 8, 1048576 };
+    size_t most = sizes[sizeof sizes / sizeof *sizes - 1] / sizeof(long);
+    long *src = malloc(most * sizeof *src), *dst = malloc(most * sizeof *dst);
+    CHECK(src && dst, "no memory");
+    int sz = g->m.size, i = g->m.me, k = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (int rep = 0; rep < 6; rep++, k++) {
+            bool inpl = rep % 2, scan = rep % 3 == 2;
+            enum coll_kind kind = scan ? COLL_SCAN : COLL_EXSCAN;
+            int cnt = (int)(sizes[si] / sizeof(long));
+            for (int e = 0; e < cnt; e++) src[e] = scan_val(i, k, e), dst[e] = inpl ? src[e] : -7;
+            uint64_t before = g->direct, sbefore = g->sliced;
+            OK(coll_run(g, &(struct coll_args){ .kind = kind, .src = { inpl ? COLL_IN_PLACE : src, sizes[si] },
+                                                 .dst = { dst, sizes[si] }, .red = { .t = COLL_INT64, .op = COLL_SUM } }));
+            int upto = scan ? i : i - 1;
+            for (int e = 0; e < cnt; e++)
+                CHECK(dst[e] == (upto >= 0 ? scan_ref(upto, k, e) : inpl ? scan_val(i, k, e) : -7),
+                      "%s %zu B%s member %d [%d]: %ld", scan ? "scan" : "exscan", sizes[si], inpl ? " in place" : "", i, e,
+                      dst[e]);
+            bool want = !scan && sz == 2 && sizes[si] > 8192 && sizes[si] <= 512 * 1024;
+            CHECK(g->direct - before == (want ? 1u : 0u), "%s %zu B, %d members: %llu direct, want %d",
+                  scan ? "scan" : "exscan", sizes[si], sz, (unsigned long long)(g->direct - before), want);
+            CHECK(!want || g->sliced == sbefore, "exscan %zu B, 2 members: sliced too", sizes[si]);
+        }
+    free(src), free(dst);
     OK(coll_barrier(g));
 }
 
@@ -1116,6 +1153,7 @@ int main(int argc, char **argv)
         if (all || !strcmp(part, "recfree")) recfree_check(g, 200 + gi);
         if (all || !strcmp(part, "crowded")) crowded_check(g);
         if (all || !strcmp(part, "carry")) carry_check(g);
+        if (all || !strcmp(part, "direct")) direct_check(g);
     }
     if (all || !strcmp(part, "basic")) aset_check();
     if (all || !strcmp(part, "threads")) threads_check();
