@@ -519,6 +519,21 @@ static sm_status_t op_begin(struct span_op *o, struct coll_group *g, const struc
  * recursive doubling's odd members add two steps. */
 #define SPAN_RDBL_MIN 8192
 #define SPAN_RING_MIN_AR (512u << 10)
+/* On a power of two of members, 4 or more, an allreduce from SPAN_RSAG_MIN
+ * up to SPAN_RSAG_MAX goes by Rabenseifner's (rsag_run, below) rather than
+ * recursive doubling: on 4 nodes of 1 rank 64 KiB sent 128 KiB out of each
+ * rank a call (two whole vectors), Open MPI's ring 96 KiB (strace),
+ * Rabenseifner 96 KiB in 4 messages, and it combines 48 KiB where recursive
+ * doubling combines 128. 4x1, smbench's coll with the ranks under
+ * SCHED_FIFO (the quiet machine's view), 5 alternated rounds, medians us
+ * (recursive doubling / Rabenseifner, the latter faster in): 16 KiB 53.4
+ * / 55.7 (2 of 5), 32 KiB 82.4 / 79.8 (5), 64 KiB 151.5 / 117.8 (5),
+ * 128 KiB 297 / 213 (5), 192 KiB 432 / 329 (5), 256 KiB 478 / 525 (0):
+ * there recursive doubling's messages reach UCX's rendezvous for a
+ * standard send (256 KiB, net.c), zero-copy, where Rabenseifner's halves
+ * are still eager copies. From SPAN_RING_MIN_AR Rabenseifner's again. */
+#define SPAN_RSAG_MIN (32u << 10)
+#define SPAN_RSAG_MAX (256u << 10)
 
 /* Both: a predefined operation whose packed stream is the kernel's C array. */
 static bool kernel_stream(const struct coll_args *a, size_t *bytes)
@@ -741,7 +756,9 @@ sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a)
     if (ring || rdbl_wanted(g, a)) {
         sm_status_t st = op_check(&o, g, a);
         int n = g->m.size;
-        bool rsag = ring && a->kind == COLL_ALLREDUCE && !(n & (n - 1));
+        size_t bytes;
+        bool rsag = a->kind == COLL_ALLREDUCE && n >= 4 && !(n & (n - 1)) && kernel_stream(a, &bytes) &&
+                    (ring || (bytes >= SPAN_RSAG_MIN && bytes < SPAN_RSAG_MAX));
         return st ? st : rsag ? rsag_run(&o) : ring ? ring_run(&o) : rdbl_run(&o);
     }
     sm_status_t st = op_begin(&o, g, a);

@@ -319,6 +319,25 @@ static void ring(MPI_Comm c, int r, int s)
                   q[2 * i], q[2 * i + 1], best, at);
         }
     }
+    /* Rabenseifner's mid sizes on a power of two of leaders (span.c: 32 KiB
+     * up to 256 KiB), blocks that do not divide by 4 or 8, in place and not,
+     * MINLOC's pairs; the 320 KB ones above are recursive doubling's */
+    for (int k = 0; k < 3; k++) {
+        int n = k == 0 ? 4096 + 3 : k == 1 ? 16384 - 5 : 30000 + 1;
+        for (int i = 0; i < n; i++) w[i] = r + i;
+        OK(MPI_Allreduce(k == 1 ? MPI_IN_PLACE : w, k == 1 ? w : v, n, MPI_DOUBLE, MPI_SUM, c));
+        const double *z = k == 1 ? w : v;
+        for (int i = 0; i < n; i++)
+            if (z[i] != s * (s - 1) / 2 + (double)s * i) { CHECK(0, "mid allreduce %d [%d] %g", n, i, z[i]); break; }
+    }
+    for (int i = 0; i < 5000; i++) p[2 * i] = (r * 13 + i) % 977, p[2 * i + 1] = r;
+    OK(MPI_Allreduce(p, q, 5000, MPI_2INT, MPI_MINLOC, c));
+    for (int i = 0; i < 5000; i++) {
+        int best = -1, at = -1;
+        for (int j = 0; j < s; j++)
+            if (best < 0 || (j * 13 + i) % 977 < best) best = (j * 13 + i) % 977, at = j;
+        if (q[2 * i] != best || q[2 * i + 1] != at) { CHECK(0, "mid allreduce minloc [%d] (%d, %d)", i, q[2 * i], q[2 * i + 1]); break; }
+    }
     /* the ring proper (span.c: allreduce from 512 KiB; below, recursive doubling) */
     enum { H = (1 << 18) + 3 };
     int *hv = malloc(sizeof(int) * H), *hw = malloc(sizeof(int) * H);
