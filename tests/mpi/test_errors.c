@@ -87,6 +87,21 @@ static void returns(int n)
     EXPECT(MPI_Bcast(v, 1, MPI_INT, n, MPI_COMM_WORLD), MPI_ERR_ROOT);
     EXPECT(MPI_Allreduce(v, v + 1, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP);
     EXPECT(MPI_Allreduce(v, v + 1, 1, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD), MPI_ERR_OP);
+    /* the engine's error of a blocking reduction reaches the caller: a
+     * scan whose counts differ fails on every member that reads a
+     * previous member's record (all but member 0); then one that agrees.
+     * On the node's ranks (across nodes the scan goes by messages, which
+     * do not compare counts: net_nodes_mpi_errors_2x2) */
+    int me, sv[2] = { 1, 1 }, rv[2] = { 0, 0 };
+    MPI_Comm node;
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    OK(MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN));
+    OK(MPI_Comm_rank(node, &me));
+    int rc = MPI_Scan(sv, rv, me == 0 ? 1 : 2, MPI_INT, MPI_SUM, node);
+    CHECK(me == 0 ? rc == MPI_SUCCESS : rc != MPI_SUCCESS, "MPI_Scan of differing counts returned %d on rank %d", rc, me);
+    OK(MPI_Scan(sv, rv, 2, MPI_INT, MPI_SUM, node));
+    CHECK(rv[0] == me + 1 && rv[1] == me + 1, "MPI_Scan after the mismatch: %d %d on rank %d", rv[0], rv[1], me);
+    OK(MPI_Comm_free(&node));
     EXPECT(MPI_Wait(NULL, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
     MPI_Comm w = MPI_COMM_WORLD;
     EXPECT(MPI_Comm_free(&w), MPI_ERR_COMM);
