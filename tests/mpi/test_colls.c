@@ -7,8 +7,9 @@
  * received as another (the receive buffers' holes keep their bytes); sizes
  * from nothing to past every algorithm's crossover; roots in turn; on
  * MPI_COMM_WORLD, a reversed one, and the even and odd ranks' halves used
- * at the same time. Usage: test_colls [blocking|nonblocking|all|die|die_move]; die, die_move:
- * rank 1 is killed while the others loop on small reductions. */
+ * at the same time. Usage: test_colls [blocking|nonblocking|all|die|die_move|die_mid]; die, die_move, die_mid:
+ * rank 1 is killed while the others loop on small reductions (die), small
+ * data movers (die_move) or 4 KiB collectives and a 64 KiB exscan (die_mid). */
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -376,6 +377,27 @@ int main(int argc, char **argv)
             OK(MPI_Scatter(y, 1, MPI_INT, x, 1, MPI_INT, (i + 1) % wn, MPI_COMM_WORLD));
             OK(MPI_Allgather(x, 1, MPI_INT, y, 1, MPI_INT, MPI_COMM_WORLD));
             OK(MPI_Alltoall(y, 1, MPI_INT, y + 64, 1, MPI_INT, MPI_COMM_WORLD));
+        }
+    }
+    if (!strcmp(part, "die_mid")) {
+        /* 4 KiB data movers and reductions and a 64 KiB exscan, until rank
+         * 1 is killed between two calls: 2 ranks publish sources in place
+         * and wait for their reader (coll_carrier), a two ranks' exscan
+         * waits for member 1's copy (reduce.c direct), 8 ranks on 2 cores
+         * slice the reductions (serial_max); smrun must end the job */
+        enum { K = 1024, BIG = 16384 };          /* 4 KiB and 64 KiB of floats */
+        CHECK(K * wn <= BIG, "at most 16 ranks");
+        float *x = calloc(BIG, sizeof *x), *y = calloc(BIG, sizeof *y), *z = calloc(BIG, sizeof *z);
+        CHECK(x && y && z, "no memory");
+        for (int i = 0;; i++) {
+            if (wme == 1 && i == 300) raise(SIGKILL);
+            OK(MPI_Bcast(x, K, MPI_FLOAT, i % wn, MPI_COMM_WORLD));
+            OK(MPI_Allgather(x, K, MPI_FLOAT, y, K, MPI_FLOAT, MPI_COMM_WORLD));
+            OK(MPI_Alltoall(y, K, MPI_FLOAT, z, K, MPI_FLOAT, MPI_COMM_WORLD));
+            OK(MPI_Allreduce(x, y, K, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+            OK(MPI_Reduce(x, y, K, MPI_FLOAT, MPI_MAX, i % wn, MPI_COMM_WORLD));
+            OK(MPI_Scan(x, y, K, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+            OK(MPI_Exscan(x, z, BIG, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
         }
     }
     if (!strcmp(part, "die")) {
