@@ -132,6 +132,21 @@ struct fd_note { int32_t rank; };
 
 static pmix_proc_t me;
 static bool pmix_up;
+static _Atomic bool pmix_ending;    /* PMIx_Finalize under way: its own disconnect is no loss */
+
+/* The launcher's PMIx server is gone (the launcher was killed): nobody will
+ * end this job, and a rank asleep in a wait would stay forever, so the rank
+ * ends itself, as Open MPI's ranks do. Called on PMIx's progress thread. */
+static void lost_server(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                        size_t ninfo, pmix_info_t *results, size_t nresults,
+                        pmix_event_notification_cbfunc_fn_t done, void *cbdata)
+{
+    (void)id, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    if (!atomic_load(&pmix_ending))
+        sm_fatal("lost the connection to the launcher's PMIx server (%s): the launcher is gone, ending this rank",
+                 PMIx_Error_string(status));
+    if (done) done(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
 
 static sm_status_t pmix_fail(const char *call, int rc)
 {
@@ -387,6 +402,9 @@ sm_status_t sm_pmix_join(int fd[SM_NMAX])
     int rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) return pmix_fail("PMIx_Init", rc);
     pmix_up = true;
+    pmix_status_t lost[] = { PMIX_ERR_LOST_CONNECTION };
+    rc = PMIx_Register_event_handler(lost, 1, NULL, 0, lost_server, NULL, NULL);
+    if (rc < 0) return pmix_fail("PMIx_Register_event_handler(PMIX_ERR_LOST_CONNECTION)", rc);
     if ((int)me.rank != sm_core.rank)
         return sm_fail(SM_ERR_STATE, "PMIx_Init: rank %u, but %s said %d", me.rank, PMIX_ENV_RANK, sm_core.rank);
     uint32_t size;
@@ -555,6 +573,7 @@ sm_status_t sm_pmix_unpublish(const char *key)
 
 void sm_pmix_finalize(void)
 {
+    atomic_store(&pmix_ending, true);
     if (pmix_up) PMIx_Finalize(NULL, 0);
     pmix_up = false;
 }
