@@ -169,7 +169,7 @@ static int req_finish(MPI_Request *h, MPI_Status *st)
     if (SM_UNLIKELY(q->bsend)) bsend_unlink(q);
     if (q->persistent) q->started = false;
     else {
-        smpi_request_release(q);
+        smpi_request_release_done(q);
         *h = MPI_REQUEST_NULL;
     }
     return err;
@@ -595,7 +595,9 @@ static int many_error(struct failure *f, MPI_Status sts[], const char *R)
 
 static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[], const char *R)
 {
-    struct failure f = { .index = -1 };
+    struct failure f;
+    f.index = -1;               /* (not the rest: an initialiser cleared `what` with a rep stos each call) */
+    bool failed = false;        /* (f.index >= 0, in a register) */
     for (int i = 0; i < count; i++) {
         struct smpi_request *q = reqs[i];
         /* A window's plain sends and receives that succeeded: their status
@@ -604,13 +606,14 @@ static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[], const cha
         if (SM_LIKELY(q && !q->persistent && !q->bsend && !q->p.st.err && q->kind != SMPI_REQ_GREQ)) {
             if (sts != MPI_STATUSES_IGNORE) {
                 status_fill(q, &sts[i]);
-                if (SM_UNLIKELY(f.index >= 0)) sts[i].MPI_ERROR = MPI_SUCCESS;
+                if (SM_UNLIKELY(failed)) sts[i].MPI_ERROR = MPI_SUCCESS;
             }
-            smpi_request_release(q);
+            smpi_request_release_done(q);   /* (all_done saw it complete) */
             reqs[i] = MPI_REQUEST_NULL;
             continue;
         }
         finish_one(&reqs[i], sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i], i, i, &f);
+        failed = f.index >= 0;
     }
     return many_error(&f, sts, R);
 }
@@ -693,7 +696,8 @@ static int some(int count, MPI_Request reqs[], int *outcount, int idx[], MPI_Sta
     if (ps && block) return progress_error(NULL, ps, R);
     int n = 0;
     bool active = false;
-    struct failure f = { .index = -1 };
+    struct failure f;
+    f.index = -1;               /* (not the rest: an initialiser cleared `what` with a rep stos each call) */
     for (int i = 0; i < count; i++) {
         if (inactive(reqs[i])) continue;
         active = true;
