@@ -1,9 +1,11 @@
 /* Ping-pong latency and bandwidth between ranks 0 and 1 (0 B to 4 MiB by
  * default), bidirectional bandwidth (a window of 16 messages each way at
  * once), and a windowed message rate of 8-byte messages (n/2 pairs when run
- * on n ranks), also as osu_mbw_mr runs it: each window of 64 answered by a
- * 4-byte reply from the receiver. Standard MPI only: the same source builds with smcc, Open
- * MPI's mpicc and MPICH's mpicc. BENCH_THREAD_LEVEL=multiple asks for
+ * on n ranks), also exactly as osu_mbw_mr (OMB 5.x-7.x) runs it: each
+ * window of 64 completed into a status array, every receive into the same
+ * buffer, and answered by a 4-byte reply from the receiver. Standard MPI
+ * only: the same source builds with smcc, Open MPI's mpicc and MPICH's
+ * mpicc. BENCH_THREAD_LEVEL=multiple asks for
  * MPI_THREAD_MULTIPLE (and still calls from one thread): what a program
  * that may use threads pays on the single-threaded path. The latency's
  * limit, measured in the same run: a raw flag ping-pong through memory
@@ -45,6 +47,7 @@ static double run(long iters, void *ctx)
     const struct pp *p = ctx;
     int peer = me == 0 ? 1 : 0, pairs = n / 2, sender = me < pairs, partner = sender ? me + pairs : me - pairs;
     MPI_Request r[2 * (WINDOW > BIDIR ? WINDOW : BIDIR)];
+    MPI_Status reqstat[WINDOW];
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (long i = 0; i < iters; i++) {
@@ -72,15 +75,24 @@ static double run(long iters, void *ctx)
                           MPI_COMM_WORLD, &r[w]);
             for (int w = 0; w < BIDIR; w++) MPI_Isend(buf, p->len, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &r[BIDIR + w]);
             MPI_Waitall(2 * BIDIR, r, MPI_STATUSES_IGNORE);
-        } else if (p->what >= 2 && me < 2 * pairs) {
+        } else if (p->what == 2 && me < 2 * pairs) {
             for (int w = 0; w < WINDOW; w++) {
                 if (sender) MPI_Isend(buf, 8, MPI_BYTE, partner, 1, MPI_COMM_WORLD, &r[w]);
                 else MPI_Irecv(rbuf + 8 * w, 8, MPI_BYTE, partner, 1, MPI_COMM_WORLD, &r[w]);
             }
             MPI_Waitall(WINDOW, r, MPI_STATUSES_IGNORE);
-            if (p->what == 3) {             /* osu_mbw_mr: the receiver answers each window */
-                if (sender) MPI_Recv(rbuf, 4, MPI_BYTE, partner, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                else MPI_Send(buf, 4, MPI_BYTE, partner, 3, MPI_COMM_WORLD);
+        } else if (p->what == 3 && me < 2 * pairs) {
+            /* osu_mbw_mr's loop as OMB 5.x-7.x writes it: MPI_CHAR, tags 100
+             * and 101, a status array for the Waitall and the reply, every
+             * receive of a window into the same buffer */
+            if (sender) {
+                for (int w = 0; w < WINDOW; w++) MPI_Isend(buf, 8, MPI_CHAR, partner, 100, MPI_COMM_WORLD, &r[w]);
+                MPI_Waitall(WINDOW, r, reqstat);
+                MPI_Recv(rbuf, 4, MPI_CHAR, partner, 101, MPI_COMM_WORLD, &reqstat[0]);
+            } else {
+                for (int w = 0; w < WINDOW; w++) MPI_Irecv(rbuf, 8, MPI_CHAR, partner, 100, MPI_COMM_WORLD, &r[w]);
+                MPI_Waitall(WINDOW, r, reqstat);
+                MPI_Send(buf, 4, MPI_CHAR, partner, 101, MPI_COMM_WORLD);
             }
         }
     }
@@ -188,7 +200,8 @@ int main(int argc, char **argv)
     p.what = 3;
     t = bench_time(run, &p, &o);
     if (me == 0)
-        printf("#@ msgrate_reply\n# message rate as osu_mbw_mr: 8 B, window %d answered by 4 B, %d pair%s: M messages/s\n"
+        printf("#@ msgrate_reply\n# message rate as osu_mbw_mr: 8 B, window %d into statuses and one buffer, answered by 4 B, "
+               "%d pair%s: M messages/s\n"
                "8 %12.3f\n", WINDOW, n / 2, n / 2 > 1 ? "s" : "", (double)WINDOW * (n / 2) / t / 1e6);
     free(buf);
     free(rbuf);

@@ -128,6 +128,20 @@ static void describe(const struct smpi_request *q, char *buf, size_t len)
         snprintf(buf, len, "the send to rank %d failed (%s)", q->peer, sm_status_name(ps->err));
 }
 
+/* The status of a completed request that is not a generalized one, but
+ * for MPI_ERROR: a receive's envelope and count, or a send's empty one. */
+static inline void status_fill(const struct smpi_request *q, MPI_Status *st)
+{
+    if (q->kind == SMPI_REQ_RECV) {
+        st->MPI_SOURCE = q->p.st.source, st->MPI_TAG = q->p.st.tag;
+        st->smpi_count = (MPI_Count)q->p.st.len;
+    } else {
+        st->MPI_SOURCE = MPI_ANY_SOURCE, st->MPI_TAG = MPI_ANY_TAG;
+        st->smpi_count = 0;
+    }
+    st->smpi_cancelled = q->p.st.cancelled;
+}
+
 /* A completed request's status; its error class. */
 static int status_of(struct smpi_request *q, MPI_Status *st)
 {
@@ -136,15 +150,7 @@ static int status_of(struct smpi_request *q, MPI_Status *st)
         return smpi_greq_status((struct smpi_request *)q, IGNORED(st) ? &own : st);
     }
     int err = SM_LIKELY(!q->p.st.err) ? MPI_SUCCESS : smpi_class_of(q->p.st.err);
-    if (IGNORED(st)) return err;
-    if (q->kind == SMPI_REQ_RECV) {
-        st->MPI_SOURCE = q->p.st.source, st->MPI_TAG = q->p.st.tag;
-        st->smpi_count = (MPI_Count)q->p.st.len, st->smpi_cancelled = q->p.st.cancelled;
-    } else {
-        st->MPI_SOURCE = MPI_ANY_SOURCE, st->MPI_TAG = MPI_ANY_TAG;
-        st->smpi_count = 0, st->smpi_cancelled = q->p.st.cancelled;
-    }
-    st->MPI_ERROR = err;
+    if (!IGNORED(st)) status_fill(q, st), st->MPI_ERROR = err;
     return err;
 }
 
@@ -163,7 +169,7 @@ static int req_finish(MPI_Request *h, MPI_Status *st)
     if (SM_UNLIKELY(q->bsend)) bsend_unlink(q);
     if (q->persistent) q->started = false;
     else {
-        smpi_request_release(q);
+        smpi_request_release_done(q);
         *h = MPI_REQUEST_NULL;
     }
     return err;
@@ -549,24 +555,38 @@ static bool any_done(void *a)
 }
 
 /* For the calls completing many: the first request that failed, its
- * communicator (a reference: the request goes) and what went wrong. */
-struct failure { int index, cls; struct smpi_comm *c; char what[256]; };
+ * communicator (a reference: the request goes), what went wrong, and the
+ * status it has. These calls set a status's MPI_ERROR only when they
+ * return MPI_ERR_IN_STATUS (MPI-3.1 §3.2.5: "if and only if"): from the
+ * first failure on as they go, and the statuses before it in many_error;
+ * a call that succeeds leaves the field as the caller had it (and the
+ * window's fast path saves the store). */
+struct failure { int index, slot, cls; struct smpi_comm *c; char what[256]; };
 
-static void finish_one(MPI_Request *h, MPI_Status *st, int i, struct failure *f)
+/* Complete request *h (slot: its status's index) the slow way: inactive,
+ * persistent, buffered, failed or generalized. */
+static void finish_one(MPI_Request *h, MPI_Status *st, int i, int slot, struct failure *f)
 {
+    int keep = IGNORED(st) ? 0 : st->MPI_ERROR;
     struct smpi_request *q = *h;
-    if (SM_LIKELY(!q->p.st.err && q->kind != SMPI_REQ_GREQ)) { req_finish(h, st); return; }
-    bool first = f->index < 0;
-    struct smpi_comm *c = q->comm;
-    smpi_comm_ref(c);
-    if (first) describe(q, f->what, sizeof f->what);
-    int cls = req_finish(h, st);
-    if (first && cls) f->index = i, f->c = c, f->cls = cls;   /* (a generalized request may succeed) */
-    else smpi_comm_unref(c);
+    if (inactive(q)) status_empty(st, MPI_ANY_SOURCE);
+    else if (SM_LIKELY(!q->p.st.err && q->kind != SMPI_REQ_GREQ)) req_finish(h, st);
+    else {
+        bool first = f->index < 0;
+        struct smpi_comm *c = q->comm;
+        smpi_comm_ref(c);
+        if (first) describe(q, f->what, sizeof f->what);
+        int cls = req_finish(h, st);
+        if (first && cls) f->index = i, f->slot = slot, f->c = c, f->cls = cls;  /* (a generalized request may succeed) */
+        else smpi_comm_unref(c);
+    }
+    if (f->index < 0 && !IGNORED(st)) st->MPI_ERROR = keep;
 }
 static int many_error(struct failure *f, MPI_Status sts[], const char *R)
 {
     if (f->index < 0) return MPI_SUCCESS;
+    if (sts != MPI_STATUSES_IGNORE)
+        for (int j = 0; j < f->slot; j++) sts[j].MPI_ERROR = MPI_SUCCESS;
     int rc = smpi_error(f->c, sts == MPI_STATUSES_IGNORE ? f->cls : MPI_ERR_IN_STATUS, R, "request %d: %s",
                         f->index, f->what);
     smpi_comm_unref(f->c);
@@ -575,21 +595,25 @@ static int many_error(struct failure *f, MPI_Status sts[], const char *R)
 
 static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[], const char *R)
 {
-    struct failure f = { .index = -1 };
+    struct failure f;
+    f.index = -1;               /* (not the rest: an initialiser cleared `what` with a rep stos each call) */
+    bool failed = false;        /* (f.index >= 0, in a register) */
     for (int i = 0; i < count; i++) {
         struct smpi_request *q = reqs[i];
-        /* A window's plain sends and receives, statuses ignored: released at
-         * once (req_finish's status, persistence and buffering tests cost
-         * more than the release itself). */
-        if (SM_LIKELY(q && sts == MPI_STATUSES_IGNORE && !q->persistent && !q->bsend && !q->p.st.err &&
-                      q->kind != SMPI_REQ_GREQ)) {
-            smpi_request_release(q);
+        /* A window's plain sends and receives that succeeded: their status
+         * (osu_mbw_mr asks for them) and released at once (req_finish's
+         * tests cost more than the release itself). */
+        if (SM_LIKELY(q && !q->persistent && !q->bsend && !q->p.st.err && q->kind != SMPI_REQ_GREQ)) {
+            if (sts != MPI_STATUSES_IGNORE) {
+                status_fill(q, &sts[i]);
+                if (SM_UNLIKELY(failed)) sts[i].MPI_ERROR = MPI_SUCCESS;
+            }
+            smpi_request_release_done(q);   /* (all_done saw it complete) */
             reqs[i] = MPI_REQUEST_NULL;
             continue;
         }
-        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
-        if (inactive(reqs[i])) { status_empty(st, MPI_ANY_SOURCE); continue; }
-        finish_one(&reqs[i], st, i, &f);
+        finish_one(&reqs[i], sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i], i, i, &f);
+        failed = f.index >= 0;
     }
     return many_error(&f, sts, R);
 }
@@ -672,14 +696,15 @@ static int some(int count, MPI_Request reqs[], int *outcount, int idx[], MPI_Sta
     if (ps && block) return progress_error(NULL, ps, R);
     int n = 0;
     bool active = false;
-    struct failure f = { .index = -1 };
+    struct failure f;
+    f.index = -1;               /* (not the rest: an initialiser cleared `what` with a rep stos each call) */
     for (int i = 0; i < count; i++) {
         if (inactive(reqs[i])) continue;
         active = true;
         if (!smpi_req_done(reqs[i])) continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
         idx[n] = i;
-        finish_one(&reqs[i], st, i, &f);
+        finish_one(&reqs[i], st, i, n, &f);
         n++;
     }
     *outcount = active ? n : MPI_UNDEFINED;

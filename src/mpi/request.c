@@ -106,6 +106,13 @@ void smpi_request_drop_parts(struct smpi_request *q)
     q->parts = NULL, q->nparts = q->first = 0;
 }
 
+/* The references smpi_request_new took (q->refs). */
+void smpi_request_unref(struct smpi_request *q)
+{
+    if (smpi_comm_counted(q->comm)) smpi_comm_unref(q->comm);
+    if (q->utype && !q->utype->id) smpi_type_unref(q->utype);
+}
+
 static bool polled_done(void *a) { return smpi_req_done(a); }
 
 sm_status_t smpi_request_wait_polled(struct smpi_request *q)

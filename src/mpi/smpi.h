@@ -189,6 +189,7 @@ struct smpi_request {
     int       kind;
     bool      persistent, started, proc_null;
     bool      buffered;         /* MPI_Bsend_init: each start is a buffered send */
+    bool      refs;             /* holds references: a counted communicator, a derived type */
     MPI_Comm  comm;             /* resolved */
     /* arguments, kept for persistent requests and for unpacking */
     void     *ubuf;
@@ -393,17 +394,30 @@ static inline struct smpi_request *smpi_request_new(struct smpi_comm *c, int kin
     if (!q) return NULL;
     q->kind = kind, q->comm = c, q->ubuf = buf, q->ucount = count, q->utype = t;
     q->peer = peer, q->tag = tag, q->mode = mode;
-    if (SM_UNLIKELY(smpi_comm_counted(c))) smpi_comm_ref(c);
-    if (SM_UNLIKELY(t && !t->id)) smpi_type_ref(t);     /* predefined types are not counted */
+    bool cc = smpi_comm_counted(c), ct = t && !t->id;  /* predefined types are not counted */
+    q->refs = cc || ct;         /* (one test for the release, not these) */
+    if (SM_UNLIKELY(cc)) smpi_comm_ref(c);
+    if (SM_UNLIKELY(ct)) smpi_type_ref(t);
     return q;
 }
 void smpi_request_drop_parts(struct smpi_request *q);
-static inline void smpi_request_release(struct smpi_request *q)
+void smpi_request_unref(struct smpi_request *q);
+static inline void smpi_request_drop(struct smpi_request *q)
 {
     if (SM_UNLIKELY(q->parts != NULL)) smpi_request_drop_parts(q);
-    if (SM_UNLIKELY(smpi_comm_counted(q->comm))) smpi_comm_unref(q->comm);
-    if (SM_UNLIKELY(q->utype && !q->utype->id)) smpi_type_unref(q->utype);
+    if (SM_UNLIKELY(q->refs)) smpi_request_unref(q);
+}
+static inline void smpi_request_release(struct smpi_request *q)
+{
+    smpi_request_drop(q);
     p2p_req_free(&q->p);
+}
+/* Release a complete request (smpi_req_done said so): the engine has
+ * nothing of it left to look at. */
+static inline void smpi_request_release_done(struct smpi_request *q)
+{
+    smpi_request_drop(q);
+    p2p_req_free_done(&q->p);
 }
 /* Completion of any request: the engine's, or a polled one's (request.c). */
 sm_status_t smpi_request_wait_polled(struct smpi_request *q);

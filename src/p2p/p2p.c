@@ -564,6 +564,8 @@ void p2p_req_free(struct p2p_req *r)
     release(r);
 }
 
+void p2p_req_free_done(struct p2p_req *r) { release(r); }
+
 /* --- Delivery ---------------------------------------------------------------- */
 
 /* Copy n bytes from stream position off: plain bytes inline, typemaps through dt. */

@@ -109,6 +109,9 @@ sm_status_t p2p_finalize(void);
 struct p2p_req *p2p_req_alloc(void);
 /* Release a request; an active one is released by the engine when it completes. */
 void p2p_req_free(struct p2p_req *r);
+/* Release a request that is complete (p2p_done said so) or was never
+ * started: the engine holds it no more, so none of p2p_req_free's tests. */
+void p2p_req_free_done(struct p2p_req *r);
 
 /* Start a send of len bytes to comm rank dst / a receive of up to len
  * bytes from comm rank src. The bytes are plain at buf (type NULL), or the
