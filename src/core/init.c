@@ -566,19 +566,6 @@ void sm_core_init(void)
 
 /* --- The CPUs the ranks may run on ------------------------------------------ */
 
-void sm_cpus_settle(const pid_t *pids, int n, int ranks)
-{
-    cpu_set_t all, one;
-    CPU_ZERO(&all);
-    for (int i = 0; i < n; i++)
-        if (pids[i] > 0 && sched_getaffinity(pids[i], sizeof one, &one) == 0) CPU_OR(&all, &all, &one);
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int cpus = CPU_COUNT(&all);
-    if (cpus <= 0 || (online > 0 && cpus > online)) cpus = online > 0 ? (int)online : 1;  /* (none read) */
-    sm_core.cpus = cpus;
-    sm_core.oversubscribed = ranks > cpus;
-}
-
 /* smrun's ranks, once every one has published its pid (the job barrier):
  * their CPUs, as the ranks run them (a wrapper's taskset included). */
 static void settle_job_cpus(void)

@@ -221,7 +221,7 @@ void sm_dump_init(void);
  * its first wake (and again if sm_cpus_settle found it oversubscribed). */
 void sm_wait_init(void);
 
-/* init.c. How many CPUs the ranks on this machine may run on, and whether
+/* state.c. How many CPUs the ranks on this machine may run on, and whether
  * they outnumber them: the one place sm_core.cpus and oversubscribed are
  * set, which the waits (wait.c, p2p's spins) and the engines' crowded rules
  * (sm_per_cpu) read. The CPUs are the union of the affinity masks of the
