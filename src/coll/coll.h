@@ -269,6 +269,11 @@ struct coll_args {
      * deferred check (above) to the next collective that is not, as
      * members that saw none would go on where this one stopped. */
     bool quiet;
+    /* This member failed in an earlier stage of the same call (hier.c's
+     * stages of a collective spanning nodes): it takes its part so that no
+     * peer waits for it, but moves no data, and those that read from it
+     * fail too (SM_ERR_PEER; between nodes its messages are empty). */
+    bool failed;
 };
 
 /* Blocking: the collective, start to end. */

@@ -179,6 +179,16 @@ sm_status_t coll_span_start(struct coll_group *g, const struct coll_args *a, col
 int coll_span_reserve(struct coll_group *g);
 sm_status_t coll_span_start_tag(struct coll_group *g, const struct coll_args *a, int tag, coll_done_fn done, void *ctx);
 void coll_span_progress(void);
+/* The messages of collectives between nodes (span.c, hier.c). A member
+ * that failed still sends and receives what its peers expect of it, so
+ * that none waits: fail_msg turns its message into one of another size
+ * (empty; one byte where none is expected), and a receive into one of
+ * nothing. recv_status: a completed receive's status, which fails (naming
+ * the member and the sizes) on any message but one of the size expected
+ * (every member knows what each other sends it: a shorter message is a
+ * count that differs, or a member that failed). */
+void coll_fail_msg(bool send, void **buf, size_t *bytes, const struct dt_type **t);
+sm_status_t coll_recv_status(const struct coll_group *g, const struct p2p_req *r);
 /* Block i of b (a block per member): its address, type and stream bytes. */
 void *coll_buf_block(const struct coll_buf *b, int i, const struct dt_type **t, size_t *bytes);
 /* Scratch for the large collectives between nodes (span.c, hier.c): a few

@@ -148,39 +148,72 @@ static void *tmp_like(const struct dt_type *t, size_t count, void **mem)
     return *mem ? (char *)*mem - lo : NULL;
 }
 
-/* A blocking transfer to or from member peer of g (on g's own context). */
-static sm_status_t xfer(struct coll_group *g, bool send, void *buf, size_t bytes, const struct dt_type *t, int peer)
+/* Every stage below takes `before`, the call's status so far: a member
+ * that failed (a count that differs, seen by the node's engine or in a
+ * message) still takes every later stage that a peer waits for, as one
+ * that failed (coll_args.failed: no data moved, and who reads from it
+ * fails too), so that no member waits for it and the members whose result
+ * depends on it fail as well. The first failure is the call's. */
+/* A stage taken after a failure: before's reason (the one recorded when the
+ * stage starts) is the call's, not the stage's own ("failed before"). */
+struct kept { sm_status_t st; char why[256]; };
+static void keep(struct kept *k, sm_status_t before)
 {
+    k->st = before;
+    if (before) snprintf(k->why, sizeof k->why, "%s", sm_fail_reason());
+}
+static sm_status_t kept_or(const struct kept *k, sm_status_t st)
+{
+    return k->st ? sm_fail(k->st, "%s", k->why) : st;
+}
+
+/* A blocking transfer to or from member peer of g (on g's own context);
+ * a receive fails on a message of another size than bytes. */
+static sm_status_t xfer(struct coll_group *g, bool send, void *buf, size_t bytes, const struct dt_type *t, int peer,
+                        sm_status_t before)
+{
+    struct kept k;
+    keep(&k, before);
     struct p2p_req *r = p2p_req_alloc();
-    if (!r) return sm_fail(SM_ERR_NOMEM, "no memory for a request");
+    if (!r) return kept_or(&k, sm_fail(SM_ERR_NOMEM, "no memory for a request"));
+    if (before) coll_fail_msg(send, &buf, &bytes, &t);
     sm_status_t st = send ? p2p_isend(r, buf, bytes, peer, HIER_TAG, g->net, P2P_STANDARD, t)
                           : p2p_irecv(r, buf, bytes, peer, HIER_TAG, g->net, t);
     if (!st) {
         p2p_wait(r);
-        if (r->st.err) st = sm_fail(r->st.err, "%s", r->why ? r->why : "a transfer between nodes failed");
+        if (before) st = SM_OK;
+        else if (!send) st = coll_recv_status(g, r);
+        else if (r->st.err) st = sm_fail(r->st.err, "%s", r->why ? r->why : "a transfer between nodes failed");
     }
     p2p_req_free(r);
-    return st;
+    return kept_or(&k, st);
 }
 
 /* A node's part: quiet, as the node's other members may go on where a
  * failed deferred check would stop this one; coll_hier_run reports it at
  * the end of the call. */
-static sm_status_t node_run(struct coll_hier *h, const struct coll_args *a)
+static sm_status_t node_run(struct coll_hier *h, const struct coll_args *a, sm_status_t before)
 {
     struct coll_args b = *a;
     b.quiet = true;
-    return coll_run(&h->node, &b);
+    b.failed = before != SM_OK;
+    struct kept k;
+    keep(&k, before);
+    return kept_or(&k, coll_run(&h->node, &b));
 }
 /* The leader's exchange is marked, for its members' waits (sm_wait_lean:
  * coll_hier_run's) to yield rather than sleep while it lasts. */
-static sm_status_t lead_run(struct coll_hier *h, const struct coll_args *a)
+static sm_status_t lead_run(struct coll_hier *h, const struct coll_args *a, sm_status_t before)
 {
-    if (!is_leader(h)) return SM_OK;
+    if (!is_leader(h)) return before;
+    struct coll_args b = *a;
+    b.failed = before != SM_OK;
+    struct kept k;
+    keep(&k, before);
     sm_wait_net_busy(true);
-    sm_status_t st = coll_span_run(&h->lead, a);
+    sm_status_t st = coll_span_run(&h->lead, &b);
     sm_wait_net_busy(false);
-    return st;
+    return kept_or(&k, st);
 }
 
 /* dst (count elements of t) = left op dst, left laid out as dst. */
@@ -219,16 +252,12 @@ static void *tmp_scratch(const struct dt_type *t, size_t count, void **mem)
 
 /* --- The collectives --------------------------------------------------------------- */
 
-/* The first failure (later stages still run: a leader that failed between
- * nodes must not leave its node waiting for it, under MPI_ERRORS_RETURN). */
-static sm_status_t first(sm_status_t a, sm_status_t b) { return a ? a : b; }
-
 static sm_status_t h_barrier(struct coll_hier *h)
 {
     struct coll_args b = { .kind = COLL_BARRIER };
-    sm_status_t st = node_run(h, &b);
-    st = first(st, lead_run(h, &b));
-    return first(st, node_run(h, &b));
+    sm_status_t st = node_run(h, &b, SM_OK);
+    st = lead_run(h, &b, st);
+    return node_run(h, &b, st);
 }
 
 /* The root's node first, from the root, when the root is not its leader;
@@ -245,13 +274,13 @@ static sm_status_t h_bcast(struct coll_hier *h, const struct coll_args *a)
     sm_status_t st = SM_OK;
     if (rootnode && !lead_root) {
         struct coll_args b = { .kind = COLL_BCAST, .root = h->node_idx[a->root], .dst = buf };
-        st = node_run(h, &b);
+        st = node_run(h, &b, st);
     }
     struct coll_args l = { .kind = COLL_BCAST, .root = R, .dst = buf };
-    st = first(st, lead_run(h, &l));
+    st = lead_run(h, &l, st);
     if (!rootnode || lead_root) {
         struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = buf };
-        st = first(st, node_run(h, &b));
+        st = node_run(h, &b, st);
     }
     if (!st && sep && a->dst.base && a->dst.base != a->src.base)
         dt_copy(a->dst.base, a->dst.type, a->src.base, a->src.type, 0, a->src.count * tsize(a->src.type));
@@ -261,19 +290,19 @@ static sm_status_t h_bcast(struct coll_hier *h, const struct coll_args *a)
 /* The node's reduction at its leader: *part is where it is (the source
  * itself when the node holds one member). */
 static sm_status_t node_reduce(struct coll_hier *h, const struct coll_args *a, const struct coll_buf *sb,
-                               struct coll_buf *part, void **mem)
+                               struct coll_buf *part, void **mem, sm_status_t st)
 {
     *mem = NULL;
     *part = *sb;
-    if (h->nsize[h->mynode] == 1) return SM_OK;
+    if (h->nsize[h->mynode] == 1) return st;
     struct coll_args r = { .kind = COLL_REDUCE, .root = 0, .red = a->red, .src = *sb };
     if (is_leader(h)) {
-        void *p = tmp_scratch(sb->type, sb->count, mem);
-        if (!p) return sm_fail(SM_ERR_NOMEM, "no memory for a node's partial result");
+        void *p = st ? NULL : tmp_scratch(sb->type, sb->count, mem);
+        if (!p && !st) st = sm_fail(SM_ERR_NOMEM, "no memory for a node's partial result");
         r.dst = (struct coll_buf){ .base = p, .count = sb->count, .type = sb->type };
         *part = r.dst;
     }
-    return node_run(h, &r);
+    return node_run(h, &r, st);
 }
 
 static sm_status_t h_reduce(struct coll_group *g, struct coll_hier *h, const struct coll_args *a)
@@ -282,22 +311,22 @@ static sm_status_t h_reduce(struct coll_group *g, struct coll_hier *h, const str
     bool inpl = a->src.base == COLL_IN_PLACE;
     struct coll_buf sb = inpl ? a->dst : a->src, part;
     void *mem, *mem2 = NULL;
-    sm_status_t st = node_reduce(h, a, &sb, &part, &mem);
+    sm_status_t st = node_reduce(h, a, &sb, &part, &mem, SM_OK);
     bool root_leads = h->node_idx[root] == 0;
-    if (!st && is_leader(h)) {
+    if (is_leader(h)) {
         struct coll_args l = { .kind = COLL_REDUCE, .root = R, .red = a->red, .src = part };
         if (me == root) {
             l.dst = a->dst;
             if (inpl && h->nsize[R] == 1) l.src = (struct coll_buf){ .base = COLL_IN_PLACE };
         } else if (h->mynode == R) {
             void *p = tmp_like(sb.type, sb.count, &mem2);
-            if (!p) st = sm_fail(SM_ERR_NOMEM, "no memory for a reduction's result");
+            if (!p && !st) st = sm_fail(SM_ERR_NOMEM, "no memory for a reduction's result");
             l.dst = (struct coll_buf){ .base = p, .count = sb.count, .type = sb.type };
         }
-        if (!st) st = lead_run(h, &l);
-        if (!st && h->mynode == R && !root_leads) st = xfer(g, true, l.dst.base, sb.count * tsize(sb.type), sb.type, root);
-    } else if (!st && me == root) {
-        st = xfer(g, false, a->dst.base, a->dst.count * tsize(a->dst.type), a->dst.type, leader_of(h, R));
+        st = lead_run(h, &l, st);
+        if (h->mynode == R && !root_leads) st = xfer(g, true, l.dst.base, sb.count * tsize(sb.type), sb.type, root, st);
+    } else if (me == root) {
+        st = xfer(g, false, a->dst.base, a->dst.count * tsize(a->dst.type), a->dst.type, leader_of(h, R), st);
     }
     coll_scratch_free(mem), free(mem2);
     return st;
@@ -371,14 +400,17 @@ static sm_status_t h_allreduce_sliced(struct coll_group *g, struct coll_hier *h,
     struct coll_buf sl = { .base = slice, .count = (size_t)cnt[i], .type = t };
     struct coll_args rs = { .kind = COLL_REDUCE_SCATTER, .red = a->red, .src = sb,
                             .dst = { .base = slice, .type = t, .counts = cnt } };
-    st = node_run(h, &rs);
+    st = node_run(h, &rs, SM_OK);
     /* every member goes on (a failure in one slice must not leave the
      * others' nodes waiting); the first failure is the call's */
-    struct coll_args cr = { .kind = COLL_ALLREDUCE, .red = a->red, .src = { .base = COLL_IN_PLACE }, .dst = sl };
-    st = first(st, coll_span_run(&h->col, &cr));
+    struct coll_args cr = { .kind = COLL_ALLREDUCE, .red = a->red, .src = { .base = COLL_IN_PLACE }, .dst = sl,
+                            .failed = st != SM_OK };
+    struct kept k;
+    keep(&k, st);
+    st = kept_or(&k, coll_span_run(&h->col, &cr));
     struct coll_args ag = { .kind = COLL_ALLGATHER, .src = sl,
                             .dst = { .base = a->dst.base, .type = t, .counts = cnt, .displs = cnt + m } };
-    st = first(st, node_run(h, &ag));
+    st = node_run(h, &ag, st);
     coll_scratch_free(mem), free(cnt);
     return st;
 }
@@ -389,15 +421,13 @@ static sm_status_t h_allreduce(struct coll_group *g, struct coll_hier *h, const 
     bool inpl = a->src.base == COLL_IN_PLACE;
     struct coll_buf sb = inpl ? a->dst : a->src, part;
     void *mem;
-    sm_status_t st = node_reduce(h, a, &sb, &part, &mem);
-    if (!st && is_leader(h)) {
-        struct coll_args l = { .kind = COLL_ALLREDUCE, .red = a->red, .src = part, .dst = a->dst };
-        if (inpl && h->nsize[h->mynode] == 1) l.src = (struct coll_buf){ .base = COLL_IN_PLACE };
-        st = lead_run(h, &l);
-    }
+    sm_status_t st = node_reduce(h, a, &sb, &part, &mem, SM_OK);
+    struct coll_args l = { .kind = COLL_ALLREDUCE, .red = a->red, .src = part, .dst = a->dst };
+    if (inpl && h->nsize[h->mynode] == 1) l.src = (struct coll_buf){ .base = COLL_IN_PLACE };
+    st = lead_run(h, &l, st);
     coll_scratch_free(mem);
     struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = a->dst };
-    return first(st, node_run(h, &b));
+    return node_run(h, &b, st);
 }
 
 /* The whole vector reduced (as an allreduce's), then each node's leader
@@ -411,42 +441,41 @@ static sm_status_t h_reduce_scatter(struct coll_group *g, struct coll_hier *h, c
     bool inpl = a->src.base == COLL_IN_PLACE;
     struct coll_buf sb = inpl ? (struct coll_buf){ .base = a->dst.base, .count = total, .type = dt } : a->src, part;
     size_t bytes = sb.count * tsize(sb.type);
+    sm_status_t st = SM_OK;
     if (bytes != total * tsize(dt))
-        return sm_fail(SM_ERR_ARG, "the blocks add up to %zu bytes, the source has %zu", total * tsize(dt), bytes);
+        st = sm_fail(SM_ERR_ARG, "the blocks add up to %zu bytes, the source has %zu", total * tsize(dt), bytes);
     void *mem, *mem2 = NULL;
     char *packed = NULL;
     int *cnt = malloc(sizeof(int) * 2 * (size_t)nk);
-    sm_status_t st = cnt ? node_reduce(h, a, &sb, &part, &mem) : sm_fail(SM_ERR_NOMEM, "no memory");
-    if (!cnt) return st;
-    if (!st && is_leader(h)) {
-        void *p = tmp_like(sb.type, sb.count, &mem2);
-        packed = malloc(bytes ? bytes : 1);
-        if (!p || !packed) st = sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", bytes);
+    size_t *off = malloc(sizeof *off * ((size_t)n + 1));
+    if ((!cnt || !off) && !st) st = sm_fail(SM_ERR_NOMEM, "no memory");
+    st = node_reduce(h, a, &sb, &part, &mem, st);
+    if (is_leader(h)) {
+        void *p = st ? NULL : tmp_like(sb.type, sb.count, &mem2);
+        packed = st ? NULL : malloc(bytes ? bytes : 1);
+        if ((!p || !packed) && !st) st = sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", bytes);
         struct coll_args l = { .kind = COLL_ALLREDUCE, .red = a->red, .src = part,
                                .dst = { .base = p, .count = sb.count, .type = sb.type } };
-        if (!st) st = lead_run(h, &l);
+        st = lead_run(h, &l, st);
         if (!st) dt_copy(packed, NULL, p, sb.type, 0, bytes);
     }
     /* each member's block: its bytes and where it starts in the stream */
-    size_t *off = malloc(sizeof *off * ((size_t)n + 1));
-    if (!off && !st) st = sm_fail(SM_ERR_NOMEM, "no memory");
-    if (!st) {
+    size_t mine = 0;
+    if (cnt && off) {
         off[0] = 0;
         for (int j = 0; j < n; j++)
             off[j + 1] = off[j] + (a->dst.counts ? (size_t)(a->dst.counts[j] > 0 ? a->dst.counts[j] : 0) : a->dst.count) * tsize(dt);
         for (int i = 0; i < nk; i++) {
             int j = h->members[h->first[k] + i];
-            if (off[j + 1] > INT_MAX) st = sm_fail(SM_ERR_ARG, "a reduce-scatter of more than %d bytes across nodes", INT_MAX);
+            if (off[j + 1] > INT_MAX && !st) st = sm_fail(SM_ERR_ARG, "a reduce-scatter of more than %d bytes across nodes", INT_MAX);
             cnt[i] = (int)(off[j + 1] - off[j]), cnt[nk + i] = (int)off[j];
         }
+        mine = off[me + 1] - off[me];
     }
-    if (!st) {
-        size_t mine = off[me + 1] - off[me];
-        struct coll_args s = { .kind = COLL_SCATTER, .root = 0,
-                               .src = { .base = packed, .counts = cnt, .displs = cnt + nk },
-                               .dst = { .base = a->dst.base, .count = dt ? mine / dt->size : mine, .type = dt } };
-        st = node_run(h, &s);
-    }
+    struct coll_args sc = { .kind = COLL_SCATTER, .root = 0,
+                            .src = { .base = packed, .counts = cnt, .displs = cnt ? cnt + nk : NULL },
+                            .dst = { .base = a->dst.base, .count = dt ? mine / dt->size : mine, .type = dt } };
+    st = node_run(h, &sc, st);
     free(off), free(cnt), free(packed), coll_scratch_free(mem), free(mem2);
     return st;
 }
@@ -474,6 +503,10 @@ static sm_status_t h_allgather(struct coll_group *g, struct coll_hier *h, const 
         if (noff[K] > INT_MAX) st = sm_fail(SM_ERR_ARG, "an allgather of more than %d bytes across nodes", INT_MAX);
     }
     if (!st && !(big = malloc(noff[K] ? noff[K] : 1))) st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", noff[K]);
+    /* (once failed, the stages take their part with no buffers) */
+    struct coll_args ga = { .kind = COLL_GATHER, .root = 0, .src = a->src };
+    struct coll_args la = { .kind = COLL_ALLGATHER, .src = { .base = COLL_IN_PLACE } };
+    struct coll_args b = { .kind = COLL_BCAST, .root = 0 };
     if (!st) {
         size_t o = 0;
         for (int i = 0; i < nk; i++) {
@@ -481,34 +514,28 @@ static sm_status_t h_allgather(struct coll_group *g, struct coll_hier *h, const 
             o += (size_t)nc[i];
         }
         for (int q = 0; q < K; q++) lc[q] = (int)(noff[q + 1] - noff[q]), lc[K + q] = (int)noff[q];
-        struct coll_args ga = { .kind = COLL_GATHER, .root = 0, .src = a->src };
         if (a->src.base == COLL_IN_PLACE) {
             const struct dt_type *t;
-            size_t b;
-            void *p = coll_buf_block(&a->dst, me, &t, &b);
-            ga.src = (struct coll_buf){ .base = p, .count = t ? b / t->size : b, .type = t };
+            size_t bb;
+            void *p = coll_buf_block(&a->dst, me, &t, &bb);
+            ga.src = (struct coll_buf){ .base = p, .count = t ? bb / t->size : bb, .type = t };
         }
         if (is_leader(h)) ga.dst = (struct coll_buf){ .base = big + noff[k], .counts = nc, .displs = nc + nk };
-        st = node_run(h, &ga);
+        la.dst = (struct coll_buf){ .base = big, .counts = lc, .displs = lc + K };
+        b.dst = (struct coll_buf){ .base = big, .count = noff[K] };
     }
-    if (!st && is_leader(h)) {
-        struct coll_args la = { .kind = COLL_ALLGATHER, .src = { .base = COLL_IN_PLACE },
-                                .dst = { .base = big, .counts = lc, .displs = lc + K } };
-        st = lead_run(h, &la);
-    }
-    if (!st) {
-        struct coll_args b = { .kind = COLL_BCAST, .root = 0, .dst = { .base = big, .count = noff[K] } };
-        st = node_run(h, &b);
-    }
+    st = node_run(h, &ga, st);
+    st = lead_run(h, &la, st);
+    st = node_run(h, &b, st);
     if (!st) {
         for (int q = 0; q < K; q++) {
             size_t o = noff[q];
             for (int i = 0; i < h->nsize[q]; i++) {
                 int j = h->members[h->first[q] + i];
                 const struct dt_type *t;
-                size_t b;
-                void *p = coll_buf_block(&a->dst, j, &t, &b);
-                if (b && !(j == me && a->src.base == COLL_IN_PLACE)) dt_copy(p, t, big + o, NULL, 0, b);
+                size_t bb;
+                void *p = coll_buf_block(&a->dst, j, &t, &bb);
+                if (bb && !(j == me && a->src.base == COLL_IN_PLACE)) dt_copy(p, t, big + o, NULL, 0, bb);
                 o += bytes[j];
             }
         }
@@ -539,30 +566,30 @@ static sm_status_t h_scan(struct coll_group *g, struct coll_hier *h, const struc
         else dt_copy(x, t, sb.base, t, 0, bytes);
     }
     struct coll_args ns = { .kind = a->kind, .red = a->red, .src = a->src, .dst = a->dst };
-    if (!st) st = node_run(h, &ns);
-    if (!st && k > 0) {
+    st = node_run(h, &ns, st);
+    if (k > 0) {
         /* from the first member to the others by messages in the node: a
          * broadcast's root would wait for the next member's record */
         if (li == 0) {
-            st = xfer(g, false, P, bytes, t, last_of(h, k - 1));
-            for (int i = 1; i < nk && !st; i++) st = xfer(g, true, P, bytes, t, h->members[h->first[k] + i]);
+            st = xfer(g, false, P, bytes, t, last_of(h, k - 1), st);
+            for (int i = 1; i < nk; i++) st = xfer(g, true, P, bytes, t, h->members[h->first[k] + i], st);
         } else {
-            st = xfer(g, false, P, bytes, t, leader_of(h, k));
+            st = xfer(g, false, P, bytes, t, leader_of(h, k), st);
         }
         if (!st) {
             if (ex && li == 0) dt_copy(a->dst.base, t, P, t, 0, bytes);
             else st = combine_left(&a->red, P, a->dst.base, t, count);
         }
     }
-    if (!st && last && k < K - 1) {
+    if (last && k < K - 1) {
         /* P(k + 1): the scan's result here, or the exscan's op this member's own value */
-        if (!(T = tmp_like(t, count, &m3))) st = sm_fail(SM_ERR_NOMEM, "no memory for a scan");
-        else if (!ex) dt_copy(T, t, a->dst.base, t, 0, bytes);
-        else {
+        if (!st && !(T = tmp_like(t, count, &m3))) st = sm_fail(SM_ERR_NOMEM, "no memory for a scan");
+        else if (!st && !ex) dt_copy(T, t, a->dst.base, t, 0, bytes);
+        else if (!st) {
             dt_copy(T, t, x, t, 0, bytes);
             if (k > 0 || nk > 1) st = combine_left(&a->red, a->dst.base, T, t, count);
         }
-        if (!st) st = xfer(g, true, T, bytes, t, leader_of(h, k + 1));
+        st = xfer(g, true, T, bytes, t, leader_of(h, k + 1), st);
     }
     free(m1), free(m2), free(m3);
     return st;
@@ -583,6 +610,17 @@ struct rooted {
 
 static void rooted_free(struct rooted *x) { free(x->nsz), free(x->tot), free(x->noff), free(x->nc), free(x->lc); }
 
+/* At the root's node's leader: the node's block goes in place in the
+ * whole, so its members' sizes (o bytes in all) must add up to the root's
+ * view (tot); the other nodes' blocks are checked as messages of the size
+ * the root's leader expects. */
+static sm_status_t root_node_sizes(int root, size_t o, uint64_t tot)
+{
+    if (SM_LIKELY(o == tot)) return SM_OK;
+    return sm_fail(SM_ERR_TRUNCATE, "the members on the root's node pass %zu bytes in all, the root (member %d) %llu "
+                   "for them", o, root, (unsigned long long)tot);
+}
+
 /* Everything above, from this member's bytes (mine) and, at the root, each member's (blocks of b). */
 static sm_status_t rooted_sizes(struct coll_group *g, struct coll_hier *h, int root, uint64_t mine,
                                 const struct coll_buf *b, struct rooted *x)
@@ -592,12 +630,12 @@ static sm_status_t rooted_sizes(struct coll_group *g, struct coll_hier *h, int r
     x->nsz = malloc(sizeof *x->nsz * (size_t)nk), x->tot = malloc(sizeof *x->tot * (size_t)K);
     x->noff = malloc(sizeof *x->noff * ((size_t)K + 1));
     x->nc = malloc(sizeof(int) * 2 * (size_t)nk), x->lc = malloc(sizeof(int) * 2 * (size_t)K);
-    if (!x->nsz || !x->tot || !x->noff || !x->nc || !x->lc) return sm_fail(SM_ERR_NOMEM, "no memory for a collective of %d", g->m.size);
+    sm_status_t st = SM_OK;
+    if (!x->nsz || !x->tot || !x->noff || !x->nc || !x->lc) st = sm_fail(SM_ERR_NOMEM, "no memory for a collective of %d", g->m.size);
     struct coll_args sa = { .kind = COLL_GATHER, .root = 0, .src = { .base = &mine, .count = sizeof mine },
                             .dst = { .base = x->nsz, .count = sizeof mine } };
-    sm_status_t st = node_run(h, &sa);
-    if (st) return st;
-    if (me == root) {
+    st = node_run(h, &sa, st);
+    if (me == root && x->tot) {
         for (int q = 0; q < K; q++) {
             x->tot[q] = 0;
             for (int i = 0; i < h->nsize[q]; i++) {
@@ -610,8 +648,9 @@ static sm_status_t rooted_sizes(struct coll_group *g, struct coll_hier *h, int r
     }
     if (h->mynode == R && h->node_idx[root] != 0) {
         struct coll_args ta = { .kind = COLL_BCAST, .root = h->node_idx[root], .dst = { .base = x->tot, .count = sizeof *x->tot * (size_t)K } };
-        if ((st = node_run(h, &ta))) return st;
+        st = node_run(h, &ta, st);
     }
+    if (st) return st;
     if (me == root || (h->mynode == R && is_leader(h))) {
         x->noff[0] = 0;
         for (int q = 0; q < K; q++) x->noff[q + 1] = x->noff[q] + x->tot[q];
@@ -622,6 +661,7 @@ static sm_status_t rooted_sizes(struct coll_group *g, struct coll_hier *h, int r
         size_t o = 0;
         for (int i = 0; i < nk; i++) x->nc[i] = (int)x->nsz[i], x->nc[nk + i] = (int)o, o += x->nsz[i];
         if (o > INT_MAX) return sm_fail(SM_ERR_ARG, "a gather or scatter of more than %d bytes across nodes", INT_MAX);
+        if (h->mynode == R && (st = root_node_sizes(root, o, x->tot[R]))) return st;
         x->noff[K] = h->mynode == R ? x->noff[K] : o;      /* elsewhere: this node's block */
     }
     return SM_OK;
@@ -646,19 +686,19 @@ static sm_status_t h_gather(struct coll_group *g, struct coll_hier *h, const str
     /* the node's block at its leader: in place in the whole at the root's node's leader */
     size_t whole = !st && (is_leader(h) || me == root) ? x.noff[K] : 0;
     if (!st && whole && !(buf = malloc(whole))) st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", whole);
-    if (!st) {
-        struct coll_args ga = { .kind = COLL_GATHER, .root = 0, .src = sb };
-        if (is_leader(h)) ga.dst = (struct coll_buf){ .base = buf + (k == R ? x.noff[k] : 0), .counts = x.nc, .displs = x.nc + h->nsize[k] };
-        st = node_run(h, &ga);
-    }
-    if (!st && is_leader(h)) {
+    if (st) whole = 0;                  /* (the later stages take their part without data) */
+    struct coll_args ga = { .kind = COLL_GATHER, .root = 0, .src = sb };
+    if (is_leader(h) && !st) ga.dst = (struct coll_buf){ .base = buf + (k == R ? x.noff[k] : 0), .counts = x.nc, .displs = x.nc + h->nsize[k] };
+    st = node_run(h, &ga, st);
+    if (is_leader(h)) {
         struct coll_args la = { .kind = COLL_GATHER, .root = R };
-        if (k == R) la.src.base = COLL_IN_PLACE, la.dst = (struct coll_buf){ .base = buf, .counts = x.lc, .displs = x.lc + K };
-        else la.src = (struct coll_buf){ .base = buf, .count = x.noff[K] };
-        st = lead_run(h, &la);
-        if (!st && k == R && me != root) st = xfer(g, true, buf, x.noff[K], NULL, root);
-    } else if (!st && me == root) {
-        st = xfer(g, false, buf, x.noff[K], NULL, leader_of(h, R));
+        if (k == R) la.src.base = COLL_IN_PLACE;
+        if (k == R && !st) la.dst = (struct coll_buf){ .base = buf, .counts = x.lc, .displs = x.lc + K };
+        else if (k != R) la.src = (struct coll_buf){ .base = buf, .count = whole };
+        st = lead_run(h, &la, st);
+        if (k == R && me != root) st = xfer(g, true, buf, whole, NULL, root, st);
+    } else if (me == root) {
+        st = xfer(g, false, buf, whole, NULL, leader_of(h, R), st);
     }
     if (!st && me == root) {
         for (int q = 0; q < K; q++) {
@@ -692,8 +732,9 @@ static sm_status_t h_scatter(struct coll_group *g, struct coll_hier *h, const st
     sm_status_t st = rooted_sizes(g, h, root, mine, &a->src, &x);
     size_t whole = !st && (is_leader(h) || me == root) ? x.noff[K] : 0;
     if (!st && whole && !(buf = malloc(whole))) st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", whole);
-    if (!st && me == root) {
-        for (int q = 0; q < K; q++) {
+    if (st) whole = 0;                  /* (the later stages take their part without data) */
+    if (me == root) {
+        for (int q = 0; q < K && !st; q++) {
             size_t o = x.noff[q];
             for (int i = 0; i < h->nsize[q]; i++) {
                 size_t n;
@@ -702,25 +743,24 @@ static sm_status_t h_scatter(struct coll_group *g, struct coll_hier *h, const st
                 o += n;
             }
         }
-        if (!is_leader(h)) st = xfer(g, true, buf, x.noff[K], NULL, leader_of(h, R));
-    } else if (!st && k == R && is_leader(h)) {
-        st = xfer(g, false, buf, x.noff[K], NULL, root);
+        if (!is_leader(h)) st = xfer(g, true, buf, whole, NULL, leader_of(h, R), st);
+    } else if (k == R && is_leader(h)) {
+        st = xfer(g, false, buf, whole, NULL, root, st);
     }
-    if (!st && is_leader(h)) {
+    if (is_leader(h)) {
         struct coll_args la = { .kind = COLL_SCATTER, .root = R };
-        if (k == R) la.dst.base = COLL_IN_PLACE, la.src = (struct coll_buf){ .base = buf, .counts = x.lc, .displs = x.lc + K };
-        else la.dst = (struct coll_buf){ .base = buf, .count = x.noff[K] };
-        st = lead_run(h, &la);
+        if (k == R) la.dst.base = COLL_IN_PLACE;
+        if (k == R && !st) la.src = (struct coll_buf){ .base = buf, .counts = x.lc, .displs = x.lc + K };
+        else if (k != R) la.dst = (struct coll_buf){ .base = buf, .count = whole };
+        st = lead_run(h, &la, st);
     }
-    if (!st) {
-        struct coll_args sa = { .kind = COLL_SCATTER, .root = 0, .dst = db };
-        if (is_leader(h)) sa.src = (struct coll_buf){ .base = buf + (k == R ? x.noff[k] : 0), .counts = x.nc, .displs = x.nc + h->nsize[k] };
-        if (inpl && !is_leader(h)) {        /* the root's block stays in its source: it takes its copy aside */
-            if (!(scratch = malloc(mine ? mine : 1))) st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", mine);
-            sa.dst = (struct coll_buf){ .base = scratch, .count = mine };
-        }
-        if (!st) st = node_run(h, &sa);
+    struct coll_args sa = { .kind = COLL_SCATTER, .root = 0, .dst = db };
+    if (is_leader(h) && !st) sa.src = (struct coll_buf){ .base = buf + (k == R ? x.noff[k] : 0), .counts = x.nc, .displs = x.nc + h->nsize[k] };
+    if (inpl && !is_leader(h)) {        /* the root's block stays in its source: it takes its copy aside */
+        if (!st && !(scratch = malloc(mine ? mine : 1))) st = sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", mine);
+        sa.dst = (struct coll_buf){ .base = scratch, .count = mine };
     }
+    st = node_run(h, &sa, st);
     free(scratch), free(buf);
     rooted_free(&x);
     return st;
@@ -1142,6 +1182,8 @@ static sm_status_t sizes_local(struct hnb *x)
         size_t o = 0;
         for (int i = 0; i < nk; i++) r->nc[i] = (int)r->nsz[i], r->nc[nk + i] = (int)o, o += r->nsz[i];
         if (o > INT_MAX) return sm_fail(SM_ERR_ARG, "a gather or scatter of more than %d bytes across nodes", INT_MAX);
+        sm_status_t st = k == R ? root_node_sizes(root, o, r->tot[R]) : SM_OK;
+        if (st) return st;
         if (k != R) r->noff[K] = o;     /* elsewhere: this node's block */
     }
     size_t whole = is_leader(h) || me == root ? r->noff[K] : 0;
@@ -1309,6 +1351,7 @@ static void stage_begin(struct hnb *x, struct hstage *s)
     case HS_NODE:
         return;
     case HS_LEAD:
+        s->a.failed = x->st != SM_OK;
         st = coll_span_start_tag(&x->h->lead, &s->a, x->lead_tag, stage_done, s);
         break;
     case HS_SEND: case HS_RECV:
@@ -1316,6 +1359,7 @@ static void stage_begin(struct hnb *x, struct hstage *s)
             st = sm_fail(SM_ERR_NOMEM, "no memory for a request");
             break;
         }
+        if (x->st) coll_fail_msg(s->kind == HS_SEND, &s->buf, &s->bytes, &s->t);
         st = s->kind == HS_SEND ? p2p_isend(s->req, s->buf, s->bytes, s->peer, x->tag, x->g->net, P2P_STANDARD, s->t)
                                 : p2p_irecv(s->req, s->buf, s->bytes, s->peer, x->tag, x->g->net, s->t);
         if (st) p2p_req_free(s->req), s->req = NULL;
@@ -1342,13 +1386,10 @@ static bool hnb_run(struct hnb *x)
         if (s->req && p2p_done(s->req)) {
             struct p2p_req *r = s->req;
             s->req = NULL;
-            if (r->st.err) {
-                sm_fail(r->st.err, "%s", r->why ? r->why : r->st.err == SM_ERR_TRUNCATE
-                        ? "the leader sent more than the root receives" : "a transfer between nodes failed");
-                stage_fail(s, r->st.err);
-            } else {
-                atomic_store_explicit(&s->done, true, memory_order_release);
-            }
+            sm_status_t e = x->st ? SM_OK : s->kind == HS_RECV ? coll_recv_status(x->g, r) : r->st.err;
+            if (e && s->kind == HS_SEND) sm_fail(e, "%s", r->why ? r->why : "a transfer between nodes failed");
+            if (e) stage_fail(s, e);
+            else atomic_store_explicit(&s->done, true, memory_order_release);
             p2p_req_free(r);
         }
         if (!atomic_load_explicit(&s->done, memory_order_acquire)) return false;
@@ -1356,6 +1397,9 @@ static bool hnb_run(struct hnb *x)
             x->st = s->st;
             snprintf(x->why, sizeof x->why, "%s", s->why);
         }
+        /* a node stage after a failure takes its part as one that failed
+         * (read once its gate, opened below, lets it publish) */
+        if (x->st && c + 1 < x->n) x->s[c + 1].a.failed = true;
         atomic_store_explicit(&x->cur, c + 1, memory_order_release);
     }
 }

@@ -375,7 +375,8 @@ static sm_status_t gather_prepare(struct coll_op *o, struct coll_rec *mine)
 /* The root: member i's block (record p) into dst as published. */
 static void gather_take(struct coll_op *o, int i, const struct coll_rec *p)
 {
-    if (!coll_check(o, i, p, false)) return;
+    /* (a root that failed before publishing laid out no dst: nobody writes into it) */
+    if (!coll_check(o, i, p, false) || (o->flags & REC_FAILED)) return;
     struct coll_blk d = coll_block(&o->dst, i, o->n);       /* as published: perhaps a stage */
     if (p->len != d.bytes) size_mismatch(o, i, "sends", p->len, d.bytes);
     else if (p->flags & REC_CARRIED) {

@@ -97,7 +97,7 @@
 static size_t serial_max(int n, enum coll_kind k)
 {
     if (n <= 2) return k == COLL_REDUCE ? COLL_SERIAL_MAX_ROOTED : COLL_SERIAL_MAX_2;
-    int per_cpu = sm_core.oversubscribed && sm_core.cpus > 0 ? n / sm_core.cpus : 1;
+    int per_cpu = sm_per_cpu(n);      /* on the CPUs the ranks may run on (a confined job's few) */
     bool scan = k == COLL_SCAN || k == COLL_EXSCAN;
     if (per_cpu >= 4) return k == COLL_REDUCE || scan ? COLL_SERIAL_MAX_AHEAD : COLL_SERIAL_MAX_CROWDED;
     if (per_cpu >= 3 && scan) return COLL_SERIAL_MAX_AHEAD;

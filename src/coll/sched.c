@@ -605,6 +605,11 @@ static bool readers_done(struct coll_op *o)
     return true;
 }
 
+static __attribute__((noinline, cold)) void failed_before(struct coll_op *o)
+{
+    coll_fail(o, sm_fail(SM_ERR_PEER, "%s failed before its part on the node", kind_names[o->a->kind]));
+}
+
 static bool step(struct coll_op *o)
 {
     struct coll_group *g = o->g;
@@ -619,6 +624,7 @@ static bool step(struct coll_op *o)
         sm_prefetch_write(coll_rec_of(g, o->me, o->seq));
         __builtin_prefetch(coll_rec_of(g, o->me - 1, o->seq), 0, 3);
     }
+    if (SM_UNLIKELY(o->a->failed) && !o->st) failed_before(o);
     publish(o);
     if (!aset) note_readers(o);
     CO_WAIT(o->pc, coll_kinds[o->a->kind]->body(o));
@@ -825,7 +831,7 @@ sm_status_t coll_run(struct coll_group *g, const struct coll_args *a)
      * schedule of its own listed there (which must publish first) and no
      * late failure to report; the kinds decide the rest. */
     sm_status_t lst;
-    if (g->num >= 0 && g->m.me >= 0 && !g->active && SM_LIKELY(g->late_st == SM_OK) &&
+    if (g->num >= 0 && g->m.me >= 0 && !g->active && SM_LIKELY(g->late_st == SM_OK) && !a->failed &&
         (a->kind >= COLL_REDUCE && a->kind <= COLL_EXSCAN ? coll_red_lean(g, a, &lst) : coll_move_lean(g, a, &lst)))
         return lst;
     struct coll_op o;

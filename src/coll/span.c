@@ -118,6 +118,11 @@ struct span_op {
     int nalloc;
     size_t bytes;               /* reductions: bytes of a stream (this member's part) */
     size_t es;                  /* ... and of an element in it */
+    /* This member failed (before the call: coll_args.failed; or in a step
+     * of the ring's): from here on its messages are empty, its receives
+     * take nothing, so that every peer still gets what it waits for and
+     * sees the failure as a size that differs. st: the first failure. */
+    bool failed;
     sm_status_t st;
     char why[256];
 };
@@ -151,8 +156,30 @@ static void *whole(const struct coll_buf *b, const struct dt_type **t, size_t *b
     return b->base;
 }
 
+void coll_fail_msg(bool send, void **buf, size_t *bytes, const struct dt_type **t)
+{
+    static const char one;
+    *buf = send && !*bytes ? (void *)&one : NULL, *bytes = send && !*bytes ? 1 : 0, *t = NULL;
+}
+
+sm_status_t coll_recv_status(const struct coll_group *g, const struct p2p_req *r)
+{
+    if (SM_LIKELY(!r->st.err && r->st.len == r->len)) return SM_OK;
+    int j = r->src, me = g->m.me, rank = sm_group_rank(&g->m, j);
+    if (r->st.err == SM_ERR_TRUNCATE)
+        return sm_fail(SM_ERR_TRUNCATE, "member %d of the group (rank %d) sent more than the %zu bytes this "
+                       "member (%d) expects", j, rank, r->len, me);
+    if (r->st.err) return sm_fail(r->st.err, "%s", r->why ? r->why : "a transfer failed");
+    if (!r->st.len)
+        return sm_fail(SM_ERR_TRUNCATE, "member %d of the group (rank %d) sent nothing where this member (%d) "
+                       "expects %zu bytes: it passed a count of 0, or failed before", j, rank, me, r->len);
+    return sm_fail(SM_ERR_TRUNCATE, "member %d of the group (rank %d) sent %zu bytes, this member (%d) expects %zu",
+                   j, rank, r->st.len, me, r->len);
+}
+
 static sm_status_t post(struct span_op *o, bool send, void *buf, size_t bytes, const struct dt_type *t, int peer)
 {
+    if (SM_UNLIKELY(o->failed)) coll_fail_msg(send, &buf, &bytes, &t);
     struct p2p_req *r = p2p_req_alloc();
     if (!r) return SM_ERR_NOMEM;
     const struct p2p_comm *c = o->g->net;
@@ -170,6 +197,25 @@ static sm_status_t post(struct span_op *o, bool send, void *buf, size_t bytes, c
 static void local_copy(void *dst, const struct dt_type *dt, const void *src, const struct dt_type *stype, size_t bytes)
 {
     if (bytes && dst != src) dt_copy(dst, dt, src, stype, 0, bytes);
+}
+static __attribute__((noinline, cold)) void op_fail(struct span_op *o, sm_status_t st)
+{
+    if (o->st) return;
+    o->st = st;
+    snprintf(o->why, sizeof o->why, "%s", sm_fail_reason());
+}
+/* This member's own block, sent to itself (a root's in a gather or
+ * scatter, every member's in an allgather or alltoall): none once it failed
+ * (its buffers may be what failed); sizes that differ fail it, as a
+ * message would. */
+static void self_copy(struct span_op *o, void *dst, const struct dt_type *dt, const void *src,
+                      const struct dt_type *stype, size_t sbytes, size_t dbytes)
+{
+    if (o->failed) return;
+    if (SM_UNLIKELY(sbytes != dbytes))
+        op_fail(o, sm_fail(SM_ERR_TRUNCATE, "this member (%d) sends itself %zu bytes, its block takes %zu",
+                           o->g->m.me, sbytes, dbytes));
+    else local_copy(dst, dt, src, stype, sbytes);
 }
 
 /* --- Reductions --------------------------------------------------------------------
@@ -245,7 +291,7 @@ static sm_status_t red_start(struct span_op *o)
     o->es = stream_elem(o, st);
     if (!(o->mine = op_alloc(o, total)) || !(o->in = op_alloc(o, sizeof *o->in * (size_t)n)))
         return sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", total);
-    local_copy(o->mine, NULL, sbase, st, total);
+    if (!o->failed) local_copy(o->mine, NULL, sbase, st, total);
     /* block starts (reduce-scatter), in stream bytes */
     size_t *bs = NULL;
     if (k == COLL_REDUCE_SCATTER) {
@@ -256,8 +302,10 @@ static sm_status_t red_start(struct span_op *o)
             size_t c = o->a.dst.counts ? (size_t)(o->a.dst.counts[i] > 0 ? o->a.dst.counts[i] : 0) : o->a.dst.count;
             bs[i + 1] = bs[i] + c * type_size(bt);
         }
-        if (bs[n] != total)
-            return sm_fail(SM_ERR_ARG, "the blocks add up to %zu bytes, the source has %zu", bs[n], total);
+        if (bs[n] != total && !o->failed) {     /* (its part still taken: the others wait for it) */
+            op_fail(o, sm_fail(SM_ERR_ARG, "the blocks add up to %zu bytes, the source has %zu", bs[n], total));
+            o->failed = true;
+        }
         o->bytes = bs[me + 1] - bs[me];
     } else {
         o->bytes = total;
@@ -324,7 +372,7 @@ static sm_status_t start(struct span_op *o)
         if (me != root) return post(o, false, d, db, dt, root);
         if (a->src.base && a->src.base != COLL_IN_PLACE) {      /* the shorthand's separate source */
             s = whole(&a->src, &st, &sb);
-            if (d) local_copy(d, dt, s, st, sb);
+            if (d) self_copy(o, d, dt, s, st, sb, db);
         } else {
             s = d, st = dt, sb = db;
         }
@@ -341,7 +389,7 @@ static sm_status_t start(struct span_op *o)
             if (j != me) e = post(o, false, d, db, dt, j);
             else if (a->src.base != COLL_IN_PLACE) {
                 s = whole(&a->src, &st, &sb);
-                local_copy(d, dt, s, st, sb < db ? sb : db);
+                self_copy(o, d, dt, s, st, sb, db);
             }
         }
         return e;
@@ -355,7 +403,7 @@ static sm_status_t start(struct span_op *o)
             if (j != me) e = post(o, true, s, sb, st, j);
             else if (a->dst.base != COLL_IN_PLACE) {
                 d = whole(&a->dst, &dt, &db);
-                local_copy(d, dt, s, st, sb < db ? sb : db);
+                self_copy(o, d, dt, s, st, sb, db);
             }
         }
         return e;
@@ -367,7 +415,7 @@ static sm_status_t start(struct span_op *o)
         for (int j = 0; j < n && !e; j++) {
             d = coll_buf_block(&a->dst, j, &dt, &db);
             if (j != me) e = post(o, false, d, db, dt, j);
-            else if (a->src.base != COLL_IN_PLACE) local_copy(d, dt, s, st, sb < db ? sb : db);
+            else if (a->src.base != COLL_IN_PLACE) self_copy(o, d, dt, s, st, sb, db);
         }
         for (int j = 0; j < n && !e; j++)
             if (j != me) e = post(o, true, s, sb, st, j);
@@ -388,7 +436,7 @@ static sm_status_t start(struct span_op *o)
             if (!(packed = op_alloc(o, total))) return sm_fail(SM_ERR_NOMEM, "no memory for %zu bytes", total);
             for (int j = 0; j < n; j++) {
                 d = coll_buf_block(&a->dst, j, &dt, &db);
-                if (j != me) local_copy(packed + off[j], NULL, d, dt, db);
+                if (j != me && !o->failed) local_copy(packed + off[j], NULL, d, dt, db);
             }
         }
         for (int j = 0; j < n && !e; j++) {
@@ -396,7 +444,7 @@ static sm_status_t start(struct span_op *o)
             if (j == me) {
                 if (!inpl) {
                     s = coll_buf_block(&a->src, j, &st, &sb);
-                    local_copy(d, dt, s, st, sb < db ? sb : db);
+                    self_copy(o, d, dt, s, st, sb, db);
                 }
                 continue;
             }
@@ -423,28 +471,37 @@ static sm_status_t start(struct span_op *o)
 
 static bool is_red(enum coll_kind k) { return k >= COLL_REDUCE && k <= COLL_EXSCAN; }
 
-/* Every request done: freed, and the first failure's status. */
+/* Every request done: freed; a failure (the first) in o->st (a receive
+ * of another size than expected too: coll_recv_status). The status: o's. */
 static sm_status_t reqs_end(struct span_op *o)
 {
-    sm_status_t st = SM_OK;
     for (int i = 0; i < o->nreq; i++) {
         struct p2p_req *r = o->req[i];
-        if (!st && r->st.err) st = sm_fail(r->st.err, "%s", r->why ? r->why : r->st.err == SM_ERR_TRUNCATE
-                                           ? "a member sent more than this one receives" : "a transfer failed");
+        sm_status_t st = o->failed ? SM_OK : r->kind == P2P_RECV ? coll_recv_status(o->g, r) : r->st.err;
+        if (SM_UNLIKELY(st)) op_fail(o, r->kind == P2P_RECV ? st : sm_fail(st, "%s", r->why ? r->why : "a transfer failed"));
         p2p_req_free(r);
     }
     o->nreq = 0;
-    return st;
+    return o->st;
+}
+
+/* o's status, its reason recorded again for the caller. */
+static sm_status_t op_status(const struct span_op *o)
+{
+    return o->st ? sm_fail(o->st, "%s", o->why) : SM_OK;
 }
 
 /* Every request done: the status of the round, then the local step. */
 static sm_status_t finish(struct span_op *o)
 {
-    sm_status_t st = reqs_end(o);
-    if (!st && is_red(o->a.kind)) st = red_finish(o);
+    reqs_end(o);
+    if (!o->st && is_red(o->a.kind)) {
+        sm_status_t st = red_finish(o);
+        if (st) op_fail(o, st);
+    }
     for (int i = 0; i < o->nalloc; i++) free(o->alloc[i]);
     o->nalloc = 0;
-    return st;
+    return op_status(o);
 }
 
 /* What every collective checks first; its sequence number and tag. */
@@ -459,6 +516,10 @@ static sm_status_t op_check(struct span_op *o, struct coll_group *g, const struc
                        coll_dtype_name(a->red.t));
     o->g = g, o->a = *a;
     o->tag = o->tag ? o->tag : coll_span_reserve(g);
+    if (SM_UNLIKELY(a->failed)) {
+        o->failed = true;
+        op_fail(o, sm_fail(SM_ERR_PEER, "this member failed before its part between nodes"));
+    }
     return SM_OK;
 }
 
@@ -565,15 +626,19 @@ static bool rdbl_wanted(const struct coll_group *g, const struct coll_args *a)
     return (bytes >= SPAN_RDBL_MIN || !(n & (n - 1))) && (bytes < SPAN_RING_MIN_AR || n == 2);
 }
 
-/* One step: send bytes at s to member to, receive bytes at r from member from; both done. */
-static sm_status_t ring_step(struct span_op *o, void *s, size_t sbytes, int to, void *r, size_t rbytes, int from)
+/* One step: send sbytes at s to member to, receive rbytes at r from
+ * member from (NULL: none); both done. A failure (o's first) makes this
+ * member's later messages empty, and every step is still taken, so that
+ * no peer waits for one. True while this member has not failed. */
+static bool ring_step(struct span_op *o, void *s, size_t sbytes, int to, void *r, size_t rbytes, int from)
 {
-    sm_status_t st = SM_OK;
-    if (r) st = post(o, false, r, rbytes, NULL, from);
-    if (!st && s) st = post(o, true, s, sbytes, NULL, to);
+    sm_status_t st = r ? post(o, false, r, rbytes, NULL, from) : SM_OK;
+    if (st) op_fail(o, st);
+    if (s && (st = post(o, true, s, sbytes, NULL, to))) op_fail(o, st);
     for (int i = 0; i < o->nreq; i++) p2p_wait(o->req[i]);
-    sm_status_t e = reqs_end(o);
-    return st ? st : e;
+    reqs_end(o);
+    if (o->st) o->failed = true;
+    return !o->failed;
 }
 
 #define SPAN_SMALL 256
@@ -597,7 +662,8 @@ struct red_vec {
 /* block b of parts: elements [b N / parts, (b + 1) N / parts) */
 static inline size_t ring_b0(const struct red_vec *v, int parts, int b) { return (size_t)b * v->N / (size_t)parts * v->es; }
 
-static sm_status_t red_vec_begin(struct span_op *o, struct red_vec *v, int parts)
+/* (A failure fails o: the steps go on with empty messages.) */
+static void red_vec_begin(struct span_op *o, struct red_vec *v, int parts)
 {
     struct coll_args *a = &o->a;
     struct coll_buf sb = red_src(o);
@@ -619,18 +685,27 @@ static sm_status_t red_vec_begin(struct span_op *o, struct red_vec *v, int parts
     bool small = v->total + 1 <= SPAN_SMALL && tb <= SPAN_SMALL;
     v->acc = v->direct ? v->dst : small ? v->small.b : coll_scratch(v->total + 1);
     v->tmp = small ? v->small.b + SPAN_SMALL : coll_scratch(tb);
-    if (!v->acc || !v->tmp) return sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", v->total);
-    local_copy(v->acc, NULL, sbase, st, v->total);
-    return SM_OK;
+    if (SM_UNLIKELY(!v->acc || !v->tmp)) {
+        if (!small) {
+            if (!v->direct) coll_scratch_free(v->acc);
+            coll_scratch_free(v->tmp);
+        }
+        /* (the steps' buffers: none is touched once o failed) */
+        v->direct = false, v->acc = v->small.b, v->tmp = v->small.b + SPAN_SMALL;
+        op_fail(o, sm_fail(SM_ERR_NOMEM, "no memory for a %zu-byte reduction", v->total));
+        o->failed = true;
+    }
+    if (!o->failed) local_copy(v->acc, NULL, sbase, st, v->total);
 }
-/* The result to dst (if e is SM_OK and this member gets it); e. */
-static sm_status_t red_vec_end(struct red_vec *v, sm_status_t e, bool result)
+/* The result to dst (if o did not fail and this member gets it); o's status. */
+static sm_status_t red_vec_end(struct span_op *o, struct red_vec *v, bool result)
 {
-    if (!e && result && !v->direct) local_copy(v->dst, v->dt, v->acc, NULL, v->total);
-    if (v->tmp == v->small.b + SPAN_SMALL) return e;
-    if (!v->direct) coll_scratch_free(v->acc);
-    coll_scratch_free(v->tmp);
-    return e;
+    if (!o->st && result && !v->direct) local_copy(v->dst, v->dt, v->acc, NULL, v->total);
+    if (v->tmp != v->small.b + SPAN_SMALL) {
+        if (!v->direct) coll_scratch_free(v->acc);
+        coll_scratch_free(v->tmp);
+    }
+    return op_status(o);
 }
 
 static sm_status_t ring_run(struct span_op *o)
@@ -640,32 +715,32 @@ static sm_status_t ring_run(struct span_op *o)
     struct p2p_req *reqs[2];
     o->req = reqs;
     struct red_vec v;
-    sm_status_t e = red_vec_begin(o, &v, n);
+    red_vec_begin(o, &v, n);
     char *acc = v.acc, *tmp = v.tmp;
     coll_kernel_fn k = v.k;
     size_t es = v.es;
 #define B0(b) ring_b0(&v, n, (b))
 #define BLEN(b) (B0((b) + 1) - B0(b))
-    for (int s = 0; s < n - 1 && !e; s++) {         /* reduce-scatter: block me+1 ends here */
+    for (int s = 0; s < n - 1; s++) {         /* reduce-scatter: block me+1 ends here */
         int out = (me - s + n) % n, in = (me - s - 1 + 2 * n) % n;
-        e = ring_step(o, acc + B0(out), BLEN(out), right, tmp, BLEN(in), left);
-        if (!e) k(acc + B0(in), acc + B0(in), tmp, BLEN(in) / es);
+        if (ring_step(o, acc + B0(out), BLEN(out), right, tmp, BLEN(in), left))
+            k(acc + B0(in), acc + B0(in), tmp, BLEN(in) / es);
     }
     if (a->kind == COLL_ALLREDUCE) {
-        for (int s = 0; s < n - 1 && !e; s++) {     /* allgather of the reduced blocks */
+        for (int s = 0; s < n - 1; s++) {     /* allgather of the reduced blocks */
             int out = (me + 1 - s + n) % n, in = (me - s + n) % n;
-            e = ring_step(o, acc + B0(out), BLEN(out), right, acc + B0(in), BLEN(in), left);
+            ring_step(o, acc + B0(out), BLEN(out), right, acc + B0(in), BLEN(in), left);
         }
     } else if (me != a->root) {
         int mine = (me + 1) % n;
-        if (!e) e = ring_step(o, acc + B0(mine), BLEN(mine), a->root, NULL, 0, 0);
+        ring_step(o, acc + B0(mine), BLEN(mine), a->root, NULL, 0, 0);
     } else {
-        for (int j = 0; j < n && !e; j++)           /* member j holds block j + 1 */
-            if (j != me) e = ring_step(o, NULL, 0, 0, acc + B0((j + 1) % n), BLEN((j + 1) % n), j);
+        for (int j = 0; j < n; j++)           /* member j holds block j + 1 */
+            if (j != me) ring_step(o, NULL, 0, 0, acc + B0((j + 1) % n), BLEN((j + 1) % n), j);
     }
 #undef B0
 #undef BLEN
-    return red_vec_end(&v, e, a->kind == COLL_ALLREDUCE || me == a->root);
+    return red_vec_end(o, &v, a->kind == COLL_ALLREDUCE || me == a->root);
 }
 
 /* Recursive doubling (MPICH's allreduce for mid sizes; Open MPI's coll/tuned
@@ -684,33 +759,31 @@ static sm_status_t rdbl_run(struct span_op *o)
     struct p2p_req *reqs[2];
     o->req = reqs;
     struct red_vec v;
-    sm_status_t e = red_vec_begin(o, &v, 1);
+    red_vec_begin(o, &v, 1);
     char *acc = v.acc, *tmp = v.tmp;
     size_t total = v.total, N = v.N;
     coll_kernel_fn k = v.k;
     int nr;                                     /* the number among the p, or -1: sits out */
     if (me < 2 * rem) {
         if (me % 2 == 0) {
-            if (!e) e = ring_step(o, acc, total, me + 1, NULL, 0, 0);
+            ring_step(o, acc, total, me + 1, NULL, 0, 0);
             nr = -1;
         } else {
-            if (!e) e = ring_step(o, NULL, 0, 0, tmp, total, me - 1);
-            if (!e) k(acc, acc, tmp, N);
+            if (ring_step(o, NULL, 0, 0, tmp, total, me - 1)) k(acc, acc, tmp, N);
             nr = me / 2;
         }
     } else {
         nr = me - rem;
     }
-    for (int mask = 1; nr >= 0 && mask < p && !e; mask <<= 1) {
+    for (int mask = 1; nr >= 0 && mask < p; mask <<= 1) {
         int pn = nr ^ mask, peer = pn < rem ? pn * 2 + 1 : pn + rem;
-        e = ring_step(o, acc, total, peer, tmp, total, peer);
-        if (!e) k(acc, acc, tmp, N);
+        if (ring_step(o, acc, total, peer, tmp, total, peer)) k(acc, acc, tmp, N);
     }
-    if (me < 2 * rem && !e) {
-        if (me % 2 == 0) e = ring_step(o, NULL, 0, 0, acc, total, me + 1);
-        else e = ring_step(o, acc, total, me - 1, NULL, 0, 0);
+    if (me < 2 * rem) {
+        if (me % 2 == 0) ring_step(o, NULL, 0, 0, acc, total, me + 1);
+        else ring_step(o, acc, total, me - 1, NULL, 0, 0);
     }
-    return red_vec_end(&v, e, true);
+    return red_vec_end(o, &v, true);
 }
 
 /* Rabenseifner's allreduce (MPICH's for large vectors) on a power of two
@@ -729,24 +802,24 @@ static sm_status_t rsag_run(struct span_op *o)
     struct p2p_req *reqs[2];
     o->req = reqs;
     struct red_vec v;
-    sm_status_t e = red_vec_begin(o, &v, 2);           /* tmp: the larger half */
+    red_vec_begin(o, &v, 2);           /* tmp: the larger half */
     char *acc = v.acc, *tmp = v.tmp;
 #define B0(b) ring_b0(&v, n, (b))
     int lo = 0;                                         /* this member's window: [lo, lo + 2 mask) */
-    for (int mask = n / 2; mask >= 1 && !e; mask /= 2) {
+    for (int mask = n / 2; mask >= 1; mask /= 2) {
         int peer = me ^ mask, keep = me & mask ? lo + mask : lo, give = me & mask ? lo : lo + mask;
         size_t kb = B0(keep + mask) - B0(keep);
-        e = ring_step(o, acc + B0(give), B0(give + mask) - B0(give), peer, tmp, kb, peer);
-        if (!e) v.k(acc + B0(keep), acc + B0(keep), tmp, kb / v.es);
+        if (ring_step(o, acc + B0(give), B0(give + mask) - B0(give), peer, tmp, kb, peer))
+            v.k(acc + B0(keep), acc + B0(keep), tmp, kb / v.es);
         lo = keep;
     }
-    for (int mask = 1; mask < n && !e; mask *= 2) {    /* window [lo, lo + mask), the peer's lo ^ mask */
+    for (int mask = 1; mask < n; mask *= 2) {    /* window [lo, lo + mask), the peer's lo ^ mask */
         int peer = me ^ mask, plo = lo ^ mask;
-        e = ring_step(o, acc + B0(lo), B0(lo + mask) - B0(lo), peer, acc + B0(plo), B0(plo + mask) - B0(plo), peer);
+        ring_step(o, acc + B0(lo), B0(lo + mask) - B0(lo), peer, acc + B0(plo), B0(plo + mask) - B0(plo), peer);
         lo = lo < plo ? lo : plo;
     }
 #undef B0
-    return red_vec_end(&v, e, true);
+    return red_vec_end(o, &v, true);
 }
 
 sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a)

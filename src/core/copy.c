@@ -83,8 +83,9 @@ void sm_stats_report(void)
            (unsigned long long)path_bytes[SM_PATH_STAGED]);
     uint64_t idle, slept;
     sm_wait_counts(&idle, &slept);
-    sm_say("waits: %llu sleeps, %llu yields that found the core idle", (unsigned long long)slept,
-           (unsigned long long)idle);
+    sm_say("waits: %llu sleeps, %llu yields that found the core idle; %d CPU%s for the ranks on this machine%s",
+           (unsigned long long)slept, (unsigned long long)idle, sm_core.cpus, sm_core.cpus == 1 ? "" : "s",
+           sm_core.oversubscribed ? " (oversubscribed)" : "");
 }
 
 static sm_status_t access_error(int rank, bool write, uintptr_t remote, size_t len)

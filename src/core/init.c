@@ -520,9 +520,10 @@ static void init_once(void)
         sm_fatal("init: %s (smrun --info lists the settings)", why);
     sm_core.huge_pages = sm_setting(SM_SET_PAGES) == 1;   /* "4k|2m" */
     sm_status_t st = join_job();
-    /* Not the affinity mask: a pinned rank sees one CPU however many there are. */
-    sm_core.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    sm_core.oversubscribed = sm_core.size > sm_core.cpus;
+    /* Every CPU until the ranks' own are known (sm_core_join; a PMIx
+     * rank's, sm_pmix_join): fewer can only make the job oversubscribed,
+     * which waits take up at once (sm_wait_init again). */
+    sm_cpus_settle(NULL, 0, sm_core.size);
     /* (a PMIx rank's size is a placeholder until join_node: its waits are
      * set up there, once sm_pmix_join has counted the ranks on the machine) */
     if (!sm_core.pmix) sm_wait_init();
@@ -563,6 +564,25 @@ void sm_core_init(void)
     while (atomic_load_explicit(&init_state, memory_order_acquire) != 2) sched_yield();
 }
 
+/* --- The CPUs the ranks may run on ------------------------------------------ */
+
+/* smrun's ranks, once every one has published its pid (the job barrier):
+ * their CPUs, as the ranks run them (a wrapper's taskset included). */
+static void settle_job_cpus(void)
+{
+    pid_t pids[SM_NMAX];
+    int n = 0;
+    for (int r = 0; r < sm_core.size; r++) {
+        const struct sm_ctrl *c = &sm_ctrl_of(r)->job;
+        if (__atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) == SM_CTRL_MAGIC && c->pid > 0) pids[n++] = c->pid;
+    }
+    bool was = sm_core.oversubscribed;
+    sm_cpus_settle(pids, n, sm_core.size);
+    /* Wakers fence from here on (each rank switches on its way out of the
+     * barrier: a wake missed meanwhile costs a sleep's timeout, 50 us). */
+    if (sm_core.oversubscribed != was) sm_wait_init();
+}
+
 /* --- Joining the job -------------------------------------------------------- */
 
 static _Atomic uint32_t join_state;  /* 0 not joined, 1 joining, 2 joined */
@@ -592,6 +612,7 @@ void sm_core_join(void)
         /* Every rank's program has moved its globals and stack into its slot
          * before any uses the job: a peer's store cannot be lost to that copy. */
         sm_job_barrier();
+        if (!sm_core.pmix) settle_job_cpus();
         atomic_store(&c->stage, SM_STAGE_JOINED);
         randomise_children();
     }

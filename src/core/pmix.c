@@ -219,19 +219,18 @@ static sm_status_t machine_peers(int size, bool seen[SM_NMAX], bool *have_id, ui
 }
 
 /* The ranks on the caller's node into local[] (ascending), the node's name
- * for the socket, and how many ranks share this machine (for
+ * for the socket, and which ranks share this machine (seen[], for
  * oversubscribed). SMARTMAP_NODE_SIZE=k makes every k consecutive ranks a
  * node of their own, so that a job on one machine has several. */
-static sm_status_t find_node(int size, int *local, int *nlocal, char *node, size_t nodelen, int *on_machine)
+static sm_status_t find_node(int size, int *local, int *nlocal, char *node, size_t nodelen, bool seen[SM_NMAX])
 {
-    bool seen[SM_NMAX], have_id;
+    bool have_id;
     uint32_t id;
     sm_status_t st = machine_peers(size, seen, &have_id, &id);
-    *on_machine = 0;
-    for (int r = 0; r < size; r++) *on_machine += seen[r];
     uint64_t k = sm_setting(SM_SET_NODE_SIZE);
     if (k) {
-        if (st) *on_machine = size;     /* the fake nodes' machines unknown: assume one */
+        if (st)                         /* the fake nodes' machines unknown: assume one */
+            for (int r = 0; r < size; r++) seen[r] = true;
         int first = (int)((uint64_t)me.rank / k * k);
         *nlocal = 0;
         for (int r = first; r < size && (uint64_t)(r - first) < k; r++) local[(*nlocal)++] = r;
@@ -412,9 +411,10 @@ sm_status_t sm_pmix_join(int fd[SM_NMAX])
     if (st) return st;
     if (size > SM_NMAX || (int)size <= sm_core.rank)
         return sm_fail(SM_ERR_STATE, "the job has %u ranks; smartmap jobs have at most %d", size, SM_NMAX);
-    int local[SM_NMAX], nlocal = 0, on_machine = 0;
+    int local[SM_NMAX], nlocal = 0;
+    bool machine[SM_NMAX];
     char node[64] = "";
-    if ((st = find_node((int)size, local, &nlocal, node, sizeof node, &on_machine))) return st;
+    if ((st = find_node((int)size, local, &nlocal, node, sizeof node, machine))) return st;
 
     /* The node's socket is listening before anyone can look for it. */
     struct sockaddr_un a;
@@ -445,9 +445,17 @@ sm_status_t sm_pmix_join(int fd[SM_NMAX])
     memset(sm_core.local, 0, sizeof sm_core.local);
     for (int i = 0; i < nlocal; i++) sm_core.local[local[i] / 64] |= 1ULL << (local[i] % 64);
     sm_core.nlocal = nlocal;
-    /* Ranks of other fake nodes (SMARTMAP_NODE_SIZE) share the CPUs too. */
-    sm_core.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    sm_core.oversubscribed = on_machine > sm_core.cpus;
+    /* The CPUs of the ranks on this machine (from their pids, published
+     * before the fence); ranks of other fake nodes (SMARTMAP_NODE_SIZE)
+     * share them too. */
+    pid_t pids[SM_NMAX];
+    int on_machine = 0;
+    for (int r = 0; r < (int)size; r++) {
+        uint32_t pid;
+        if (!machine[r]) continue;
+        pids[on_machine++] = r == sm_core.rank ? getpid() : get_u32(r, PID_KEY, &pid) == SM_OK ? (pid_t)pid : 0;
+    }
+    sm_cpus_settle(pids, on_machine, on_machine);
     /* Programs this rank starts inherit PMIX_*: they are not the rank. */
     char pid[16];
     snprintf(pid, sizeof pid, "%d", (int)getpid());

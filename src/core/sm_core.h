@@ -105,8 +105,8 @@ struct sm_core {
     bool     pmix;                /* started by a PMIx launcher (pmix.c) */
     int      nlocal;              /* ranks on this node (all of them under smrun) */
     uint64_t local[SM_NMAX / 64]; /* bit r: rank r is on this node, its slot mapped */
-    bool     oversubscribed;      /* more ranks than CPUs: wait politely */
-    int      cpus;                /* CPUs online on this machine (init) */
+    bool     oversubscribed;      /* more ranks than CPUs: wait politely (sm_cpus_settle) */
+    int      cpus;                /* CPUs the ranks on this machine may run on (sm_cpus_settle) */
     bool     huge_pages;
     int      own_fd;              /* the rank's memfd (close-on-exec) */
     uint64_t slot_bytes;          /* valid bytes of every rank's slot: SM_SYM_OFF + sym_bytes */
@@ -218,8 +218,26 @@ void sm_on_private_stack(void (*fn)(void));
 void sm_dump_init(void);
 
 /* wait.c. Choose how wakers and sleepers fence; once per process, before
- * its first wake. */
+ * its first wake (and again if sm_cpus_settle found it oversubscribed). */
 void sm_wait_init(void);
+
+/* state.c. How many CPUs the ranks on this machine may run on, and whether
+ * they outnumber them: the one place sm_core.cpus and oversubscribed are
+ * set, which the waits (wait.c, p2p's spins) and the engines' crowded rules
+ * (sm_per_cpu) read. The CPUs are the union of the affinity masks of the
+ * processes in pids (n of them; none: every CPU online), not the caller's
+ * own: a launcher that binds each rank to a core leaves each rank one CPU
+ * and the node's ranks all of theirs, while taskset, a cgroup's cpuset or
+ * a binding to a subset confines them all. ranks: the ranks on the
+ * machine. smrun's ranks settle once all are up (sm_core_join), a PMIx
+ * rank at its node's exchange (sm_pmix_join); until then, every CPU. */
+void sm_cpus_settle(const pid_t *pids, int n, int ranks);
+/* Members of a group of n to each of those CPUs (rounded down), when the
+ * machine is oversubscribed; else 1. */
+static inline int sm_per_cpu(int n)
+{
+    return sm_core.oversubscribed && sm_core.cpus > 0 ? n / sm_core.cpus : 1;
+}
 /* Wait until cond(arg) is true, sleeping on the caller's doorbell until a
  * waker of one of the kinds (SM_WAKE_ON bits) rings it; whoever makes cond
  * true for rank r calls sm_wake_for(r, kind) with a kind in that set. The

@@ -543,6 +543,9 @@ sm_status_t rma_win_lock_all(struct rma_win *w, unsigned flags)
 {
     sm_status_t st = access_free(w);
     if (st) return st;
+    /* (in rank order everywhere: lock_alls that took the targets in turns
+     * from their own deadlocked with exclusive locks between them,
+     * net_nodes_mpi_rma_errors_2x4) */
     if (!(flags & RMA_NOCHECK))
         for (int t = 0; t < w->n; t++)
             if ((st = rw_acquire(w, t, RMA_LOCK_SHARED))) {
@@ -557,12 +560,18 @@ sm_status_t rma_win_lock_all(struct rma_win *w, unsigned flags)
 sm_status_t rma_win_unlock_all(struct rma_win *w)
 {
     if (!(w->open & RMA_OPEN_ALL)) return sm_fail(SM_ERR_STATE, "no passive-target epoch (lock_all) is open");
-    sm_status_t st = complete_remote(w);
-    if (!(w->all_flags & RMA_NOCHECK))
+    sm_status_t st = SM_OK;
+    if (w->all_flags & RMA_NOCHECK) {
+        st = complete_remote(w);
+    } else {
+        /* (each release is a fetch-add with release order: the full fence
+         * complete_remote adds before them bought nothing on one node) */
+        if (w->spans) st = rma_remote_quiet();
         for (int t = 0; t < w->n; t++) {
             sm_status_t s = rw_release(w, t, RMA_LOCK_SHARED);
             if (!st) st = s;
         }
+    }
     w->open = 0;
     w->ops = 0;
     return st;

@@ -671,12 +671,15 @@ static void scan_mix_check(struct coll_group *g)
  * 8 KiB), else to 4 KiB, but crowded (oversubscribed, three members a CPU:
  * scans only inline; four: reduces and scans only inline, allreduces to
  * 2 KiB), where a serial member that ran ahead slept. */
+static int crowded_cpus;     /* the CPUs the job may run on, as its command says (0: the library's count) */
 static bool want_sliced(int sz, enum coll_kind kind, size_t bytes)
 {
     bool scan = kind == COLL_SCAN || kind == COLL_EXSCAN;
     if (sz < 2) return false;
     if (sz == 2) return kind != COLL_EXSCAN && bytes > (kind == COLL_REDUCE ? 2048u : 8192u);   /* exscan: direct */
-    int per_cpu = sm_core.oversubscribed ? sz / sm_core.cpus : 1;
+    int cpus = crowded_cpus ? crowded_cpus : sm_core.cpus;
+    bool over = crowded_cpus ? sm_core.size > crowded_cpus : sm_core.oversubscribed;
+    int per_cpu = over ? sz / cpus : 1;
     if (per_cpu >= 4) return bytes > (kind == COLL_REDUCE || scan ? (size_t)COLL_INLINE : 2048u);
     if (per_cpu >= 3 && scan) return bytes > COLL_INLINE;
     return bytes > 4096;
@@ -687,6 +690,11 @@ static void crowded_check(struct coll_group *g)
     static const size_t sizes[] = { 96, 104, 256, 2048, 2056, 4096, 4104, 8192, 8200 };
     static long src[1100], dst[1100];
     int sz = g->m.size, i = g->m.me, k = 0;
+    /* a job confined to fewer CPUs (taskset) is as crowded as its ranks on them, however many
+     * the machine has; one bound a rank a core (smrun --bind-to core) has all of them */
+    CHECK(!crowded_cpus || (sm_core.cpus == crowded_cpus && sm_core.oversubscribed == (sm_core.size > crowded_cpus)),
+          "%d ranks on %d CPUs%s, want %d CPUs", sm_core.size, sm_core.cpus,
+          sm_core.oversubscribed ? " (oversubscribed)" : "", crowded_cpus);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
         for (size_t kd = 0; kd < 4; kd++, k++) {
             enum coll_kind kind = kinds[kd];
@@ -1128,6 +1136,7 @@ int main(int argc, char **argv)
 {
     const char *part = argc > 1 ? argv[1] : "all";
     bool all = !strcmp(part, "all");
+    if (!strcmp(part, "crowded") && argc > 2) crowded_cpus = atoi(argv[2]);
     me = sm_rank(), n = sm_size();
     make_groups();
     for (int gi = 0; gi < NGROUPS; gi++) {

@@ -1,7 +1,8 @@
 /* Bad arguments and failures. "return": with MPI_ERRORS_RETURN every bad
  * argument gives its error class and the program goes on. Any other mode:
  * rank 1 makes that one mistake (or dies) while the others wait, and
- * expect.py checks the message and the job's exit code. */
+ * expect.py checks the message and the job's exit code ("scan": rank 2 of
+ * 4, across nodes). */
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,6 +65,59 @@ static void user_handlers(int n)
     CHECK(user_calls == 4, "not called after being replaced");
 }
 
+/* Counts that differ between the ranks of MPI_COMM_WORLD (one node under
+ * smrun; several under mpirun with SMARTMAP_NODE_SIZE, where the node's
+ * engine, the leaders' messages and the transfers between them must all
+ * see it): no rank hangs or truncates silently, every rank whose result
+ * depends on the odd count fails, and the next collective is right. Rank
+ * 0 (a scan's first) or the last rank passes the odd count; which other
+ * ranks fail besides those checked depends on who reads whom (across
+ * nodes a leader that failed fails its node). n and m elements: small, and
+ * large enough for the rounds between nodes that go by steps (recursive
+ * doubling, the ring) and for UCX's rendezvous. */
+static void mismatch_round(int n, int me, int c, int *sv, int *rv)
+{
+    int last = n - 1, rc;
+    int odd0 = me == 0 ? c - 1 : c, oddl = me == last ? c - 1 : c, bigger = me == last ? c + 1 : c;
+#define FAILS(cond, call) do { rc = (call); \
+        CHECK(!(cond) || rc != MPI_SUCCESS, "%s with counts that differ (%d elements) returned %d", #call, c, rc); \
+        OK(MPI_Allreduce(sv, rv, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD)); \
+        CHECK(rv[0] == n && rv[1] == n, "MPI_Allreduce after %s: %d %d", #call, rv[0], rv[1]); } while (0)
+    FAILS(me > 0, MPI_Scan(sv, rv, odd0, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    FAILS(me > 0, MPI_Exscan(sv, rv, odd0, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    FAILS(me > 0, MPI_Bcast(rv, odd0, MPI_INT, 0, MPI_COMM_WORLD));
+    FAILS(me == last, MPI_Bcast(rv, bigger, MPI_INT, 0, MPI_COMM_WORLD));
+    FAILS(me == 0, MPI_Reduce(sv, rv, oddl, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+    FAILS(me == last, MPI_Reduce(sv, rv, odd0, MPI_INT, MPI_SUM, last, MPI_COMM_WORLD));
+    FAILS(1, MPI_Allreduce(sv, rv, bigger, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    FAILS(me == 0, MPI_Gather(sv, oddl, MPI_INT, rv, c, MPI_INT, 0, MPI_COMM_WORLD));
+    FAILS(me == last, MPI_Gather(sv, bigger, MPI_INT, rv, c, MPI_INT, last, MPI_COMM_WORLD));
+    FAILS(me == last, MPI_Scatter(sv, c, MPI_INT, rv, oddl, MPI_INT, 0, MPI_COMM_WORLD));
+    FAILS(me == 0, MPI_Scatter(sv, c, MPI_INT, rv, odd0, MPI_INT, last, MPI_COMM_WORLD));
+    FAILS(1, MPI_Allgather(sv, oddl, MPI_INT, rv, c, MPI_INT, MPI_COMM_WORLD));
+    /* a root whose own block's sizes differ (the others agree with it) */
+    FAILS(me == 0, MPI_Gather(sv, c, MPI_INT, rv, me == 0 ? c + 1 : c, MPI_INT, 0, MPI_COMM_WORLD));
+    MPI_Request q;
+    FAILS(me == last, MPI_Ibcast(rv, oddl, MPI_INT, 0, MPI_COMM_WORLD, &q) ? -1 : MPI_Wait(&q, MPI_STATUS_IGNORE));
+    FAILS(1, MPI_Iallreduce(sv, rv, bigger, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q) ? -1
+                                                                                  : MPI_Wait(&q, MPI_STATUS_IGNORE));
+    FAILS(me == last, MPI_Igather(sv, c, MPI_INT, rv, oddl, MPI_INT, last, MPI_COMM_WORLD, &q) ? -1
+                                                                                           : MPI_Wait(&q, MPI_STATUS_IGNORE));
+#undef FAILS
+}
+
+static void mismatches(int n)
+{
+    int me, big = 40000;        /* 160 KB: between nodes by steps, and UCX's rendezvous for a member's whole */
+    OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    int *sv = malloc(sizeof(int) * (size_t)(big + 1) * (size_t)n), *rv = malloc(sizeof(int) * (size_t)(big + 1) * (size_t)n);
+    CHECK(sv && rv, "no memory");
+    for (int i = 0; i < (big + 1) * n; i++) sv[i] = 1;
+    mismatch_round(n, me, 2, sv, rv);
+    mismatch_round(n, me, big, sv, rv);
+    free(sv), free(rv);
+}
+
 static void returns(int n)
 {
     int v[4] = { 0 };
@@ -90,8 +144,8 @@ static void returns(int n)
     /* the engine's error of a blocking reduction reaches the caller: a
      * scan whose counts differ fails on every member that reads a
      * previous member's record (all but member 0); then one that agrees.
-     * On the node's ranks (across nodes the scan goes by messages, which
-     * do not compare counts: net_nodes_mpi_errors_2x2) */
+     * On the node's ranks, then on MPI_COMM_WORLD (across nodes under
+     * mpirun: net_nodes_mpi_errors_*), with the other collectives below */
     int me, sv[2] = { 1, 1 }, rv[2] = { 0, 0 };
     MPI_Comm node;
     OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
@@ -102,6 +156,7 @@ static void returns(int n)
     OK(MPI_Scan(sv, rv, 2, MPI_INT, MPI_SUM, node));
     CHECK(rv[0] == me + 1 && rv[1] == me + 1, "MPI_Scan after the mismatch: %d %d on rank %d", rv[0], rv[1], me);
     OK(MPI_Comm_free(&node));
+    if (n > 1) mismatches(n);
     EXPECT(MPI_Wait(NULL, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
     MPI_Comm w = MPI_COMM_WORLD;
     EXPECT(MPI_Comm_free(&w), MPI_ERR_COMM);
@@ -179,6 +234,15 @@ int main(int argc, char **argv)
         OK(MPI_Finalize());
         if (me == 0) printf("test_errors: ok\n");
         return 0;
+    }
+    if (!strcmp(mode, "scan") && n == 4) {
+        /* 2 nodes of 2 (mpirun): rank 2, its node's first, passes 1
+         * element where the chain between nodes brings it 2; it alone
+         * ends the job, with the routine, the sender and the size */
+        OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, me == 2 ? MPI_ERRORS_ARE_FATAL : MPI_ERRORS_RETURN));
+        MPI_Scan(v, v + 4, me == 2 ? 1 : 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Recv(v, 1, MPI_INT, 2, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);    /* ended with the job */
+        return 1;
     }
     if (me == 1) {
         if (!strcmp(mode, "rank")) MPI_Send(v, 1, MPI_INT, n, 0, MPI_COMM_WORLD);

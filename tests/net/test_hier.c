@@ -627,13 +627,17 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &ws);
     if (argc > 1 && !strcmp(argv[1], "mismatch")) {
         /* the second node's ranks expect less than the root sends: its
-         * leader's receive between nodes is truncated, and says so */
+         * leader's receive between nodes is truncated, and says so (it
+         * alone ends the job); the others on its node, whose data would
+         * come from it, fail too */
         int b[2] = { 1, 2 };
         const char *ns = getenv("SMARTMAP_NODE_SIZE");
         int k = ns && atoi(ns) > 0 ? atoi(ns) : ws;
-        OK(MPI_Bcast(b, wr < k ? 2 : 1, MPI_INT, 0, MPI_COMM_WORLD));
-        MPI_Finalize();
-        return 0;
+        OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, wr == k ? MPI_ERRORS_ARE_FATAL : MPI_ERRORS_RETURN));
+        int rc = MPI_Bcast(b, wr < k ? 2 : 1, MPI_INT, 0, MPI_COMM_WORLD);
+        CHECK(wr < k ? rc == MPI_SUCCESS : rc != MPI_SUCCESS, "MPI_Bcast returned %d", rc);
+        MPI_Recv(b, 1, MPI_INT, k, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);     /* ended with the job */
+        return 1;
     }
     if (argc > 1 && !strcmp(argv[1], "nbmismatch")) {
         /* the same across nodes, nonblocking: the leader's receive between
@@ -643,10 +647,12 @@ int main(int argc, char **argv)
         const char *ns = getenv("SMARTMAP_NODE_SIZE");
         int k = ns && atoi(ns) > 0 ? atoi(ns) : ws;
         OK(MPI_Barrier(MPI_COMM_WORLD));
+        OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, wr == k ? MPI_ERRORS_ARE_FATAL : MPI_ERRORS_RETURN));
         OK(MPI_Ibcast(b, wr < k ? 2 : 1, MPI_INT, 0, MPI_COMM_WORLD, &q));
-        OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
-        MPI_Finalize();
-        return 0;
+        int rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+        CHECK(wr < k ? rc == MPI_SUCCESS : rc != MPI_SUCCESS, "MPI_Wait of MPI_Ibcast returned %d", rc);
+        MPI_Recv(b, 1, MPI_INT, k, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);     /* ended with the job */
+        return 1;
     }
     if (argc > 1 && !strcmp(argv[1], "late")) {
         /* The root (rank 0, node 0's leader) comes a second late to a
