@@ -72,6 +72,10 @@ enum sm_wake_kind {
 };
 #define SM_WAKE_ON(kind) (1u << (kind))
 #define SM_WAKE_ALL ((1u << SM_WAKE_KINDS) - 1)
+/* With sm_wait_for's kinds: what the caller waits for comes through the
+ * wait source alone (a receive from another node), never from this node's
+ * memory (wait.c: oversubscribed, it yields from its first turn). */
+#define SM_WAIT_SOURCE (1u << 31)
 
 /* A rank's control block, at offset 0 of its slot. */
 struct sm_rank_ctrl {

@@ -156,6 +156,19 @@ static inline int yield_iters(void) { return sm_core.oversubscribed ? 4 : 200; }
  * cores, a small allreduce slept 1000-3300 times in 5200 calls and took
  * 37-49 us a call, with 8 turns 30-70 times and 28-33 us (docs/NOTES.md). */
 static inline int yield_iters_source(void) { return sm_core.oversubscribed ? 8 : 200; }
+/* A wait for what the source alone brings (SM_WAIT_SOURCE: a receive from
+ * another node), oversubscribed: no spin turns, 16 yields. Each spin turn
+ * ran UCX (two epoll_waits over TCP) and held the core from the rank
+ * sharing it, which may have work or be the very sender; a spin sees
+ * nothing a yield's turn does not, since no store to this node's memory
+ * ends such a wait (Open MPI's ranks run UCX once, then yield). 16 yields
+ * rather than 8 keep it awake through a sender's turn: a sleep costs two
+ * wakes and, on a VM, an idle vCPU's (a core idle 118 us in a 4-node
+ * broadcast). smbench's coll, alternated, medians (docs/NOTES.md): 4 nodes
+ * of 1 rank on 2 cores, allreduce 8 B 31.8 -> 29.9 us, 512 B 31.3 -> 29.5,
+ * 4 KiB 35.7 -> 33.8 (Open MPI 27.3, 27.7, 30.8), 1 MiB 1434 -> 1180;
+ * 2 nodes of 2, bcast 4 KiB 14.1 -> 9.9 (Open MPI 12.6). */
+static inline int yield_iters_alone(void) { return 16; }
 
 /* Oversubscribed, a yield that comes straight back found nobody else to
  * run on this core: the ranks sharing it are asleep, and a sleep now costs
@@ -340,13 +353,15 @@ static bool lean_wait(bool (*cond)(void *), void *arg, bool *done)
 void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg)
 {
     const struct sm_wait_source *src = source_here();
-    for (int i = spin_iters(); i > 0; i--) {
+    bool alone = src && (kinds & SM_WAIT_SOURCE) && sm_core.oversubscribed;
+    kinds &= ~SM_WAIT_SOURCE;
+    for (int i = alone ? 0 : spin_iters(); i > 0; i--) {
         if (cond(arg)) return;
         if (src && !(i & 15)) src->progress();
         sm_cpu_relax();
     }
     uint64_t t0 = 0;
-    for (int i = src ? yield_iters_source() : yield_iters(); i > 0; i--) {
+    for (int i = alone ? yield_iters_alone() : src ? yield_iters_source() : yield_iters(); i > 0; i--) {
         if (cond(arg)) return;
         if (src) src->progress();
         if (yield_idle(&t0, src)) i++;

@@ -1025,7 +1025,7 @@ static COLD sm_status_t send_remote(struct p2p_req *r, const struct dt_type *typ
  * for here. */
 struct eager_net { struct net_op op; _Atomic bool done; };
 static void progress(void);
-static void wait_cond(bool (*cond)(void *), void *arg);
+static void wait_cond(bool (*cond)(void *), void *arg, unsigned source);
 static void eager_net_sent(struct net_op *op)
 {
     atomic_store_explicit(&((struct eager_net *)op)->done, true, memory_order_release);
@@ -1041,7 +1041,7 @@ static COLD bool send_eager_remote(const void *buf, size_t len, int peer, int ta
     if (tag < -(1 << (NET_TAG_BITS - 1)) || tag >= 1 << (NET_TAG_BITS - 1)) return false;     /* (the request says why) */
     struct eager_net e = { .op.done = eager_net_sent };
     if (net_send(&e.op, peer, buf, len, net_tag(c->ctx, sm_core.rank, tag), false)) return false;
-    if (!atomic_load_explicit(&e.done, memory_order_acquire)) wait_cond(eager_net_done, &e);
+    if (!atomic_load_explicit(&e.done, memory_order_acquire)) wait_cond(eager_net_done, &e, SM_WAIT_SOURCE);
     return e.op.err == SM_OK;
 }
 
@@ -1792,9 +1792,9 @@ sm_status_t p2p_test(struct p2p_req *r)
 /* What ends a sleep here: a message or a send's progress, and while
  * nonblocking collectives run through the progress hook, a member's
  * progress in one (never a put). */
-static void block_on(bool (*cond)(void *), void *arg)
+static void block_on(bool (*cond)(void *), void *arg, unsigned source)
 {
-    sm_wait_for(SM_WAKE_ON(SM_WAKE_P2P) | (p2p_progress_hook ? SM_WAKE_ON(SM_WAKE_COLL) : 0), cond, arg);
+    sm_wait_for(SM_WAKE_ON(SM_WAKE_P2P) | (p2p_progress_hook ? SM_WAKE_ON(SM_WAKE_COLL) : 0) | source, cond, arg);
 }
 
 /* A condition of any kind cannot tell what it waits for: it stops at any stuck sender. */
@@ -1811,10 +1811,10 @@ static bool progress_until(void *a)
  * themselves, UCX's events ring it (net_wakes: the core's wait runs UCX and
  * arms it before sleeping). Without that, poll, yielding the CPU after a
  * while (soon when the node's ranks outnumber its cores). */
-static void wait_cond(bool (*cond)(void *), void *arg)
+static void wait_cond(bool (*cond)(void *), void *arg, unsigned source)
 {
     if (SM_LIKELY(!P.nremote) || net_wakes()) {
-        block_on(cond, arg);
+        block_on(cond, arg, source);
         return;
     }
     int spin = sm_core.oversubscribed ? 100 : 20000;
@@ -1827,7 +1827,7 @@ sm_status_t p2p_wait_until(bool (*cond)(void *), void *arg)
 {
     if (cond(arg)) return SM_OK;
     struct until u = { cond, arg, false };
-    wait_cond(progress_until, &u);
+    wait_cond(progress_until, &u, 0);
     return u.met ? SM_OK : stuck_error(-1);
 }
 
@@ -1874,7 +1874,7 @@ sm_status_t p2p_wait(struct p2p_req *r)
         if (st != SM_INPROGRESS) return st;
         watch_ring(r);
     }
-    wait_cond(ready, r);
+    wait_cond(ready, r, r->remote ? SM_WAIT_SOURCE : 0);   /* (only UCX completes it) */
     return p2p_done(r) ? r->st.err : blocked_error(r);
 }
 
