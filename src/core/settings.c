@@ -12,10 +12,11 @@
 const struct sm_setting sm_settings[SM_SET_COUNT] = {
     [SM_SET_STATS] = { "SMARTMAP_STATS", SM_KIND_BOOL, SM_READ_LIB, "0", NULL,
         "At exit, each rank prints its counters: the bytes sm_put/sm_get moved on each path (direct, kernel, "
-        "staged), the point-to-point paths taken (blocking receives straight from the ring, sends complete when "
-        "started, messages kept aside, receives posted behind a matching one, sends queued for room; with threads, "
-        "the locks taken through the spin lock), its waits' sleeps and idle yields, the CPUs its machine's ranks may run on (the "
-        "union of their affinity masks) and whether they are oversubscribed, and the bytes sent to other nodes." },
+        "staged), the point-to-point paths taken (blocking receives straight from the ring, those that "
+        "watched it first, sends complete when started, messages kept aside, receives posted behind a "
+        "matching one, sends queued for room; with threads, the locks taken through the spin lock), its "
+        "waits' sleeps and idle yields, the CPUs its machine's ranks may run on (the union of their affinity "
+        "masks) and whether they are oversubscribed, and the bytes sent to other nodes." },
     [SM_SET_FALLBACK] = { "SMARTMAP_FALLBACK", SM_KIND_CHOICE, SM_READ_LIB, "kernel", "kernel|staged",
         "How sm_put/sm_get reach memory a peer has not exposed: through the kernel "
         "(process_vm_readv/writev) where permitted, else staged; or always staged by the owner's service thread." },

@@ -220,6 +220,7 @@ struct p2p_stats {
     uint64_t coop_chunks_recv;  /* ... and as the receiver */
     uint64_t back_offs;         /* pauses of a receiver caught up with a burst (p2p.c rx_back_off) */
     uint64_t fast_recvs;        /* blocking receives taken straight from the ring (p2p_recv_eager) */
+    uint64_t watched;           /* blocking receives that found that ring empty and watched it (p2p.c may_watch) */
     uint64_t eager_isends;      /* nonblocking sends complete when started (p2p_isend_eager) */
     uint64_t kept;              /* messages ever kept aside (a malloc and a copy each) */
     uint64_t queued;            /* sends ever queued for ring space */

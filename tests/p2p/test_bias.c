@@ -1,7 +1,10 @@
 /* With threads (p2p_threads), the send and receive sides' locks are biased
  * to one thread, which takes them with no atomic read-modify-write (p2p.c
  * "Threads"). (1) The thread that turned threads on sends and receives
- * alone: no lock is taken through the spin lock, and none is revoked.
+ * alone: no lock is taken through the spin lock, and none is revoked;
+ * its blocking receives that find the ring empty watch the sender's next
+ * record as a single-threaded program's do (p2p.c may_watch), unless ranks
+ * outnumber cores, and get the right messages.
  * (2) 4 threads per rank at once, each its own tag to the next rank:
  * windows of sends and receives, blocking sends and receives on the small
  * paths, matched probes, MPI_ANY_SOURCE receives, receives and sends
@@ -171,10 +174,42 @@ static void solo(int n, int tag)
     }
 }
 
+/* n round trips of small blocking messages between pairs (me ^ 1), each
+ * receive before its message most of the time: how many of this rank's
+ * receives watched the ring (p2p_stats.watched). */
+static uint64_t pingpong(int n, int tag)
+{
+    int peer = me ^ 1;
+    struct p2p_stats a, b;
+    p2p_stats(&a);
+    for (int i = 0; i < n && peer < np; i++)
+        for (int k = 0; k < 2; k++) {
+            long v = (long)i * 2 + k, got = -1;
+            if ((me & 1) == k) {
+                CHECK(p2p_send_eager(&v, sizeof v, peer, tag, &W), "a ping-pong's send");
+                continue;
+            }
+            struct p2p_status st;
+            if (!p2p_recv_eager(&got, sizeof got, peer, tag, &W, &st))
+                finish(irecv(&got, sizeof got, peer, tag, NULL), "a ping-pong's receive");
+            CHECK(got == v, "ping-pong %d: got %ld, not %ld", i, got, v);
+        }
+    p2p_stats(&b);
+    return b.watched - a.watched;
+}
+
 int main(void)
 {
     p2ptest_init();
+    /* Single-threaded, then with threads: watched the same way (a round
+     * trip's first look at the ring comes right after the send: in 200,
+     * some find the reply not there yet). */
+    uint64_t w_st = pingpong(200, 40);
     CHECK(p2p_threads() == SM_OK, "p2p_threads: %s", sm_fail_reason());
+    uint64_t w_mt = pingpong(200, 41);
+    CHECK(sm_core.oversubscribed ? w_st == 0 && w_mt == 0 : w_st > 0 && w_mt > 0,
+          "blocking receives that watched the ring: %llu single-threaded, %llu with threads (ranks %s cores)",
+          (unsigned long long)w_st, (unsigned long long)w_mt, sm_core.oversubscribed ? "outnumber" : "within");
     to = (me + 1) % np, from = (me + np - 1) % np;
     struct p2p_stats s0, s1, s2, s3;
 
