@@ -48,6 +48,8 @@ enum rec_flags {
     REC_SHARE = 2,      /* broadcast reader: its dst takes copies from others (claim/done below) */
     REC_PUSH = 4,       /* gather root: peers write their blocks into its dst */
     REC_FAILED = 8,     /* the member failed before moving data: its peers fail too */
+    REC_VBLOCKS = 16,   /* with REC_CARRIED: blocks of their own sizes, at aux n int byte counts, n int
+                         * offsets, then the bytes (move.c publish_carried): no layout to read */
 };
 
 /* A member's record for one collective on a group: written by the member,
@@ -379,7 +381,7 @@ static inline void coll_copy(const struct coll_blk *d, const struct coll_blk *s,
  * protocol (the same records, stamps, progress and deferred checks, so its
  * peers may run either) without a schedule. reduce.c: reductions on plain
  * C arrays with a predefined op; move.c: broadcast, scatter(v), gather(v),
- * allgather(v), alltoall(v) of contiguous buffers whose contribution fits
+ * allgather(v), collect, alltoall(v) of contiguous buffers whose contribution fits
  * the record. False: not such a call, nothing done (the caller runs the
  * general path); true: done, its status in *st. */
 bool coll_red_lean(struct coll_group *g, const struct coll_args *a, sm_status_t *st);

@@ -869,7 +869,7 @@ static bool mlean_expect(const struct coll_group *g, enum coll_kind kind, bool v
     size_t others = 0, arrays = v && n > 1 ? 2 * sizeof(int) * (size_t)n : 0;
     for (int d = 0; d < n; d++)
         if (d != me || n == 1) others += kind == COLL_ALLTOALL ? mcnt(v, blk, me, d) : mcnt(v, blk, d, 0);
-    if (arrays) others = (others + 3) / 4 * 4 + arrays;
+    others += arrays;           /* the arrays in front of the bytes (REC_VBLOCKS) */
     switch (kind) {
     case COLL_BCAST: return !paces && blk <= COLL_INLINE;
     case COLL_SCATTER:
@@ -879,7 +879,7 @@ static bool mlean_expect(const struct coll_group *g, enum coll_kind kind, bool v
         if (me != root) return mcnt(v, blk, me, 0) <= COLL_INLINE;
         for (int i = 0; i < n; i++) if (mcnt(v, blk, i, 0) > COLL_INLINE) return false;
         return !v || 2 * sizeof(int) * (size_t)n <= COLL_INLINE;
-    case COLL_ALLGATHER: return mcnt(v, blk, me, 0) <= COLL_INLINE;
+    case COLL_ALLGATHER: case COLL_COLLECT: return mcnt(v, blk, me, 0) <= COLL_INLINE;
     default: return !(v && inpl) && others <= COLL_INLINE && (v || blk <= COLL_INLINE);
     }
 }
@@ -923,6 +923,10 @@ static void mlean_one(struct coll_group *g, enum coll_kind kind, bool v, size_t 
         a.src = inpl ? mbuf(COLL_IN_PLACE, 0) : mbuf(sb, mine);
         a.dst = v ? vr : mbuf(db, blk);
         break;
+    case COLL_COLLECT:          /* v: lengths that differ by member; dst: them all, concatenated */
+        for (size_t j = 0; j < mine; j++) sb[j] = mval(me, 0, j, k);
+        a.src = mbuf(sb, mine), a.dst = mbuf(db, 0);
+        break;
     default:
         for (int d = 0; d < n; d++)
             for (size_t j = 0; j < mcnt(v, blk, me, d); j++) AT(inpl ? db : sb, d)[j] = mval(me, d, j, k);
@@ -939,9 +943,24 @@ static void mlean_one(struct coll_group *g, enum coll_kind kind, bool v, size_t 
     }
     bool lean = !g->active && mlean_expect(g, kind, v, blk, root, inpl);
     uint64_t before = g->lean;
+    /* A v source that travels in the record (a scatterv's root, alltoallv)
+     * carries its blocks' sizes in front of them (REC_VBLOCKS): its readers
+     * find all of it from the stamp's line on, and the layouts' line (src,
+     * the third) is not written. (The record's last use, COLL_RECS calls
+     * back, is read by now: these calls hold members within a few calls.) */
+    bool vsrc = lean && v && n > 1 && ((kind == COLL_SCATTER && me == root) || kind == COLL_ALLTOALL);
+    struct coll_rec *r = coll_rec_of(g, me, g->seq + 1);
+    memset(&r->src, 0x5a, sizeof r->src);
     OK(coll_run(g, &a));
     CHECK(g->lean - before == (lean ? 1u : 0u), "kind %d%s %zu B root %d%s: %llu lean calls, want %d", (int)kind,
           v ? " v" : "", blk, root, inpl ? " in place" : "", (unsigned long long)(g->lean - before), lean);
+    if (vsrc) {
+        unsigned char canary[sizeof r->src];
+        memset(canary, 0x5a, sizeof canary);
+        CHECK((r->flags & (REC_CARRIED | REC_VBLOCKS)) == (REC_CARRIED | REC_VBLOCKS) && !memcmp(&r->src, canary, sizeof canary),
+              "kind %d v %zu B root %d: flags %#x, the layouts' line %s", (int)kind, blk, root, r->flags,
+              memcmp(&r->src, canary, sizeof canary) ? "written" : "untouched");
+    }
     if (nb_under) {
         coll_wait(nb_set, &f);
         CHECK(atomic_load(&f) == 1 && ndst == (long)n * (n + 1) / 2, "the nonblocking allreduce under it: %ld", ndst);
@@ -957,6 +976,10 @@ static void mlean_one(struct coll_group *g, enum coll_kind kind, bool v, size_t 
     case COLL_SCATTER:
         if (!(me == root && inpl))
             for (size_t j = 0; j < mine; j++) want[j] = mval(root, me, j, k);
+        break;
+    case COLL_COLLECT:
+        for (int i = 0, at = 0; i < n; at += (int)mcnt(v, blk, i, 0), i++)
+            for (size_t j = 0; j < mcnt(v, blk, i, 0); j++) want[(size_t)at + j] = mval(i, 0, j, k);
         break;
     case COLL_GATHER:
     case COLL_ALLGATHER:
@@ -980,7 +1003,8 @@ static void mlean_one(struct coll_group *g, enum coll_kind kind, bool v, size_t 
 
 static void mlean_check(struct coll_group *g)
 {
-    static const enum coll_kind kinds[] = { COLL_BCAST, COLL_SCATTER, COLL_GATHER, COLL_ALLGATHER, COLL_ALLTOALL };
+    static const enum coll_kind kinds[] = { COLL_BCAST, COLL_SCATTER, COLL_GATHER, COLL_ALLGATHER, COLL_ALLTOALL,
+                                            COLL_COLLECT };
     int n = g->m.size, me = g->m.me, k = 0;
     size_t L = n > 1 ? COLL_INLINE / (size_t)(n - 1) : COLL_INLINE;               /* fixed blocks for n - 1 members */
     size_t Lv = n > 1 && COLL_INLINE > 8 * n ? (COLL_INLINE - 8 * (size_t)n) / (size_t)(n - 1) : 1;   /* with the arrays */
@@ -990,7 +1014,8 @@ static void mlean_check(struct coll_group *g)
             for (int v = 0; v < 2; v++, k++) {
                 if (v && kinds[kd] == COLL_BCAST) continue;
                 int root = k % n;
-                bool inpl = k % 3 == 1 && (kinds[kd] == COLL_ALLGATHER || kinds[kd] == COLL_ALLTOALL || me == root);
+                bool inpl = k % 3 == 1 && kinds[kd] != COLL_COLLECT &&
+                            (kinds[kd] == COLL_ALLGATHER || kinds[kd] == COLL_ALLTOALL || me == root);
                 mlean_one(g, kinds[kd], v, sizes[z], root, inpl, k % 4 == 0, k);
             }
     /* bad input: a root out of the group (the general path's error), sizes that differ */
