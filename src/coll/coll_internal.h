@@ -43,6 +43,10 @@ struct coll_lay {
 #define COLL_CARRY_MAX_2 COLL_INLINE
 #endif
 
+/* The lean path's read hint (sched.c coll_lean_await): a reader asks for
+ * its peer's record this many collectives ahead. */
+#define COLL_PF_READ 8
+
 enum rec_flags {
     REC_CARRIED = 1,    /* src is a copy in the record or bounce buffer (packed; reductions: C arrays) */
     REC_SHARE = 2,      /* broadcast reader: its dst takes copies from others (claim/done below) */

@@ -765,20 +765,6 @@ bool coll_move_lean(struct coll_group *g, const struct coll_args *a, sm_status_t
         else alltoall_copy(&o);
     }
     *st = coll_lean_end(&o);
-    /* This member's next record, its stamp's line and the next: asked for
-     * now, exclusive, so that the next call's stores find them here instead
-     * of waiting for the peers that read them COLL_RECS calls ago (a
-     * small mover's next call is its critical path: a reader that has just
-     * copied is the next root). Both lines: with only the stamp's, a call
-     * that writes the next line too (64 B) was slower than with neither.
-     * 2 ranks, bench_mpi_coll -s 8,64, 6 rounds alternated, medians, the
-     * VM's slow state (us, without / with): Bcast 8 B 0.326 / 0.278, 64 B
-     * 0.451 / 0.340, Scatter 64 B 0.447 / 0.348, Alltoall 64 B 0.462 /
-     * 0.319; fast state Bcast 8 B 0.125 / 0.098, Alltoall 8 B 0.125 /
-     * 0.095, Scatterv 64 B 0.131 / 0.144 (docs/NOTES.md, move2). */
-    char *next = (char *)coll_rec_of(g, me, g->seq + 1);
-    sm_prefetch_write(next);
-    sm_prefetch_write(next + SM_CACHELINE);
     return true;
 }
 
