@@ -24,6 +24,22 @@ struct call {
     int *arrays;                       /* nonblocking: its own copy of the count and displacement arrays */
 };
 
+/* A reduction's call of kind on root holding t, every field set one by
+ * one (as margs does for the data movers): written as `struct call k = {
+ * ... }`, the 272 bytes were cleared with rep stosq, and the 16-byte loads
+ * that copied the buffers' structs just after could not take their values
+ * from those stores. perf, 2 ranks, 64-byte exscans: reduce() was 21-23%
+ * of each rank's samples, its rep stosq 24% of them and two such movdqu
+ * 25% and 21%; without them 2 ranks' Scan and Exscan of 8-64 B took
+ * 1.09-1.17x less time (16 rounds alternated; docs/NOTES.md scan2). */
+static inline __attribute__((always_inline)) void call_init(struct call *k, enum coll_kind kind, int root,
+                                                            struct smpi_type *t)
+{
+    k->a.kind = kind, k->a.root = root, k->a.quiet = false, k->a.failed = false;
+    k->held[0] = t, k->held[1] = NULL;
+    k->wheld = NULL, k->wtypes = NULL, k->nw = 0, k->arrays = NULL, k->routine = NULL;
+}
+
 /* held: the datatypes were referenced for a nonblocking call. Inline: a
  * blocking call's (held false) is three loads. */
 static inline void call_free(struct call *k, bool held)
@@ -217,12 +233,19 @@ static struct coll_buf in_place(void) { return (struct coll_buf){ .base = COLL_I
  * datatype is that already; else its typemap (user functions always). r is
  * prepare_op's: a predefined op's elem is NULL where the element type's C
  * array is its packed layout (looked up there once, not again per buffer). */
-static struct coll_buf rbuf(const void *buf, int count, const struct smpi_type *t, const struct coll_red *r)
+static inline __attribute__((always_inline)) void rbuf(struct coll_buf *b, const void *buf, int count,
+                                                       const struct smpi_type *t, const struct coll_red *r)
 {
-    if (buf == MPI_IN_PLACE) return in_place();
-    if (r->op != COLL_USER && !r->elem && t->dt->contig)
-        return (struct coll_buf){ .base = (char *)buf + t->dt->true_lb, .count = (size_t)count * t->dt->size, .type = NULL };
-    return (struct coll_buf){ .base = (void *)buf, .count = (size_t)count, .type = t->dt };
+    /* (set field by field: a struct returned from a call was copied back
+     * with 16-byte loads of its 8-byte stores, which cannot forward) */
+    b->counts = NULL, b->displs = NULL, b->types = NULL;
+    if (buf == MPI_IN_PLACE) {
+        b->base = COLL_IN_PLACE, b->count = 0, b->type = NULL;
+    } else if (r->op != COLL_USER && !r->elem && t->dt->contig) {
+        b->base = (char *)buf + t->dt->true_lb, b->count = (size_t)count * t->dt->size, b->type = NULL;
+    } else {
+        b->base = (void *)buf, b->count = (size_t)count, b->type = t->dt;
+    }
 }
 
 /* The operation on t for the engine (into k->red and k->a.red). */
@@ -236,8 +259,10 @@ static int prepare_op(struct smpi_comm *c, struct call *k, MPI_Op op, MPI_Dataty
         return MPI_SUCCESS;
     }
     const struct dt_type *e = smpi_types[t->dt->basic].dt;
-    k->a.red = (struct coll_red){ .t = k->red.type, .op = k->red.op,
-                                  .elem = e->size == (size_t)dt_extent(e) ? NULL : e };
+    /* field by field, as call_init (fn and commute are for user functions) */
+    k->a.red.t = k->red.type, k->a.red.op = k->red.op;
+    k->a.red.elem = e->size == (size_t)dt_extent(e) ? NULL : e;
+    k->a.red.fn = (struct coll_fn){ 0 }, k->a.red.commute = false;
     return MPI_SUCCESS;
 }
 
@@ -299,10 +324,12 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     if ((rc = check_data(c, inpl ? recvbuf : sendbuf, count, datatype, &t, R))) return rc;
     /* the receive buffer: its datatype and count are the ones just checked */
     if (at_root && (rc = check_buf(c, recvbuf, count, t, R))) return rc;
-    struct call k = { .a = { .kind = kind, .root = root }, .held = { t } };
+    struct call k;
+    call_init(&k, kind, root, t);
     if ((rc = prepare_op(c, &k, op, datatype, t, R))) return rc;
-    k.a.src = rbuf(sendbuf, count, t, &k.a.red);
-    k.a.dst = at_root ? rbuf(recvbuf, count, t, &k.a.red) : (struct coll_buf){ .base = NULL, .count = 0, .type = NULL };
+    rbuf(&k.a.src, sendbuf, count, t, &k.a.red);
+    if (at_root) rbuf(&k.a.dst, recvbuf, count, t, &k.a.red);
+    else k.a.dst = (struct coll_buf){ .base = NULL, .count = 0, .type = NULL };
     return go(c, &k, req, R);
 }
 
@@ -386,11 +413,12 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcou
     bool inpl = sendbuf == MPI_IN_PLACE;
     if ((rc = check_data(c, recvbuf, inpl ? (int)total : recvcount, datatype, &t, R))) return rc;
     if (!inpl && (rc = check_data(c, sendbuf, (int)total, datatype, &t, R))) return rc;
-    struct call k = { .a = { .kind = COLL_REDUCE_SCATTER }, .held = { t } };
+    struct call k;
+    call_init(&k, COLL_REDUCE_SCATTER, 0, t);
     if ((rc = prepare_op(c, &k, op, datatype, t, R))) return rc;
-    k.a.src = rbuf(sendbuf, (int)total, t, &k.a.red);
-    k.a.dst = recvcounts ? (struct coll_buf){ .base = recvbuf, .type = t->dt, .counts = recvcounts }
-                         : rbuf(recvbuf, recvcount, t, &k.a.red);
+    rbuf(&k.a.src, sendbuf, (int)total, t, &k.a.red);
+    if (recvcounts) k.a.dst = (struct coll_buf){ .base = recvbuf, .type = t->dt, .counts = recvcounts };
+    else rbuf(&k.a.dst, recvbuf, recvcount, t, &k.a.red);
     return go(c, &k, req, R);
 }
 
