@@ -43,7 +43,8 @@ void sm_wait_init(void)
                 cpu = c + 1;
                 break;
             }
-    atomic_store_explicit(&sm_ctrl_of(sm_core.rank)->cpu, cpu, memory_order_relaxed);
+    if (sm_core.own_fd >= 0)    /* the slot is mapped (not when the job could not be joined) */
+        atomic_store_explicit(&sm_ctrl_of(sm_core.rank)->cpu, cpu, memory_order_relaxed);
     long q = sm_core.oversubscribed ? 0 : syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     sm_wake_unfenced = q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
                        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
