@@ -720,10 +720,8 @@ void coll_progress(void)
 /* What ends a collective's sleep: a member's progress (coll_wake_all), and
  * with p2p polled a message (never a put: a rank asleep in a collective
  * costs puts to it nothing). */
-static void block_on(bool (*cond)(void *), void *arg)
-{
-    sm_wait_for(SM_WAKE_ON(SM_WAKE_COLL) | (poll_p2p ? SM_WAKE_ON(SM_WAKE_P2P) : 0), cond, arg);
-}
+#define BLOCK_KINDS (SM_WAKE_ON(SM_WAKE_COLL) | (poll_p2p ? SM_WAKE_ON(SM_WAKE_P2P) : 0))
+static void block_on(bool (*cond)(void *), void *arg) { sm_wait_for(BLOCK_KINDS, cond, arg); }
 
 static bool wait_cond(void *arg)
 {
@@ -827,7 +825,11 @@ struct coll_rec *coll_lean_await(struct coll_op *o, int i)
     if (SM_LIKELY(p != NULL)) return p;
     if (o->owe_wake) coll_wake_all(o->g), o->owe_wake = false;   /* its reader may be asleep while this one waits */
     struct lean_wait w = { o, i };
-    coll_wait(lean_rec_cond, &w);
+    struct until u = { lean_rec_cond, &w };
+    /* member i's stamp ends it (unless schedules on the list run in the
+     * condition too, on anyone's progress) */
+    if (!L.head) sm_wait_on(BLOCK_KINDS, coll_rank(o, i), until_cond, &u);
+    else block_on(until_cond, &u);
     return coll_rec_of(o->g, i, o->seq);
 }
 

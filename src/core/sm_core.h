@@ -93,6 +93,8 @@ struct sm_rank_ctrl {
     alignas(SM_CACHELINE) _Atomic uint32_t word_sleepers[SM_WORD_BUCKETS];
     /* the rank is in an exchange between nodes for its node (sm_wait_net_busy) */
     alignas(SM_CACHELINE) _Atomic uint32_t net_busy;
+    /* the CPU the rank is pinned to, + 1 (0: not pinned to one): sm_wait_on */
+    alignas(SM_CACHELINE) _Atomic int32_t cpu;
     struct sm_barrier_cell bar;                   /* the job barrier's (sm_barrier) */
     alignas(SM_CACHELINE) struct sm_svc svc;
 };
@@ -248,6 +250,12 @@ static inline int sm_per_cpu(int n)
  * public sm_wait is sm_wait_for(SM_WAKE_ALL, ...), sm_wake an SM_WAKE_USER
  * wake. */
 void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg);
+/* sm_wait_for where what makes cond true is a store of `rank`'s (a
+ * collective's record): oversubscribed, with both pinned to the same CPU,
+ * it yields from its first turn (spinning holds the core that rank needs).
+ * sm_wait_mate_waits: how many waits did (SMARTMAP_STATS, tests). */
+void sm_wait_on(unsigned kinds, int rank, bool (*cond)(void *), void *arg);
+uint64_t sm_wait_mate_waits(void);
 void sm_wake_for(int rank, enum sm_wake_kind kind);
 /* sm_wake_for for a valid rank, its check inline (the one-sided fast path):
  * a compiler barrier and one load of the rank's count of sleepers for kind

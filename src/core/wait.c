@@ -32,8 +32,19 @@
  * time). Without membarrier (old kernel, seccomp) wakers fence too. */
 bool sm_wake_unfenced;          /* this process is registered: wakers need no fence */
 
+static _Atomic uint64_t mate_waits;     /* SMARTMAP_STATS (sm_wait_mate_waits) */
 void sm_wait_init(void)
 {
+    cpu_set_t cs;
+    int cpu = 0;
+    if (sched_getaffinity(0, sizeof cs, &cs) == 0 && CPU_COUNT(&cs) == 1)
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &cs)) {
+                cpu = c + 1;
+                break;
+            }
+    if (sm_core.own_fd >= 0)    /* the slot is mapped (not when the job could not be joined) */
+        atomic_store_explicit(&sm_ctrl_of(sm_core.rank)->cpu, cpu, memory_order_relaxed);
     long q = sm_core.oversubscribed ? 0 : syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     sm_wake_unfenced = q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
                        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
@@ -347,19 +358,56 @@ static bool lean_wait(bool (*cond)(void *), void *arg, bool *done)
     return cond(arg);
 }
 
-/* A sleeper counts itself under each kind it waits for, so that a waker
- * of another kind (a put to a rank asleep in a barrier) reads a count of 0
- * on a line nobody writes and goes on; all sleep on the one doorbell word. */
-void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg)
+static void wait_yielding(unsigned kinds, bool (*cond)(void *), void *arg, const struct sm_wait_source *src,
+                          bool alone);
+static void wait_spun(unsigned kinds, bool (*cond)(void *), void *arg, int spins)
 {
     const struct sm_wait_source *src = source_here();
     bool alone = src && (kinds & SM_WAIT_SOURCE) && sm_core.oversubscribed;
     kinds &= ~SM_WAIT_SOURCE;
-    for (int i = alone ? 0 : spin_iters(); i > 0; i--) {
+    for (int i = alone ? 0 : spins; i > 0; i--) {
         if (cond(arg)) return;
         if (src && !(i & 15)) src->progress();
         sm_cpu_relax();
     }
+    wait_yielding(kinds, cond, arg, src, alone);
+}
+void sm_wait_for(unsigned kinds, bool (*cond)(void *), void *arg) { wait_spun(kinds, cond, arg, spin_iters()); }
+
+/* Oversubscribed, the rank waited for may share this rank's CPU: then it
+ * cannot publish while this one spins, and the spins (4 turns, each running
+ * point-to-point progress over every ring and the schedule) only delay the
+ * yield that runs it. Small collectives with rotating roots wait so about
+ * once a call (4 ranks on 2 CPUs, --bind-to core: ranks 0 and 2 share a
+ * CPU, and rank 0's scatter from root 2 needs rank 2's record): the spins
+ * of the waits that then found the mate not done yet cost a second switch
+ * of the core every two to three calls (context switches a call, perf
+ * stat: 1.24-1.58 against 1.03-1.28 once those waits yield at once, where
+ * one a call is the floor; docs/NOTES.md, crowd). Polling longer for a
+ * rank running on the other CPU (until it yields itself, up to 3 us) was
+ * tried: no better. */
+void sm_wait_on(unsigned kinds, int rank, bool (*cond)(void *), void *arg)
+{
+    if (SM_UNLIKELY(sm_core.oversubscribed) && (unsigned)rank < (unsigned)sm_core.size && rank != sm_core.rank &&
+        sm_rank_local(rank) && !source_here()) {
+        int cpu = atomic_load_explicit(&sm_ctrl_of(sm_core.rank)->cpu, memory_order_relaxed);
+        if (cpu && atomic_load_explicit(&sm_ctrl_of(rank)->cpu, memory_order_relaxed) == cpu) {
+            if (cond(arg)) return;
+            atomic_fetch_add_explicit(&mate_waits, 1, memory_order_relaxed);
+            wait_spun(kinds, cond, arg, 0);
+            return;
+        }
+    }
+    wait_spun(kinds, cond, arg, spin_iters());
+}
+uint64_t sm_wait_mate_waits(void) { return atomic_load_explicit(&mate_waits, memory_order_relaxed); }
+
+/* The yields and the sleeps, after the spins. A sleeper counts itself under each kind it waits for, so that a waker
+ * of another kind (a put to a rank asleep in a barrier) reads a count of 0
+ * on a line nobody writes and goes on; all sleep on the one doorbell word. */
+static void wait_yielding(unsigned kinds, bool (*cond)(void *), void *arg, const struct sm_wait_source *src,
+                          bool alone)
+{
     uint64_t t0 = 0;
     for (int i = alone ? yield_iters_alone() : src ? yield_iters_source() : yield_iters(); i > 0; i--) {
         if (cond(arg)) return;

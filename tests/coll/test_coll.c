@@ -7,7 +7,7 @@
  * roots and sizes while ranks run at different speeds; collectives on two
  * groups at once from two threads; mismatched calls; members that read no
  * record running ahead. Usage: test_coll
- * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scandeep|scanmix|lean|movelean|recfree|crowded|carry|all] */
+ * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scandeep|scanmix|lean|movelean|recfree|crowded|carry|direct|mate|all] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -723,6 +723,61 @@ static void crowded_check(struct coll_group *g)
  * which it changes for the next call); member 0's destination untouched;
  * the group's count of direct calls (two members only, to 512 KiB) and of
  * sliced ones (none for these exscans). */
+/* A wait for a member pinned to the waiter's CPU, oversubscribed (core/wait.c
+ * sm_wait_on): small scatters, gathers and broadcasts with the root rotating,
+ * contents checked; the group's count of waits that yielded from their first
+ * turn is not 0 where members pinned a CPU each share one (smrun --bind-to
+ * core, more ranks than CPUs), and each member's is 0 where none shares its
+ * CPU or none is pinned. Which CPU each member is on is seen here
+ * (sched_getaffinity) and exchanged, not taken from the core. */
+static void mate_check(struct coll_group *g)
+{
+    int sz = g->m.size, i = g->m.me;
+    cpu_set_t cs;
+    int32_t cpu = -1;                   /* not pinned */
+    if (sched_getaffinity(0, sizeof cs, &cs) == 0 && CPU_COUNT(&cs) == 1)
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &cs)) cpu = c;
+    int32_t cpus[SM_NMAX];
+    OK(coll_allgather(g, cpus, &cpu, sizeof cpu));
+    int shared = 0, pinned = 0;
+    for (int m = 0; m < sz; m++) shared += m != i && cpu >= 0 && cpus[m] == cpu, pinned += cpus[m] >= 0;
+    uint64_t any = (uint64_t)shared, share_sum;
+    OK(coll_reduce(g, &share_sum, &any, 1, COLL_UINT64, COLL_SUM, COLL_ALL));
+    bool want = sm_core.oversubscribed && pinned == sz && share_sum > 0;
+    uint64_t w0 = sm_wait_mate_waits();
+    for (int k = 0; k < 3000; k++) {
+        int root = k % sz;
+        unsigned char s[8 * SM_NMAX], d[16], b[8];
+        for (int m = 0; m < sz && i == root; m++)
+            for (int j = 0; j < 8; j++) s[m * 8 + j] = pattern(m + k, (size_t)j);
+        memset(d, 0xee, sizeof d);
+        OK(coll_run(g, &(struct coll_args){ .kind = COLL_SCATTER, .root = root, .src = { i == root ? s : NULL, 8 },
+                                            .dst = { d, 8 } }));
+        for (int j = 0; j < 8; j++) CHECK(d[j] == pattern(i + k, (size_t)j), "scatter %d from %d: byte %d", k, root, j);
+        CHECK(d[8] == 0xee, "scatter %d: past the block", k);
+        if (k % 3) continue;
+        for (int j = 0; j < 8; j++) b[j] = pattern(i * 5 + k, (size_t)j);
+        OK(coll_run(g, &(struct coll_args){ .kind = COLL_GATHER, .root = root, .src = { b, 8 }, .dst = { s, 8 } }));
+        for (int m = 0; m < sz && i == root; m++)
+            for (int j = 0; j < 8; j++)
+                CHECK(s[m * 8 + j] == pattern(m * 5 + k, (size_t)j), "gather %d to %d: block %d byte %d", k, root, m, j);
+        if (i == root) memcpy(b, "rotating", 8);
+        else memset(b, 0, 8);
+        OK(coll_bcast(g, b, i == root ? b : NULL, 8, root));
+        CHECK(!memcmp(b, "rotating", 8), "broadcast %d from %d", k, root);
+    }
+    uint64_t mine = sm_wait_mate_waits() - w0, sum;
+    OK(coll_reduce(g, &sum, &mine, 1, COLL_UINT64, COLL_SUM, COLL_ALL));
+    if (want) CHECK(sum > 0, "%d members pinned, %d on this CPU (%d), oversubscribed: no wait for a member of the "
+                             "same CPU yielded from its first turn", sz, shared + 1, cpu);
+    else CHECK(mine == 0,
+               "%d members, %d pinned, %d on this CPU (%d)%s: %llu waits yielded from their first turn, want none",
+               sz, pinned, shared + 1, cpu, sm_core.oversubscribed ? ", oversubscribed" : "",
+               (unsigned long long)mine);
+    OK(coll_barrier(g));
+}
+
 static void direct_check(struct coll_group *g)
 {
     static const size_t sizes[] = { 8192, 8200, 65536, 262144 + 8, 1048576 };
@@ -1188,6 +1243,7 @@ int main(int argc, char **argv)
         if (all || !strcmp(part, "crowded")) crowded_check(g);
         if (all || !strcmp(part, "carry")) carry_check(g);
         if (all || !strcmp(part, "direct")) direct_check(g);
+        if (gi == 0 && (all || !strcmp(part, "mate"))) mate_check(g);
     }
     if (all || !strcmp(part, "basic")) aset_check();
     if (all || !strcmp(part, "threads")) threads_check();
