@@ -217,6 +217,10 @@ sm_status_t rma_win_create(struct rma_win *w, const struct rma_win_args *a)
         }
         rma_remote_start();
     }
+    for (int i = 0; i < w->n; i++) {   /* (the binding refuses a disp_unit of 0) */
+        struct rma_win_peer *p = &w->peer[i];
+        p->units = (p->flags & RMA_PEER_DIRECT) && p->disp_unit ? p->size / p->disp_unit : 0;
+    }
     return SM_OK;
 }
 
