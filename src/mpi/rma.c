@@ -71,16 +71,6 @@ static __attribute__((noinline)) int transfer(const void *oaddr, int ocount, MPI
     return st ? smpi_win_fail(w, st, R) : MPI_SUCCESS;
 }
 
-/* The fast path: count predefined elements each side, the same type. */
-static inline void *direct(struct smpi_win *w, const void *oaddr, int ocount, MPI_Datatype otype, int rank,
-                           MPI_Aint disp, int tcount, MPI_Datatype ttype, size_t *len)
-{
-    if (SM_UNLIKELY(!w || otype != ttype || !predef(otype) || ocount != tcount || ocount <= 0 || !oaddr))
-        return NULL;
-    *len = (size_t)ocount * smpi_types[(uintptr_t)otype].dt->size;
-    return rma_win_direct(&w->rw, rank, disp, *len);
-}
-
 /* The general paths with the calls' own signatures, so that the fast paths
  * below reach them by a plain jump and need no stack frame of their own. */
 static __attribute__((noinline)) int put_slow(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
@@ -93,34 +83,69 @@ static __attribute__((noinline)) int get_slow(void *oaddr, int ocount, MPI_Datat
 {
     return transfer(oaddr, ocount, otype, rank, disp, tcount, ttype, win, false, "MPI_Get");
 }
+/* The same once the first tests passed (one count and type both sides, the
+ * window known): six arguments, all in registers, so that the fast path
+ * keeps neither the target's count and type nor the handle (it is the
+ * known window) and saves three callee-saved registers (62 -> 51
+ * instructions a put, callgrind). */
+static __attribute__((noinline)) int put_late(const void *addr, int count, MPI_Datatype type, int rank,
+                                              MPI_Aint disp, struct smpi_win *w)
+{
+    return transfer(addr, count, type, rank, disp, count, type, w, true, "MPI_Put");
+}
+static __attribute__((noinline)) int get_late(void *addr, int count, MPI_Datatype type, int rank, MPI_Aint disp,
+                                              struct smpi_win *w)
+{
+    return transfer(addr, count, type, rank, disp, count, type, w, false, "MPI_Get");
+}
+
+/* The fast path's first tests: the window known, count elements of one
+ * predefined type each side, a buffer. */
+static inline __attribute__((always_inline)) bool direct_args(const void *oaddr, int ocount, MPI_Datatype otype,
+                                                              int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    return smpi_win_known_is(win) && otype == ttype && ocount == tcount &&
+           (uintptr_t)otype < SMPI_TYPE_PREDEF_COUNT && oaddr;
+}
+/* Then: a type that is contiguous bytes (smpi_type_run), and the rank,
+ * epoch and bounds (rma_win_direct). A count of 0 moves nothing, as the
+ * general path would; a negative one wraps len beyond any window's bytes,
+ * which the bounds refuse (the general path reports the count). */
+static inline __attribute__((always_inline)) bool direct(struct smpi_win *w, int count, MPI_Datatype type, int rank,
+                                                         MPI_Aint disp, size_t *len, void **at)
+{
+    size_t c = smpi_type_run[(uintptr_t)type];
+    *len = (size_t)(int64_t)count * c;
+    return c && rma_win_direct(&w->rw, rank, disp, *len, at);
+}
 
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    if (SM_UNLIKELY(!direct_args(origin_addr, origin_count, origin_datatype, target_count, target_datatype, win)))
+        return put_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                        target_datatype, win);
     size_t len;
-    void *dst = direct(smpi_win(win), origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                       target_count, target_datatype, &len);
-    if (SM_LIKELY(dst != NULL)) {
-        rma_copy(dst, origin_addr, len);
-        return MPI_SUCCESS;
-    }
-    return put_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                    target_datatype, win);
+    void *dst;
+    if (SM_UNLIKELY(!direct(win, origin_count, origin_datatype, target_rank, target_disp, &len, &dst)))
+        return put_late(origin_addr, origin_count, origin_datatype, target_rank, target_disp, win);
+    rma_copy(dst, origin_addr, len);
+    return MPI_SUCCESS;
 }
 #pragma weak MPI_Put = PMPI_Put
 
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    if (SM_UNLIKELY(!direct_args(origin_addr, origin_count, origin_datatype, target_count, target_datatype, win)))
+        return get_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                        target_datatype, win);
     size_t len;
-    void *src = direct(smpi_win(win), origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                       target_count, target_datatype, &len);
-    if (SM_LIKELY(src != NULL)) {
-        rma_copy(origin_addr, src, len);
-        return MPI_SUCCESS;
-    }
-    return get_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                    target_datatype, win);
+    void *src;
+    if (SM_UNLIKELY(!direct(win, origin_count, origin_datatype, target_rank, target_disp, &len, &src)))
+        return get_late(origin_addr, origin_count, origin_datatype, target_rank, target_disp, win);
+    rma_copy(origin_addr, src, len);
+    return MPI_SUCCESS;
 }
 #pragma weak MPI_Get = PMPI_Get
 
@@ -219,13 +244,13 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
                       MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    struct smpi_win *w = smpi_win(win);
     uintptr_t id = (uintptr_t)datatype, o = (uintptr_t)op;
-    if (SM_LIKELY(w && predef(datatype) && o - 1 < (uintptr_t)MPI_NO_OP && acc_kinds[id][o].ready && result_addr &&
+    if (SM_LIKELY(smpi_win_known_is(win) && predef(datatype) && o - 1 < (uintptr_t)MPI_NO_OP && acc_kinds[id][o].ready && result_addr &&
                   (origin_addr || op == MPI_NO_OP))) {
         const struct rma_acc_op *a = &acc_kinds[id][o].op;
-        void *dst = rma_win_direct(&w->rw, target_rank, target_disp, a->width);
-        if (SM_LIKELY(dst && rma_acc_lockfree(dst, a->width)))
+        void *dst;
+        if (SM_LIKELY(rma_win_direct(&win->rw, target_rank, target_disp, a->width, &dst) &&
+                      rma_acc_lockfree(dst, a->width)))
             return rma_accumulate(dst, origin_addr, result_addr, 1, a, NULL), MPI_SUCCESS;
     }
     return accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype, op,
@@ -244,12 +269,11 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                           int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     static const char R[] = "MPI_Compare_and_swap";
-    struct smpi_win *w = smpi_win(win);
-    if (SM_LIKELY(w && predef(datatype) && cas_type((int)(uintptr_t)datatype) && origin_addr && compare_addr &&
-                  result_addr)) {
+    if (SM_LIKELY(smpi_win_known_is(win) && predef(datatype) && cas_type((int)(uintptr_t)datatype) && origin_addr &&
+                  compare_addr && result_addr)) {
         size_t width = smpi_types[(uintptr_t)datatype].dt->size;
-        void *dst = rma_win_direct(&w->rw, target_rank, target_disp, width);
-        if (SM_LIKELY(dst && rma_acc_lockfree(dst, width)))
+        void *dst;
+        if (SM_LIKELY(rma_win_direct(&win->rw, target_rank, target_disp, width, &dst) && rma_acc_lockfree(dst, width)))
             return rma_compare_swap(dst, compare_addr, origin_addr, result_addr, width), MPI_SUCCESS;
     }
     SMPI_GET_WIN(v, win, R);

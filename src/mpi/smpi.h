@@ -232,6 +232,11 @@ extern struct smpi_comm *smpi_comm_universe;   /* a heap object, as handles are 
 extern MPI_Comm smpi_comm_parent;
 int smpi_spawn_connect(void);
 extern struct smpi_type smpi_types[SMPI_TYPE_PREDEF_COUNT];
+/* By predefined id: the bytes of one element if count elements are count x
+ * that many contiguous bytes, else 0 (MPI_DATATYPE_NULL, and the pairs with
+ * a gap: MPI_DOUBLE_INT's 12 bytes in an extent of 16). One load for the
+ * inline put and get (rma.c), where smpi_types[id].dt->size is three. */
+extern __attribute__((visibility("hidden"))) uint8_t smpi_type_run[SMPI_TYPE_PREDEF_COUNT];
 static inline struct smpi_comm *smpi_comm(MPI_Comm c)
 {
     uintptr_t v = (uintptr_t)c;

@@ -16,6 +16,7 @@
 _Static_assert(_Generic((MPI_Aint *)0, ptrdiff_t *: 1, default: 0), "MPI_Aint arrays are ptrdiff_t arrays for src/dt");
 
 struct smpi_type smpi_types[SMPI_TYPE_PREDEF_COUNT];
+uint8_t smpi_type_run[SMPI_TYPE_PREDEF_COUNT];
 static struct dt_predef predef_dt[SMPI_TYPE_PREDEF_COUNT];
 
 /* Predefined type id: its layout's basic type is its own id (reductions). */
@@ -24,6 +25,8 @@ static void predef(int id, const char *name, size_t size, size_t align, size_t e
     dt_predef_init(&predef_dt[id], id, size, align, extent, off2, len2);
     smpi_types[id] = (struct smpi_type){ .magic = SMPI_MAGIC_TYPE, .id = id, .combiner = MPI_COMBINER_NAMED,
                                          .refs = 1, .committed = true, .dt = &predef_dt[id].t, .name = name };
+    const struct dt_type *t = &predef_dt[id].t;
+    smpi_type_run[id] = t->contig && !t->true_lb && t->size <= UINT8_MAX ? (uint8_t)t->size : 0;
 }
 #define P(id, T) predef((int)(intptr_t)id, #id, sizeof(T), _Alignof(T), sizeof(T), 0, 0)
 /* A pair {value, int}: the int may sit after padding, and the pair's extent is the C struct's. */

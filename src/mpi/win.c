@@ -11,6 +11,8 @@
 
 /* --- Errors --------------------------------------------------------------------------- */
 
+struct smpi_win smpi_win_none, *smpi_win_known = &smpi_win_none;
+
 int smpi_win_bad(MPI_Win h, const char *R)
 {
     SMPI_CHECK_INIT(R);
@@ -362,6 +364,10 @@ int PMPI_Win_free(MPI_Win *win)
     smpi_group_unref(w->group);
     MPI_Errhandler eh = w->errh;
     w->magic = 0;
+    /* (after the attributes' callbacks, which may check it in full: a copy
+     * of the handle, used after this, must take the general paths) */
+    __atomic_compare_exchange_n(&smpi_win_known, &(struct smpi_win *){ w }, &smpi_win_none, false,
+                                __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     *win = MPI_WIN_NULL;
     int rc = st ? smpi_win_error(eh, w, smpi_win_class(st), R, "%s", why) : MPI_SUCCESS;
     smpi_errh_unref(eh);
@@ -647,8 +653,9 @@ static __attribute__((noinline)) int flush_slow(int rank, MPI_Win win, bool loca
 }
 static inline int flush(int rank, MPI_Win win, bool local, bool all, const char *R)
 {
-    struct smpi_win *w = smpi_win(win);
-    if (SM_LIKELY(w && (all || rank >= 0) && rma_win_flush_ready(&w->rw, all ? RMA_ALL : rank) && !w->rw.spans)) {
+    if (SM_LIKELY(smpi_win_known_is(win) &&
+                  (all ? rma_win_flush_ready(&win->rw, RMA_ALL) : rma_win_locked(&win->rw, rank)) &&
+                  !win->rw.spans)) {
         rma_win_flush_order(local);
         return MPI_SUCCESS;
     }

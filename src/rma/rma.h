@@ -420,6 +420,8 @@ struct rma_win_peer {
     uint32_t  flags;       /* RMA_PEER_* */
     uintptr_t sync;        /* its sync block (rma_area.h), global address */
     uintptr_t inbox;       /* a window spanning nodes: its PSCW words written from other nodes (win.c) */
+    uint64_t  units;       /* RMA_PEER_DIRECT: the whole disp_units in size, else 0 (rma_win_direct's bound,
+                            * divided once at creation) */
 };
 #define RMA_PEER_DIRECT 1u  /* the inline path may load and store it (RMA_PEER_MAPPED, the window on one node) */
 #define RMA_PEER_FAILED 2u  /* the member could not create the window: all fail */
@@ -525,20 +527,24 @@ sm_status_t rma_win_detach(struct rma_win *w, const void *base);
 struct rma_buf { void *addr; size_t count; const struct dt_type *type; };
 struct rma_target { int member; int64_t disp; size_t count; const struct dt_type *type; };
 
-/* The fast path, inline: the target address of len bytes at disp in member
- * t when an epoch allows it and plain stores reach it, else NULL (then the
- * general call below says why, or takes the fallback path). */
-static inline __attribute__((always_inline)) void *rma_win_direct(struct rma_win *w, int t, int64_t disp,
-                                                                  size_t len)
+/* The fast path, inline: true and *out, the target address of len bytes
+ * at disp in member t, when an epoch allows it and plain stores reach it;
+ * false otherwise (then the general call below says why, or takes the
+ * fallback path). disp < units puts disp x disp_unit below size with no
+ * overflow test (a displacement in the last partial unit goes the general
+ * way). */
+static inline __attribute__((always_inline)) bool rma_win_direct(struct rma_win *w, int t, int64_t disp, size_t len,
+                                                                  void **out)
 {
-    if (SM_UNLIKELY((unsigned)t >= (unsigned)w->n || !(w->open | w->access[t]))) return NULL;
-    const struct rma_win_peer *p = &w->peer[t];
-    uint64_t off;
-    if (SM_UNLIKELY(!(p->flags & RMA_PEER_DIRECT) || __builtin_mul_overflow((uint64_t)disp, p->disp_unit, &off) ||
-                    off > p->size || len > p->size - off))
-        return NULL;
+    size_t u = (unsigned)t;
+    if (SM_UNLIKELY(u >= (unsigned)w->n || !(w->open | w->access[u]))) return false;
+    const struct rma_win_peer *p = &w->peer[u];
+    if (SM_UNLIKELY((uint64_t)disp >= p->units)) return false;
+    uint64_t off = (uint64_t)disp * p->disp_unit;
+    if (SM_UNLIKELY(len > p->size - off)) return false;
     w->ops++;
-    return (void *)(p->base + off);
+    *out = (void *)(p->base + off);
+    return true;
 }
 sm_status_t rma_win_put(struct rma_win *w, const struct rma_target *t, const struct rma_buf *origin);
 sm_status_t rma_win_get(struct rma_win *w, const struct rma_target *t, const struct rma_buf *origin);
@@ -582,11 +588,17 @@ sm_status_t rma_win_unlock_all(struct rma_win *w);
  * the target (flush) or only at the caller (local): in a passive-target
  * epoch. Operations complete as they are issued, so these order memory. */
 #define RMA_ALL (-1)
-/* The inline check: a passive-target epoch to member t (RMA_ALL: to any) is open. */
+/* The inline checks: a passive-target epoch to member t, a valid member
+ * (negative: no) ... */
+static inline __attribute__((always_inline)) bool rma_win_locked(const struct rma_win *w, int t)
+{
+    return (unsigned)t < (unsigned)w->n && ((w->open & RMA_OPEN_ALL) || RMA_ACC_LOCKED(w->access[t]));
+}
+/* ... or, t RMA_ALL, to any. */
 static inline __attribute__((always_inline)) bool rma_win_flush_ready(const struct rma_win *w, int t)
 {
     if (t == RMA_ALL) return (w->open & RMA_OPEN_ALL) || w->nlocks;
-    return (unsigned)t < (unsigned)w->n && ((w->open & RMA_OPEN_ALL) || RMA_ACC_LOCKED(w->access[t]));
+    return rma_win_locked(w, t);
 }
 /* Our operations are complete when issued: what remains is their order
  * with what follows (a flag put after them, a load that the target's

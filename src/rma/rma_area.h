@@ -26,6 +26,10 @@ struct rma_heap_call {
 struct rma_win_sync {
     alignas(SM_CACHELINE) struct rma_rwlock lock;      /* passive target (MPI_Win_lock) */
     alignas(SM_CACHELINE) struct rma_lock acc[RMA_WIN_ACC_LOCKS];
+    /* 1 while this member holds lock_all without taking the targets' locks
+     * (win.c, "lock_all"): written by this member alone, read by the
+     * writers (exclusive locks) at every target, on a line of its own */
+    alignas(SM_CACHELINE) _Atomic uint32_t all;
     /* PSCW, by peer: the posts this member has made to the peer (as its
      * target) and its completions at the peer (as its origin); counts only
      * this member writes, with plain release stores (no read-modify-write),

@@ -5,7 +5,8 @@
  * already, bad ranks, types, operations, lock types, windows, attachments,
  * keyvals, handlers; window creation with a bad argument on one rank fails
  * on all without hanging; a user's window error handler is called with the
- * window and the class. Any other mode: rank 1 makes that one mistake under
+ * window and the class; the inline paths' checks, and a window handle used
+ * after MPI_Win_free. Any other mode: rank 1 makes that one mistake under
  * MPI_ERRORS_ARE_FATAL and expect.py checks the one-line message. */
 #include <stdint.h>
 #include <string.h>
@@ -178,6 +179,87 @@ static void returns(void)
     CHECK(win == MPI_WIN_NULL, "freed anyway");
 }
 
+/* The checks of the inline paths (put, get, flush, fetch-and-op, compare-
+ * and-swap), each made after a put that took them (the window's handle
+ * known, its type's size in the table): counts, types, the last partial
+ * displacement unit (which the general path takes), a handle kept after
+ * MPI_Win_free, windows in turn. */
+static void fast(void)
+{
+    int64_t *mem, *mem2, v = 7, r = 0;
+    int32_t h = 0, hv = 0x1234;
+    int t = (me + 1) % n;
+    MPI_Win win, win2, kept;
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    OK(MPI_Win_allocate(12, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));   /* a unit and a half */
+    OK(MPI_Win_allocate(8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem2, &win2));
+    OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    OK(MPI_Win_set_errhandler(win2, MPI_ERRORS_RETURN));
+    memset(mem, 0, 12), *mem2 = 0;
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    OK(MPI_Win_lock_all(0, win));
+    OK(MPI_Win_lock_all(0, win2));
+    for (int i = 0; i < 3; i++) OK(MPI_Put(&v, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win));
+    EXPECT(MPI_Put(&v, -1, MPI_INT64_T, t, 0, -1, MPI_INT64_T, win), MPI_ERR_COUNT);
+    EXPECT(MPI_Get(&v, -2, MPI_INT64_T, t, 0, -2, MPI_INT64_T, win), MPI_ERR_COUNT);
+    OK(MPI_Put(&v, 0, MPI_INT64_T, t, 0, 0, MPI_INT64_T, win));
+    OK(MPI_Put(NULL, 0, MPI_INT64_T, t, 0, 0, MPI_INT64_T, win));
+    EXPECT(MPI_Put(NULL, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win), MPI_ERR_BUFFER);
+    EXPECT(MPI_Get(NULL, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win), MPI_ERR_BUFFER);
+    EXPECT(MPI_Put(&v, 1, MPI_INT64_T, t, 0, 2, MPI_INT64_T, win), MPI_ERR_TYPE);
+    EXPECT(MPI_Put(&v, 1, MPI_INT64_T, t, 0, 1, MPI_DOUBLE_INT, win), MPI_ERR_TYPE);
+    OK(MPI_Put(&v, 1, MPI_INT64_T, t, 0, 2, MPI_INT32_T, win));               /* same bytes, other types */
+    OK(MPI_Put(&hv, 1, MPI_INT32_T, t, 1, 1, MPI_INT32_T, win));              /* bytes [8, 12): in */
+    OK(MPI_Put(&hv, 1, MPI_INT32_T, t, 1, 1, MPI_INT32_T, win));
+    EXPECT(MPI_Put(&v, 1, MPI_INT64_T, t, 1, 1, MPI_INT64_T, win), MPI_ERR_RMA_RANGE);   /* [8, 16): out */
+    EXPECT(MPI_Put(&v, 1, MPI_INT64_T, t, 2, 1, MPI_INT64_T, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Put(&v, 1, MPI_INT64_T, t, -1, 1, MPI_INT64_T, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Put(&v, 1, MPI_INT64_T, t, INT64_MAX / 4, 1, MPI_INT64_T, win), MPI_ERR_RMA_RANGE);
+    EXPECT(MPI_Put(&v, 1, MPI_INT64_T, n, 0, 1, MPI_INT64_T, win), MPI_ERR_RANK);
+    EXPECT(MPI_Put(&v, 1, MPI_INT64_T, -5, 0, 1, MPI_INT64_T, win), MPI_ERR_RANK);
+    OK(MPI_Put(&v, 1, MPI_INT64_T, MPI_PROC_NULL, 0, 1, MPI_INT64_T, win));
+    OK(MPI_Win_flush(t, win));
+    OK(MPI_Get(&h, 1, MPI_INT32_T, t, 1, 1, MPI_INT32_T, win));
+    CHECK(h == hv, "the int32 in the last half unit: %#x", (unsigned)h);
+    EXPECT(MPI_Win_flush(n, win), MPI_ERR_RANK);
+    EXPECT(MPI_Win_flush(-3, win), MPI_ERR_RANK);
+    /* windows in turn: each call with the other's handle */
+    for (int i = 0; i < 4; i++) {
+        int64_t a = 100 + i, b = 200 + i;
+        OK(MPI_Put(&a, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win));
+        OK(MPI_Put(&b, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win2));
+        OK(MPI_Win_flush(t, win));
+        OK(MPI_Win_flush(t, win2));
+        OK(MPI_Get(&a, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win2));
+        OK(MPI_Get(&b, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win));
+        OK(MPI_Win_flush(t, win2));
+        OK(MPI_Win_flush(t, win));
+        CHECK(a == 200 + i && b == 100 + i, "windows in turn: %lld %lld", (long long)a, (long long)b);
+    }
+    OK(MPI_Win_unlock_all(win2));
+    OK(MPI_Win_unlock_all(win));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK(mem[0] == 103 && *mem2 == 203, "the windows hold %lld and %lld", (long long)mem[0], (long long)*mem2);
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    /* a handle kept past MPI_Win_free, the last one the calls knew, freed in
+     * its epoch (an error, freed anyway): refused, its freed memory not read */
+    OK(MPI_Win_lock_all(0, win));
+    OK(MPI_Put(&v, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win));
+    kept = win;
+    EXPECT(MPI_Win_free(&win), MPI_ERR_RMA_SYNC);
+    EXPECT(MPI_Put(&v, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, kept), MPI_ERR_WIN);
+    EXPECT(MPI_Get(&v, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, kept), MPI_ERR_WIN);
+    EXPECT(MPI_Win_flush(t, kept), MPI_ERR_WIN);
+    EXPECT(MPI_Win_flush_all(kept), MPI_ERR_WIN);
+    EXPECT(MPI_Fetch_and_op(&v, &r, MPI_INT64_T, t, 0, MPI_SUM, kept), MPI_ERR_WIN);
+    EXPECT(MPI_Compare_and_swap(&v, &v, &r, MPI_INT64_T, t, 0, kept), MPI_ERR_WIN);
+    EXPECT(MPI_Put(&v, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, MPI_WIN_NULL), MPI_ERR_WIN);
+    EXPECT(MPI_Win_flush(t, MPI_WIN_NULL), MPI_ERR_WIN);
+    EXPECT(MPI_Fetch_and_op(&v, &r, MPI_INT64_T, t, 0, MPI_SUM, MPI_WIN_NULL), MPI_ERR_WIN);
+    OK(MPI_Win_free(&win2));
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 /* A bad argument on one rank: every rank fails, none hangs; no_locks. */
 static void creation(void)
 {
@@ -231,6 +313,7 @@ int main(int argc, char **argv)
         creation();
         OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
         returns();
+        fast();
         OK(MPI_Finalize());
         if (me == 0) printf("test_rma_errors: ok on %d ranks\n", n);
         return 0;

@@ -2,7 +2,8 @@
  * accumulate and get_accumulate between different non-contiguous layouts
  * (vector, indexed, struct, subarray, resized, negative strides), checked
  * element by element against a reference made with MPI_Pack/MPI_Unpack;
- * pairs with padding (MPI_DOUBLE_INT) under MAXLOC in a vector. On exposed
+ * pairs with padding (MPI_DOUBLE_INT) under MAXLOC in a vector, and put and
+ * get of the predefined pairs whose elements have gaps. On exposed
  * memory (MPI_Win_allocate) and on a private mmap (the fallback path). */
 #include <stdint.h>
 #include <string.h>
@@ -143,6 +144,45 @@ static void pairs(MPI_Win win, char *mem, const char *what)
     OK(MPI_Type_free(&vec));
 }
 
+/* Put and get of 3 predefined pairs with gaps (MPI_SHORT_INT's inside,
+ * the others' at the end): only their data bytes move, the gaps at both
+ * ends stay as they were. main before 2026-12-01 moved 3 x size bytes in
+ * one piece on the fast path. The reference: MPI_Pack then MPI_Unpack onto
+ * zeros. */
+static void gaps(MPI_Win win, char *mem, const char *what)
+{
+    MPI_Datatype ts[] = { MPI_DOUBLE_INT, MPI_SHORT_INT, MPI_LONG_INT, MPI_LONG_DOUBLE_INT };
+    const char *names[] = { "MPI_DOUBLE_INT", "MPI_SHORT_INT", "MPI_LONG_INT", "MPI_LONG_DOUBLE_INT" };
+    enum { K = 3, MAX = K * 32 };
+    for (int k = 0; k < 4; k++) {
+        unsigned char o[MAX], g[MAX], put_ref[MAX], get_ref[MAX], packed[MAX], other[MAX];
+        MPI_Aint lb, ext;
+        OK(MPI_Type_get_extent(ts[k], &lb, &ext));
+        CHECK(ext * K <= MAX, "%s: extent %ld", names[k], (long)ext);
+        for (int b = 0; b < MAX; b++) o[b] = (unsigned char)(1 + b + 7 * me), other[b] = (unsigned char)(1 + b + 7 * src);
+        for (int side = 0; side < 2; side++) {   /* what src's put leaves here, what a get of ours from dst gives */
+            int pos = 0;
+            OK(MPI_Pack(side ? o : other, K, ts[k], packed, MAX, &pos, MPI_COMM_SELF));
+            unsigned char *ref = side ? get_ref : put_ref;
+            memset(ref, 0, MAX);
+            pos = 0;
+            OK(MPI_Unpack(packed, MAX, &pos, ref, K, ts[k], MPI_COMM_SELF));
+        }
+        memset(mem, 0, MAX), memset(g, 0, MAX);
+        OK(MPI_Win_fence(0, win));
+        OK(MPI_Put(o, K, ts[k], dst, 0, K, ts[k], win));
+        OK(MPI_Win_fence(0, win));
+        for (int b = 0; b < MAX; b++)
+            CHECK((unsigned char)mem[b] == put_ref[b], "%s: put of %d %s: byte %d is %d, not %d", what, K, names[k],
+                  b, (unsigned char)mem[b], put_ref[b]);
+        OK(MPI_Get(g, K, ts[k], dst, 0, K, ts[k], win));
+        OK(MPI_Win_fence(0, win));
+        for (int b = 0; b < MAX; b++)
+            CHECK(g[b] == get_ref[b], "%s: get of %d %s: byte %d is %d, not %d", what, K, names[k], b, g[b],
+                  get_ref[b]);
+    }
+}
+
 static void run(MPI_Win win, int64_t *mem, const char *what)
 {
     struct layout l[8];
@@ -150,6 +190,7 @@ static void run(MPI_Win win, int64_t *mem, const char *what)
     for (int a = 0; a < k; a++)
         for (int b = 0; b < k; b++) one_pair(win, mem, &l[a], &l[b], what);
     pairs(win, (char *)mem, what);
+    gaps(win, (char *)mem, what);
     OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
     for (int a = 1; a < k; a++) OK(MPI_Type_free(&l[a].t));
 }
