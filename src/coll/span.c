@@ -11,6 +11,7 @@
  * once the group has been split by nodes (its first blocking collective). */
 #define _GNU_SOURCE             /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,6 @@ void coll_scratch_free(void *p)
 struct span_op {
     struct span_op *next;
     struct coll_group *g;
-    struct coll_args a;
     coll_done_fn done;
     void *ctx;
     int tag;
@@ -124,8 +124,16 @@ struct span_op {
      * sees the failure as a size that differs. st: the first failure. */
     bool failed;
     sm_status_t st;
+    /* (from here on not cleared by op_clear: a is op_check's copy, why is
+     * written with st) */
+    struct coll_args a;
     char why[256];
 };
+
+/* A blocking collective's op on the stack: the fields before a cleared, not
+ * the 500 bytes of a and why (a third of this file's own instructions in
+ * an 8-byte allreduce between nodes). */
+static void op_clear(struct span_op *o) { memset(o, 0, offsetof(struct span_op, a)); }
 
 static void *op_alloc(struct span_op *o, size_t n)
 {
@@ -607,10 +615,10 @@ static bool kernel_stream(const struct coll_args *a, size_t *bytes)
     return es == coll_dtype_size(a->red.t);
 }
 
-static bool ring_wanted(const struct coll_group *g, const struct coll_args *a)
+/* bytes: the vector's, for a kernel_stream reduction */
+static bool ring_wanted(const struct coll_group *g, const struct coll_args *a, size_t bytes)
 {
-    size_t bytes;
-    if ((a->kind != COLL_ALLREDUCE && a->kind != COLL_REDUCE) || g->m.size < 3 || !kernel_stream(a, &bytes)) return false;
+    if ((a->kind != COLL_ALLREDUCE && a->kind != COLL_REDUCE) || g->m.size < 3) return false;
     return bytes >= (a->kind == COLL_ALLREDUCE ? SPAN_RING_MIN_AR : SPAN_RING_MIN);
 }
 
@@ -618,11 +626,10 @@ static bool ring_wanted(const struct coll_group *g, const struct coll_args *a)
  * every size, without its copies (the round packs the source, receives
  * into a stream, then fold copies both streams into work buffers and the
  * result back: five passes over the vector where this makes two). */
-static bool rdbl_wanted(const struct coll_group *g, const struct coll_args *a)
+static bool rdbl_wanted(const struct coll_group *g, const struct coll_args *a, size_t bytes)
 {
-    size_t bytes;
     int n = g->m.size;
-    if (a->kind != COLL_ALLREDUCE || n < 2 || !kernel_stream(a, &bytes) || !bytes) return false;
+    if (a->kind != COLL_ALLREDUCE || n < 2 || !bytes) return false;
     return (bytes >= SPAN_RDBL_MIN || !(n & (n - 1))) && (bytes < SPAN_RING_MIN_AR || n == 2);
 }
 
@@ -824,13 +831,15 @@ static sm_status_t rsag_run(struct span_op *o)
 
 sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a)
 {
-    struct span_op o = { 0 };
-    bool ring = ring_wanted(g, a);
-    if (ring || rdbl_wanted(g, a)) {
+    struct span_op o;
+    op_clear(&o);
+    size_t bytes;
+    bool red = (a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE) && kernel_stream(a, &bytes);
+    bool ring = red && ring_wanted(g, a, bytes);
+    if (ring || (red && rdbl_wanted(g, a, bytes))) {
         sm_status_t st = op_check(&o, g, a);
         int n = g->m.size;
-        size_t bytes;
-        bool rsag = a->kind == COLL_ALLREDUCE && n >= 4 && !(n & (n - 1)) && kernel_stream(a, &bytes) &&
+        bool rsag = a->kind == COLL_ALLREDUCE && n >= 4 && !(n & (n - 1)) &&
                     (ring || (bytes >= SPAN_RSAG_MIN && bytes < SPAN_RSAG_MAX));
         return st ? st : rsag ? rsag_run(&o) : ring ? ring_run(&o) : rdbl_run(&o);
     }

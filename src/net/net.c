@@ -147,11 +147,20 @@ static struct {
  * source last ran (wake_progress). */
 static __thread struct { unsigned long runs, seen; unsigned found; } T __attribute__((tls_model("initial-exec")));
 
+/* A count for SMARTMAP_STATS: a load and a store, not a locked add. Each
+ * locked add is a full barrier on x86, and a small collective between
+ * nodes made about a dozen a call and rank (UCX's runs, a send's three, a
+ * receive's four); threads of one rank that count at once may lose one. */
+static inline void count(_Atomic uint64_t *c, uint64_t n)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n, memory_order_relaxed);
+}
+
 /* UCX's progress, counted (SMARTMAP_STATS: a polling wait makes hundreds of
  * thousands a second, a sleeping one a few). */
 static inline unsigned run(void)
 {
-    atomic_fetch_add_explicit(&N.polls, 1, memory_order_relaxed);
+    count(&N.polls, 1);
     unsigned n = U.ucp_worker_progress(N.worker);
     T.runs++, T.found += n;
     return n;
@@ -247,7 +256,7 @@ static void *watcher(void *arg)
             return NULL;
         }
         sm_wake_self();
-        atomic_fetch_add_explicit(&N.rings, 1, memory_order_relaxed);
+        count(&N.rings, 1);     /* (this thread's alone) */
         atomic_store(&W.parked, 1);
         while (atomic_load(&W.gen) == g) syscall(SYS_futex, &W.gen, FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
         atomic_store(&W.parked, 0);
@@ -368,12 +377,13 @@ static void sent(struct net_op *op, ucs_status_t s)
 {
     op->ucx = NULL;
     op->err = s == UCS_OK ? SM_OK : SM_ERR_PEER;
-    atomic_fetch_sub_explicit(&N.inflight, 1, memory_order_relaxed);
     op->done(op);
 }
+/* (a send UCX completed at once was never counted in flight) */
 static void send_cb(void *req, ucs_status_t s, void *user)
 {
     U.ucp_request_free(req);
+    atomic_fetch_sub_explicit(&N.inflight, 1, memory_order_relaxed);
     sent(user, s);
 }
 
@@ -393,17 +403,22 @@ sm_status_t net_send(struct net_op *op, int peer, const void *buf, size_t len, u
                                               (sync ? 0 : UCP_OP_ATTR_FLAG_FAST_CMPL),
                               .cb.send = send_cb, .user_data = op };
     op->err = SM_OK, op->cancelled = false, op->ucx = NULL;
-    atomic_fetch_add_explicit(&N.inflight, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&N.sent, len, memory_order_relaxed);
-    atomic_fetch_add_explicit(&N.msgs_sent, 1, memory_order_relaxed);
+    count(&N.sent, len);
+    count(&N.msgs_sent, 1);
     ucs_status_ptr_t r = sync ? U.ucp_tag_send_sync_nbx(N.ep[peer], buf, len, tag, &p)
                               : U.ucp_tag_send_nbx(N.ep[peer], buf, len, tag, &p);
-    if (UCS_PTR_IS_ERR(r)) {
-        atomic_fetch_sub_explicit(&N.inflight, 1, memory_order_relaxed);
+    if (SM_UNLIKELY(UCS_PTR_IS_ERR(r)))
         return ucx_fail(sync ? "ucp_tag_send_sync_nbx" : "ucp_tag_send_nbx", peer, UCS_PTR_STATUS(r));
+    /* In flight only if UCX returned a request (a small send over TCP
+     * completes at once: no locked add and sub for it). Its callback may
+     * run in another thread's progress before the add: the count dips
+     * below 0 a moment, which reads as none in flight, as it is. */
+    if (r == NULL) {
+        sent(op, UCS_OK);
+    } else {
+        op->ucx = r;
+        atomic_fetch_add_explicit(&N.inflight, 1, memory_order_relaxed);
     }
-    if (r == NULL) sent(op, UCS_OK);
-    else op->ucx = r;
     return SM_OK;
 }
 
@@ -416,8 +431,8 @@ static void received(struct net_op *op, ucs_status_t s, const ucp_tag_recv_info_
     if (!op->cancelled) {
         op->tag = info->sender_tag;
         op->len = info->length < cap ? info->length : cap;
-        atomic_fetch_add_explicit(&N.received, op->len, memory_order_relaxed);
-        atomic_fetch_add_explicit(&N.msgs_received, 1, memory_order_relaxed);
+        count(&N.received, op->len);
+        count(&N.msgs_received, 1);
     }
     op->done(op);
 }
@@ -569,7 +584,7 @@ sm_status_t net_put(int peer, uint64_t raddr, const void *src, size_t len)
     if (st) return st;
     ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
                               .cb.send = rma_cb, .user_data = (void *)(intptr_t)peer };
-    atomic_fetch_add_explicit(&N.put_bytes, len, memory_order_relaxed);
+    count(&N.put_bytes, len);
     return rma_started(U.ucp_put_nbx(N.ep[peer], src, len, raddr, key, &p), "ucp_put_nbx", peer);
 }
 
@@ -580,7 +595,7 @@ sm_status_t net_get(int peer, void *dst, uint64_t raddr, size_t len)
     if (st) return st;
     ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
                               .cb.send = rma_cb, .user_data = (void *)(intptr_t)peer };
-    atomic_fetch_add_explicit(&N.get_bytes, len, memory_order_relaxed);
+    count(&N.get_bytes, len);
     return rma_started(U.ucp_get_nbx(N.ep[peer], dst, len, raddr, key, &p), "ucp_get_nbx", peer);
 }
 
@@ -622,7 +637,7 @@ sm_status_t net_amo(int peer, uint64_t raddr, enum net_amo op, size_t width, uin
     ucp_rkey_h key;
     sm_status_t st = ready(peer, raddr, &key);
     if (st) return st;
-    atomic_fetch_add_explicit(&N.amos, 1, memory_order_relaxed);
+    count(&N.amos, 1);
     /* Operands in the width's own type: UCX reads width bytes at each. */
     /* cswap: UCX compares with buffer and swaps in reply_buffer (ucp.h's table). */
     uint64_t x = op == NET_AMO_CSWAP ? compare : value, z = op == NET_AMO_CSWAP ? value : 0;
