@@ -638,9 +638,9 @@ static bool scatter_lean(struct coll_group *g, const struct coll_args *a, sm_sta
     const struct dt_type *T = a->dst.type;
     if (!k || (T && !(a->dst.counts && T->contig && T->size == T->nbasic * es))) return false;
     int n = g->m.size, me = g->m.me;
-    size_t total = 0, b0 = 0, blk = 0;
-    for (int i = 0; i < n; i++) {           /* block i's bytes: counts of T, or dst.count bytes */
-        size_t b = a->dst.counts ? (size_t)(a->dst.counts[i] > 0 ? a->dst.counts[i] : 0) * T->size : a->dst.count;
+    size_t total = 0, b0 = 0, blk = 0, bsize = T ? T->size : 1;   /* counts of T, or of bytes (hier.c's slices) */
+    for (int i = 0; i < n; i++) {           /* block i's bytes: counts, or dst.count bytes */
+        size_t b = a->dst.counts ? (size_t)(a->dst.counts[i] > 0 ? a->dst.counts[i] : 0) * bsize : a->dst.count;
         if (i == me) b0 = total, blk = b;
         total += b;
     }
@@ -671,7 +671,7 @@ static bool scatter_lean(struct coll_group *g, const struct coll_args *a, sm_sta
         for (int j = 0; j < n; j++) {
             const char *y = mine;
             if (j != me) {
-                size_t bj = a->dst.counts ? (size_t)(a->dst.counts[j] > 0 ? a->dst.counts[j] : 0) * T->size : a->dst.count;
+                size_t bj = a->dst.counts ? (size_t)(a->dst.counts[j] > 0 ? a->dst.counts[j] : 0) * bsize : a->dst.count;
                 y = (const char *)(uintptr_t)coll_rec_of(g, j, o.seq)->aux + b0 - (j < me ? bj : 0);
             }
             if (n == 1) memmove(dst, y, blk);
