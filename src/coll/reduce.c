@@ -167,11 +167,21 @@ static const struct coll_lay *lay_of(struct coll_op *o, int j, bool *carried, st
 /* The C layout of the chunk's elements: NULL (plain bytes) unless t's own layout has padding. */
 static inline size_t c_step(const struct coll_op *o) { return o->a->red.elem ? o->r.es_c : o->r.es_s; }
 
+/* A reduce-scatter's carried copy leaves out its carrier's own block, which
+ * no reader needs (carry_copy): element e of member j's copy is at e, or
+ * past j's block, one block's length back. */
+static size_t carried_at(const struct coll_op *o, int j, size_t e)
+{
+    if (o->a->kind != COLL_REDUCE_SCATTER || e < o->r.bstart[j + 1]) return e;
+    return e - (o->r.bstart[j + 1] - o->r.bstart[j]);
+}
+
 static const char *view(struct coll_op *o, int j, size_t e0, size_t k, char *scratch)
 {
     bool carried;
     struct coll_lay tmp;
     const struct coll_lay *l = lay_of(o, j, &carried, &tmp);
+    if (carried) e0 = carried_at(o, j, e0);
     const char *base = (const char *)(uintptr_t)l->base;
     const struct dt_type *T = (const struct dt_type *)(uintptr_t)l->type;
     if (!o->r.user) {
@@ -369,6 +379,24 @@ static void chain_step(struct coll_op *o, const struct coll_rec *prev)
 
 /* --- The schedule ---------------------------------------------------------------------- */
 
+/* The readers' copy of this member's source (C arrays of t, or packed
+ * elements): for a reduce-scatter without this member's own block, which
+ * no reader needs (carried_at). Its bytes, and the copy into c. */
+static size_t carry_step(const struct coll_op *o) { return o->r.user ? o->r.es_s : o->r.es_c; }
+static size_t carry_bytes(const struct coll_op *o)
+{
+    size_t own = o->a->kind == COLL_REDUCE_SCATTER ? o->r.bstart[o->me + 1] - o->r.bstart[o->me] : 0;
+    return (o->r.N - own) * carry_step(o);
+}
+static void carry_copy(struct coll_op *o, char *c, const struct coll_buf *src, const struct dt_type *as)
+{
+    struct coll_red_state *r = &o->r;
+    size_t b0 = r->N, b1 = r->N;
+    if (o->a->kind == COLL_REDUCE_SCATTER) b0 = r->bstart[o->me], b1 = r->bstart[o->me + 1];
+    dt_copy(c, as, src->base, src->type, 0, b0 * r->es_s);
+    if (b1 < r->N) dt_copy(c - (b1 - b0) * carry_step(o), as, src->base, src->type, b1 * r->es_s, (r->N - b1) * r->es_s);
+}
+
 /* In place, a reduce-scatter's result goes to the start of dst, which
  * others read from: it is made aside and copied at the end. */
 static void out_copy(struct coll_op *o)
@@ -493,7 +521,7 @@ static sm_status_t red_prepare(struct coll_op *o, struct coll_rec *mine)
         /* a copy for the readers: C arrays of t, or the packed elements;
          * without a carrier (coll_carrier: 2 members on cores of their own
          * past the record) the source itself, readers waited for */
-        size_t bytes = r->user ? o->len : r->N * r->es_c;
+        size_t bytes = carry_bytes(o);
         char *c = coll_carrier(o, bytes, o->a->src.base != COLL_IN_PLACE);
         if (!c && o->a->src.base != COLL_IN_PLACE) {
             o->readers = COLL_ALL;
@@ -503,7 +531,7 @@ static sm_status_t red_prepare(struct coll_op *o, struct coll_rec *mine)
             if (!(c = coll_alloc(o, bytes))) return o->st;
             o->readers = COLL_ALL;
         }
-        dt_copy(c, r->user ? NULL : as, src.base, src.type, 0, o->len);
+        carry_copy(o, c, &src, r->user ? NULL : as);
         o->src = (struct coll_lay){ (uint64_t)(uintptr_t)coll_global(c), 0, bytes, 0, 0, 0, 1, 1 };
         o->flags |= REC_CARRIED;
         return SM_OK;
@@ -597,9 +625,68 @@ const struct coll_kind_ops coll_reduce_ops = { "reduction", reduce_prepare_any, 
  * publish first, a late failure pending, arguments the general path
  * refuses) goes the general way. */
 
+/* A reduce-scatter: its record carries its source without its own block
+ * (carry_copy), so up to COLL_INLINE bytes of others' blocks and its own
+ * block of at most COLL_INLINE (2 members: blocks of 96 B, where the whole
+ * 192-byte source went past the record, published in place and its reader
+ * waited for). Plain C arrays, the blocks' type (the v form's) contiguous. */
+static bool scatter_lean(struct coll_group *g, const struct coll_args *a, sm_status_t *st)
+{
+    if (a->red.op == COLL_USER || a->red.elem || a->src.type) return false;
+    coll_kernel_fn k = coll_kernel(a->red.t, a->red.op);
+    size_t es = coll_dtype_size(a->red.t);
+    const struct dt_type *T = a->dst.type;
+    if (!k || (T && !(a->dst.counts && T->contig && T->size == T->nbasic * es))) return false;
+    int n = g->m.size, me = g->m.me;
+    size_t total = 0, b0 = 0, blk = 0, bsize = T ? T->size : 1;   /* counts of T, or of bytes (hier.c's slices) */
+    for (int i = 0; i < n; i++) {           /* block i's bytes: counts, or dst.count bytes */
+        size_t b = a->dst.counts ? (size_t)(a->dst.counts[i] > 0 ? a->dst.counts[i] : 0) * bsize : a->dst.count;
+        if (i == me) b0 = total, blk = b;
+        total += b;
+    }
+    if (total - blk > COLL_INLINE || blk > COLL_INLINE || total % es) return false;
+    bool inpl = a->src.base == COLL_IN_PLACE;
+    char *dst = (char *)a->dst.base + (T ? T->true_lb : 0);
+    const char *src = inpl ? dst : a->src.base;
+
+    struct coll_op o;
+    struct coll_rec *r = coll_lean_open(&o, g, a, COLL_SIG(COLL_REDUCE_SCATTER, -1, a->red.t, a->red.op));
+    o.len = total;
+    _Alignas(16) char own[COLL_INLINE], acc[COLL_INLINE];
+    const char *mine = src + b0;
+    if (inpl) mine = memcpy(own, mine, blk);    /* its block's result goes to dst's start */
+    r->flags = n > 1 ? REC_CARRIED : 0, r->len = total;
+    if (n > 1) {
+        r->aux = (uint64_t)(uintptr_t)coll_global(r->data);
+        memcpy(r->data, src, b0);
+        memcpy(r->data + b0, src + b0 + blk, total - b0 - blk);
+    }
+    coll_lean_stamp(&o, r);
+    for (int d = 1; d < n; d++) coll_check(&o, coll_next(&o, d), coll_lean_await(&o, coll_next(&o, d)), true);
+    size_t N = blk / es;
+    if (!o.st && N) {
+        /* sources 0..n-1 in member order, the last step straight into dst;
+         * member j's copy holds this block at b0, or b0 - j's block (j < me) */
+        const char *x = mine;
+        for (int j = 0; j < n; j++) {
+            const char *y = mine;
+            if (j != me) {
+                size_t bj = a->dst.counts ? (size_t)(a->dst.counts[j] > 0 ? a->dst.counts[j] : 0) * bsize : a->dst.count;
+                y = (const char *)(uintptr_t)coll_rec_of(g, j, o.seq)->aux + b0 - (j < me ? bj : 0);
+            }
+            if (n == 1) memmove(dst, y, blk);
+            else if (j == 0) x = y;
+            else k(j == n - 1 ? dst : acc, j == 1 ? x : acc, y, N);
+        }
+    }
+    *st = coll_lean_end(&o);
+    return true;
+}
+
 bool coll_red_lean(struct coll_group *g, const struct coll_args *a, sm_status_t *st)
 {
     enum coll_kind kind = a->kind;
+    if (kind == COLL_REDUCE_SCATTER) return scatter_lean(g, a, st);
     if (kind != COLL_ALLREDUCE && kind != COLL_REDUCE && kind != COLL_SCAN && kind != COLL_EXSCAN) return false;
     if (a->red.op == COLL_USER || a->red.elem || a->src.type || a->dst.type || a->src.counts || a->dst.counts)
         return false;

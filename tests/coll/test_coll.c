@@ -7,7 +7,7 @@
  * roots and sizes while ranks run at different speeds; collectives on two
  * groups at once from two threads; mismatched calls; members that read no
  * record running ahead. Usage: test_coll
- * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scandeep|scanmix|lean|movelean|recfree|crowded|carry|direct|mate|all] */
+ * [basic|reduce|private|stress|threads|mismatch|ahead|ahead_scatter|scanahead|scandeep|scanmix|lean|rslean|movelean|recfree|crowded|carry|direct|mate|all] */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -904,6 +904,91 @@ static void lean_check(struct coll_group *g)
     }
 }
 
+/* Reduce-scatter (reduce.c scatter_lean, carry_copy): a member's record
+ * carries its source without its own block, so 2 members' blocks of up to
+ * COLL_INLINE bytes go the lean way; every (type, op), blocks of 1 element,
+ * the most that is lean and one more, the block form and the v form
+ * (counts of a basic type, one member's block empty, sizes that differ by
+ * member), in place and not, the general path mixed in (the odd members'
+ * call nonblocking: their carried copies read by lean members and the
+ * other way round), the group's lean count checked. */
+static void rslean_one(struct coll_group *g, enum coll_dtype t, enum coll_redop op, size_t c, bool v, bool inpl,
+                       bool mix)
+{
+    int sz = g->m.size, i = g->m.me;
+    size_t es = coll_dtype_size(t);
+    static struct dt_predef bts[COLL_DTYPE_COUNT];     /* one per type: the engine may keep its address */
+    struct dt_predef *bt = &bts[t];
+    if (!bt->t.size) dt_predef_init(bt, 0, es, es, es, 0, 0);
+    int counts[8];
+    size_t total = 0, b0 = 0, blk = 0;
+    for (int j = 0; j < sz; j++) {
+        counts[j] = v ? (j % 3 == 2 ? 0 : (int)(c - (size_t)(j % 2 && c > 1))) : (int)c;
+        if (j == i) b0 = total, blk = (size_t)counts[j];
+        total += (size_t)counts[j];
+    }
+    char *src = malloc(total * es + 1), *dst = malloc(total * es + 64), x[64], want[64], s1[80], s2[80];
+    for (size_t e = 0; e < total; e++) ref_value(t, src + e * es, i, e);
+    memset(dst, 0xee, total * es + 64);
+    if (inpl) memcpy(dst, src, total * es);
+    struct coll_args a = { .kind = COLL_REDUCE_SCATTER, .src = { inpl ? COLL_IN_PLACE : src, total * es },
+                           .dst = { dst, c * es }, .red = { .t = t, .op = op } };
+    if (v) a.dst = (struct coll_buf){ dst, 0, &bt->t, counts, NULL, NULL };
+    if (inpl) a.src.count = 0;
+    /* mixed: the odd members' call is nonblocking (the general path) */
+    bool nb = mix && i % 2;
+    bool lean = !nb && !g->active && (total - blk) * es <= COLL_INLINE && blk * es <= COLL_INLINE;
+    uint64_t before = g->lean;
+    if (nb) {
+        _Atomic int f = 0;
+        OK(coll_start(g, &a, nb_done, &f));
+        coll_wait(nb_set, &f);
+        CHECK(atomic_load(&f) == 1, "the nonblocking reduce-scatter failed");
+    } else {
+        OK(coll_run(g, &a));
+    }
+    CHECK(g->lean - before == (lean ? 1u : 0u), "reduce-scatter %s %s block %zu%s%s: %llu lean calls, want %d",
+          coll_redop_name(op), coll_dtype_name(t), c, v ? " v" : "", inpl ? " in place" : "",
+          (unsigned long long)(g->lean - before), lean);
+    for (size_t e = 0; e < blk; e++) {
+        ref_value(t, want, 0, b0 + e);
+        for (int p = 1; p < sz; p++) {
+            ref_value(t, x, p, b0 + e);
+            ref_apply(t, op, want, want, x);
+        }
+        CHECK(ref_equal(t, dst + e * es, want), "reduce-scatter %s %s block %zu%s%s member %d [%zu]: got %s want %s",
+              coll_redop_name(op), coll_dtype_name(t), c, v ? " v" : "", inpl ? " in place" : "", i, e,
+              ref_show(t, dst + e * es, s1, sizeof s1), ref_show(t, want, s2, sizeof s2));
+    }
+    for (size_t b = (inpl ? total : blk) * es; b < total * es + 64; b++)
+        CHECK((unsigned char)dst[b] == 0xee, "reduce-scatter %s block %zu: written past the block", coll_dtype_name(t), c);
+    free(src), free(dst);
+}
+
+static void rslean_check(struct coll_group *g)
+{
+    int sz = g->m.size, k = 0;
+    for (int t = 0; t < COLL_DTYPE_COUNT; t++)
+        for (int op = 0; op < COLL_REDOP_COUNT; op++) {
+            if (!coll_kernel((enum coll_dtype)t, (enum coll_redop)op)) continue;
+            size_t es = coll_dtype_size((enum coll_dtype)t), most = COLL_INLINE / es / (size_t)(sz > 1 ? sz - 1 : 1);
+            size_t cs[] = { 1, most, most + 1 };
+            for (size_t c = 0; c < 3; c++)
+                for (int v = 0; v < 2; v++, k++)
+                    rslean_one(g, (enum coll_dtype)t, (enum coll_redop)op, cs[c], v, k % 3 == 1, k % 4 < 2);
+        }
+    /* members whose vectors differ (member 0's blocks of one element, the others' of two) */
+    if (sz > 1) {
+        long in[16] = { 0 }, out[2];
+        size_t c = g->m.me == 0 ? 1 : 2;
+        sm_status_t st = coll_run(g, &(struct coll_args){ .kind = COLL_REDUCE_SCATTER, .src = { in, 8 * c * (size_t)sz },
+                                                           .dst = { out, 8 * c }, .red = { .t = COLL_INT64, .op = COLL_SUM } });
+        CHECK(st == SM_ERR_TRUNCATE, "reduce-scatter, vectors differ: %d %s", st, sm_fail_reason());
+        (void)coll_barrier(g);
+        OK(coll_barrier(g));
+    }
+}
+
 /* The data movers' lean path (move.c coll_move_lean): every kind at the
  * sizes where a member's contribution just fits its record and one byte
  * more, fixed and v blocks (sizes differing by member, gaps between them),
@@ -1238,6 +1323,7 @@ int main(int argc, char **argv)
         if (all || !strcmp(part, "scandeep")) scan_deep_check(g, 200 + gi);
         if (all || !strcmp(part, "scanmix")) scan_mix_check(g);
         if (all || !strcmp(part, "lean")) lean_check(g);
+        if (all || !strcmp(part, "rslean")) rslean_check(g);
         if (all || !strcmp(part, "movelean")) mlean_check(g);
         if (all || !strcmp(part, "recfree")) recfree_check(g, 200 + gi);
         if (all || !strcmp(part, "crowded")) crowded_check(g);
