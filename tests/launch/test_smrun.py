@@ -732,12 +732,12 @@ class TestFailure(SmrunTest):
         self.assert_one_cause(res, r"smrun: rank \d \(pid \d+\) killed by SIGUSR1", 128 + signal.SIGUSR1)
 
     def test_stop_and_continue(self):
+        def state_of(pid):
+            with open("/proc/%d/stat" % pid) as f:
+                return f.read().rsplit(")", 1)[1].split()[0]
+
         def states():
-            out = []
-            for pid in [r[0] for r in self.records()]:
-                with open("/proc/%d/stat" % pid) as f:
-                    out.append(f.read().rsplit(")", 1)[1].split()[0])
-            return out
+            return [state_of(r[0]) for r in self.records()]
 
         def wait_state(want):
             t0 = time.monotonic()
@@ -751,6 +751,13 @@ class TestFailure(SmrunTest):
             self.wait_records(3)
             p.send_signal(signal.SIGTSTP)
             wait_state("T")
+            # smrun stops its ranks, then itself: as a shell would (it
+            # waits for smrun to stop), continue it only once it has, or
+            # the SIGCONT lands between the two and smrun stops after it
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 10 and state_of(p.pid) != "T":
+                time.sleep(0.01)
+            self.assertEqual(state_of(p.pid), "T")
             p.send_signal(signal.SIGCONT)
             wait_state("S")
             p.send_signal(signal.SIGTERM)
