@@ -115,6 +115,8 @@ void rma_remote_idle(void)
     if (!net_progress()) sched_yield();
 }
 
+void rma_remote_poll(void) { (void)net_progress(); }
+
 /* --- The ticket lock on another node's memory: remote fetch-and-add on its
  * words; the wait reads serving until it reaches the ticket. */
 sm_status_t rma_remote_lock_acquire(int pe, struct rma_lock *l)

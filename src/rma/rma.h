@@ -153,10 +153,22 @@ static inline __attribute__((always_inline)) void rma_wake(int pe) { sm_wake_inl
  * costs a put nothing). */
 extern bool rma_remote_up;
 void rma_remote_wait(bool (*cond)(void *), void *arg);
+void rma_remote_poll(void);   /* UCX run once (rma_polled) */
 static inline void rma_wait_until(bool (*cond)(void *), void *arg)
 {
     if (SM_UNLIKELY(rma_remote_up)) rma_remote_wait(cond, arg);   /* remote.c: UCX progressed */
     else sm_wait_for(SM_WAKE_ON(SM_WAKE_RMA), cond, arg);
+}
+
+/* A test that found nothing (a failed shmem_test*, shmem_test_lock, a
+ * signal fetched): programs call them in loops, and across nodes over TCP a
+ * peer's put into this PE, and a peer's flush waiting for one (its quiet
+ * before shmem_clear_lock), is done by this PE's worker. Without a run here
+ * such a loop hung (test_lock on 2 nodes: a PE polling the lock on its node
+ * while the holder's quiet waited on it). */
+static inline void rma_polled(void)
+{
+    if (SM_UNLIKELY(rma_remote_up)) rma_remote_poll();
 }
 
 /* rma_sym_fast for 1 to RMA_SMALL bytes that do not start in the last

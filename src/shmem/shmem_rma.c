@@ -199,8 +199,9 @@ DEF_MEM_(shmem_ctx_, WITHCTX_, PE_CTX_)
 
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 {
-    return atomic_load_explicit((const _Atomic uint64_t *)
-        shmem_xlate(sm_core.rank, sig_addr, sizeof *sig_addr, "shmem_signal_fetch"), memory_order_acquire);
+    const _Atomic uint64_t *s = shmem_xlate(sm_core.rank, sig_addr, sizeof *sig_addr, "shmem_signal_fetch");
+    rma_polled();   /* polled in loops: the signal may be a put from another node */
+    return atomic_load_explicit(s, memory_order_acquire);
 }
 
 void shmem_fence(void) { shmem_require_init("shmem_fence"); shmem_order(false, "shmem_fence"); }
@@ -363,7 +364,7 @@ static size_t wait_##N(struct wait_##N *w, bool block) \
     w->found = SIZE_MAX; \
     w->start = w->mode == 1 ? any_start(w->ivars, w->n) : 0; \
     if (block) rma_wait_until(test_##N, w); \
-    else if (!test_##N(w)) return w->mode == 0 ? 0 : (w->mode == 1 ? SIZE_MAX : 0); \
+    else if (!test_##N(w)) { rma_polled(); return w->mode == 0 ? 0 : (w->mode == 1 ? SIZE_MAX : 0); } \
     if (w->mode == 1 && w->found != SIZE_MAX) any_returned(w->ivars, w->found); \
     return w->mode == 0 ? 1 : w->found; \
 } \
@@ -442,6 +443,6 @@ int shmem_test_lock(long *lock)
     struct rma_lock *l = lock_of(lock, "shmem_test_lock");
     bool taken;
     if (rma_remote(0)) remote_check(rma_remote_lock_try(0, l, &taken), "shmem_test_lock");
-    else taken = rma_lock_try(l);
+    else if (!(taken = rma_lock_try(l))) rma_polled();
     return taken ? 0 : 1;
 }

@@ -1,5 +1,7 @@
 /* test_p2p.c: point-to-point synchronisation: wait/test families, signals,
- * fairness of _any. */
+ * fairness of _any, polls that see another node's puts. */
+#include <time.h>
+
 #include "shmem_test.h"
 
 static long gvals[N];
@@ -142,10 +144,61 @@ static void t_p2p(void)
     shmem_barrier_all();
 }
 
+/* --- polls across nodes: a loop on a test, a signal fetch or shmem_test_lock
+ * sees what a PE on another node did. Over TCP a put into this PE is done
+ * by this PE's UCX worker, and the lock holder's quiet before its release
+ * waits for its put here: these calls run UCX, or the loops hang (bounded
+ * here, so the test fails instead). */
+static long plock, pdata;
+static int pflag;
+static uint64_t psig;
+static double poll_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+#define POLL_UNTIL(cond, what)                                                                         \
+    do {                                                                                               \
+        double t0_ = poll_now();                                                                       \
+        while (!(cond)) CHECK(poll_now() - t0_ < 20, "%s: not seen in 20 s of polling", what);        \
+    } while (0)
+
+static void t_poll(void)
+{
+    int h = npes - 1, p = npes > 2 ? 1 : 0;   /* on 2 nodes of 2: PE 3 acts, PE 0 and PE 1 (node 0) poll */
+    shmem_barrier_all();
+    if (me == h) shmem_int_p(&pflag, 1, 0);
+    if (me == 0) POLL_UNTIL(shmem_int_test(&pflag, SHMEM_CMP_EQ, 1), "shmem_int_test of a put");
+    shmem_barrier_all();
+    long v = 1000 + h;
+    if (me == h) shmem_putmem_signal(&pdata, &v, sizeof v, &psig, 1, SHMEM_SIGNAL_SET, 0);
+    if (me == 0) {
+        POLL_UNTIL(shmem_signal_fetch(&psig) == 1, "shmem_signal_fetch of a put_signal");
+        CHECK(pdata == v, "signalled data %ld", pdata);
+    }
+    shmem_barrier_all();
+    if (npes > 1) {
+        if (me == h) shmem_set_lock(&plock);
+        shmem_barrier_all();
+        if (me == h) {
+            shmem_long_p(&pdata, 42, p);
+            shmem_clear_lock(&plock);   /* its quiet waits for the put into p */
+        }
+        if (me == p) {
+            POLL_UNTIL(!shmem_test_lock(&plock), "shmem_test_lock of a lock held on another PE");
+            CHECK(pdata == 42, "the holder's put before its release: %ld", pdata);
+            shmem_clear_lock(&plock);
+        }
+        shmem_barrier_all();
+    }
+}
+
 int main(void)
 {
     test_start();
     t_p2p();
+    t_poll();
     shmem_finalize();
     return 0;
 }
