@@ -222,10 +222,9 @@ static inline void spin_unlock(_Atomic int *l) { atomic_store_explicit(l, 0, mem
  * sees `in` and waits. Biases revoked and locks taken through the spin
  * lock are counted (SMARTMAP_STATS). */
 #define BIAS_RUN 4096           /* revoking costs IPIs: a bias moves only to a thread that keeps the lock busy */
-static __thread struct req_cache *my_cache __attribute__((tls_model("initial-exec")));
 static __thread uint32_t bias_slot __attribute__((tls_model("initial-exec"))) = BIAS_NO_SLOT;
 static _Atomic uint32_t bias_slots;     /* slots handed out (never back: a thread's is its own) */
-static inline uintptr_t thread_id(void) { return (uintptr_t)&my_cache; }
+static inline uintptr_t thread_id(void) { return (uintptr_t)&bias_slot; }
 /* This thread's slot, one handed out if it has none (false: none left). */
 static bool bias_slot_get(void)
 {
@@ -236,7 +235,10 @@ static bool bias_slot_get(void)
     return bias_slot != BIAS_NO_SLOT;
 }
 
-static inline bool bias_enter(struct bias_lock *b)
+/* (The first look at the owner keeps threads without a slot, which share
+ * in[BIAS_NO_SLOT], from ever writing it: bias_unlock reads it.) Always
+ * inline, as bias_unlock: p2p_irecv called bias_unlock. */
+static inline __attribute__((always_inline)) bool bias_enter(struct bias_lock *b)
 {
     uint32_t me = bias_slot;
     if (atomic_load_explicit(&b->owner, memory_order_relaxed) != me) return false;
@@ -269,7 +271,7 @@ static __attribute__((noinline)) void bias_lock_slow(struct bias_lock *b)
     spin_lock(&b->lk);
     bias_taken(b);
 }
-static inline void bias_lock(struct bias_lock *b)
+static inline __attribute__((always_inline)) void bias_lock(struct bias_lock *b)
 {
     if (SM_UNLIKELY(!bias_enter(b))) bias_lock_slow(b);
 }
@@ -289,7 +291,7 @@ static __attribute__((noinline)) void bias_unlock_slow(struct bias_lock *b)
     spin_unlock(&b->lk);
 }
 /* Inside through the bias, or through lk: this thread's `in` says which. */
-static inline void bias_unlock(struct bias_lock *b)
+static inline __attribute__((always_inline)) void bias_unlock(struct bias_lock *b)
 {
     uint32_t me = bias_slot;
     if (SM_LIKELY(atomic_load_explicit(&b->in[me], memory_order_relaxed)))
@@ -300,16 +302,25 @@ static inline void bias_unlock(struct bias_lock *b)
 #define UNLOCK(l) do { if (SM_UNLIKELY(P.mt)) bias_unlock(&P.l); } while (0)
 
 /* A thread's requests (with threads): freed ones to reuse, and how many it
- * allocated less released (a request may go in another thread than it came). */
+ * took from the pool or malloc less gave back to the pool (a request may go
+ * in another thread than it came): its requests in use are held - nfree,
+ * so that a request from the cache and back changes nfree alone. The cache
+ * is the thread's own variable, not a pointer to one (the pointer's load
+ * and test were a third of a threaded request's allocation and release);
+ * until it is on P.caches, nfree is CACHE_MAX, so that the fast paths of
+ * both fail and alloc_mt or release_mt puts it there. */
 #define CACHE_MAX 256
 struct req_cache {
     struct p2p_req *free;
     int      nfree;
-    int64_t  requests;
+    bool     on;                /* on P.caches, retired when the thread ends */
+    int64_t  held;
     struct req_cache *next;     /* P.caches */
 };
+static __thread struct req_cache my_cache __attribute__((tls_model("initial-exec"))) = {.nfree = CACHE_MAX};
 
-/* A thread ends: its cached requests go back to the shared list. */
+/* A thread ends: its cached requests go back to the shared list, its count
+ * to P.stats, and its cache off P.caches (its memory goes with the thread). */
 static void cache_retire(void *a)
 {
     struct req_cache *c = a;
@@ -319,19 +330,27 @@ static void cache_retire(void *a)
         c->free = r->next;
         r->next = P.freelist, P.freelist = r;
     }
-    c->nfree = 0;
-    spin_unlock(&P.lk_pool);        /* (the block stays on P.caches: its count still counts) */
+    __atomic_fetch_add(&P.stats.requests, (uint64_t)(c->held - c->nfree), __ATOMIC_RELAXED);
+    for (struct req_cache **p = &P.caches; *p; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            break;
+        }
+    c->held = 0, c->nfree = CACHE_MAX, c->on = false;
+    spin_unlock(&P.lk_pool);
 }
 
-static __attribute__((noinline)) struct req_cache *cache_new(void)
+/* This thread's cache on P.caches (false: it cannot be retired, so stays off). */
+static bool cache_on(void)
 {
-    struct req_cache *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
+    struct req_cache *c = &my_cache;
+    if (c->on) return true;
+    if (pthread_setspecific(P.cache_key, c)) return false;
     spin_lock(&P.lk_pool);
     c->next = P.caches, P.caches = c;
+    c->nfree = 0, c->on = true;
     spin_unlock(&P.lk_pool);
-    pthread_setspecific(P.cache_key, c);
-    return my_cache = c;
+    return true;
 }
 
 sm_status_t p2p_threads(void)
@@ -452,7 +471,11 @@ sm_status_t p2p_finalize(void)
 void p2p_stats(struct p2p_stats *s)
 {
     *s = P.stats;
-    for (struct req_cache *c = P.caches; c; c = c->next) s->requests += (uint64_t)PEEK(c->requests);
+    if (P.mt) {
+        spin_lock(&P.lk_pool);      /* (a cache leaves the list with its thread) */
+        for (struct req_cache *c = P.caches; c; c = c->next) s->requests += (uint64_t)(PEEK(c->held) - PEEK(c->nfree));
+        spin_unlock(&P.lk_pool);
+    }
     s->locked = PEEK(P.lk_recv.locked) + PEEK(P.lk_send.locked);
     s->revoked = PEEK(P.lk_recv.revoked) + PEEK(P.lk_send.revoked);
     if (P.nremote) net_bytes(&s->net_sent, &s->net_received);
@@ -471,16 +494,19 @@ static void q_push(struct reqq *q, struct p2p_req *r)
 /* With threads: from the thread's cache, else the shared list, else malloc. */
 static __attribute__((noinline)) struct p2p_req *alloc_mt(void)
 {
-    struct req_cache *c = my_cache ? my_cache : cache_new();
+    struct req_cache *c = cache_on() ? &my_cache : NULL;
     struct p2p_req *r = NULL;
-    if (c && (r = c->free)) c->free = r->next, c->nfree--;
-    else if (P.freelist) {
+    if (c && (r = c->free)) {
+        c->free = r->next, c->nfree--;
+        return r;
+    }
+    if (P.freelist) {
         spin_lock(&P.lk_pool);
         if ((r = P.freelist)) P.freelist = r->next;
         spin_unlock(&P.lk_pool);
     }
     if (!r && !(r = malloc(P.req_size))) return NULL;
-    if (c) c->requests++;
+    if (c) c->held++;
     else __atomic_fetch_add(&P.stats.requests, 1, __ATOMIC_RELAXED);
     return r;
 }
@@ -488,9 +514,8 @@ static __attribute__((noinline)) struct p2p_req *alloc_mt(void)
 struct p2p_req *p2p_req_alloc(void)
 {
     struct p2p_req *r;
-    struct req_cache *c;
     if (SM_UNLIKELY(P.mt)) {    /* the thread's cache inline: alloc_mt's call was most of its cost */
-        if ((c = my_cache) && (r = c->free)) c->free = r->next, c->nfree--, c->requests++;
+        if ((r = my_cache.free)) my_cache.free = r->next, my_cache.nfree--;
         else r = alloc_mt();
     } else if ((r = P.freelist)) P.freelist = r->next, P.stats.requests++;
     else if ((r = malloc(P.req_size))) P.stats.requests++;
@@ -504,13 +529,12 @@ struct p2p_req *p2p_req_alloc(void)
 
 static __attribute__((noinline)) void release_mt(struct p2p_req *r)
 {
-    struct req_cache *c = my_cache ? my_cache : cache_new();
+    struct req_cache *c = cache_on() ? &my_cache : NULL;
     if (c && c->nfree < CACHE_MAX) {
         r->next = c->free, c->free = r, c->nfree++;
-        c->requests--;
         return;
     }
-    if (c) c->requests--;
+    if (c) c->held--;
     else __atomic_fetch_sub(&P.stats.requests, 1, __ATOMIC_RELAXED);
     spin_lock(&P.lk_pool);
     r->next = P.freelist, P.freelist = r;
@@ -525,8 +549,8 @@ static void release(struct p2p_req *r)
         free(r->why);
     }
     if (SM_UNLIKELY(P.mt)) {
-        struct req_cache *c = my_cache;
-        if (c && c->nfree < CACHE_MAX) r->next = c->free, c->free = r, c->nfree++, c->requests--;
+        struct req_cache *c = &my_cache;
+        if (c->nfree < CACHE_MAX) r->next = c->free, c->free = r, c->nfree++;
         else release_mt(r);
         return;
     }

@@ -12,7 +12,11 @@
  * tag), sizes from 8 bytes to above the eager limit. The other threads
  * revoke the main thread's bias. (3) The main thread alone again: once it
  * has taken the locks many times in a row, the bias is its own again (no
- * more spin locks). */
+ * more spin locks). (4) Threads that take and give back more requests
+ * than their caches hold, end, and are followed by others (which may get
+ * the same thread-local memory): every request is counted back (a cache
+ * left on the engine's list when its thread ended would be counted twice,
+ * or loop the list). */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -150,6 +154,20 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* Requests taken and given back in this thread, more than a cache holds,
+ * and 100 left for the main thread to give back after this one ends. */
+static struct p2p_req *left[T][100];
+static void *churn(void *arg)
+{
+    struct p2p_req *q[600];
+    for (int round = 0; round < 3; round++) {
+        for (int k = 0; k < 600; k++) CHECK((q[k] = req_new()) != NULL, "a request");
+        for (int k = 0; k < 600; k++) p2p_req_free(q[k]);
+    }
+    for (int k = 0; k < 100; k++) CHECK((left[(intptr_t)arg][k] = req_new()) != NULL, "a request");
+    return NULL;
+}
+
 /* The main thread alone: n rounds of a small nonblocking send and receive
  * around the ring, and a blocking pair every 8th. */
 static void solo(int n, int tag)
@@ -225,6 +243,18 @@ int main(void)
     p2p_stats(&s1);
     CHECK(s1.locked > 0 && s1.revoked > 0, "four threads: %llu locks through the spin lock, %llu revoked",
           (unsigned long long)s1.locked, (unsigned long long)s1.revoked);
+    CHECK(s1.requests == s0.requests, "four threads ended: %llu requests in use, %llu before",
+          (unsigned long long)s1.requests, (unsigned long long)s0.requests);
+    for (int gen = 0; gen < 4; gen++) {
+        for (int t = 0; t < T; t++) CHECK(!pthread_create(&th[t], NULL, churn, (void *)(intptr_t)t), "pthread_create");
+        for (int t = 0; t < T; t++) pthread_join(th[t], NULL);
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < 100; k++) p2p_req_free(left[t][k]);
+        struct p2p_stats sc;
+        p2p_stats(&sc);
+        CHECK(sc.requests == s0.requests, "generation %d of threads ended: %llu requests in use, %llu before", gen,
+              (unsigned long long)sc.requests, (unsigned long long)s0.requests);
+    }
     sm_barrier();               /* every send cancelled or not by now: the rest are received here */
     int got = 0;
     for (;;) {
