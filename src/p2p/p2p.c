@@ -124,9 +124,10 @@ struct dest {
 #define BIAS_SLOTS 64
 #define BIAS_NOBODY BIAS_SLOTS          /* owner: no thread holds the bias */
 #define BIAS_NO_SLOT (BIAS_SLOTS + 1)   /* a thread without a slot (never biased) */
+#define BIAS_FENCED 0x80u               /* owner: | the slot where the owner's entry fences (bias_owner) */
 struct bias_lock {
     alignas(SM_CACHELINE) _Atomic int lk;  /* the spin lock, for every thread but the owner */
-    _Atomic uint32_t owner;     /* the slot of the thread that enters without lk, or BIAS_NOBODY */
+    _Atomic uint32_t owner;     /* the slot of the thread that enters without lk (bias_owner), or BIAS_NOBODY */
     uintptr_t last;             /* under lk: the last thread that took it, and how many times in a row */
     uint32_t run;
     uint64_t locked, revoked;   /* under lk: taken through it; biases revoked (p2p_stats) */
@@ -235,15 +236,28 @@ static bool bias_slot_get(void)
     return bias_slot != BIAS_NO_SLOT;
 }
 
-/* (The first look at the owner keeps threads without a slot, which share
- * in[BIAS_NO_SLOT], from ever writing it: bias_unlock reads it.) Always
- * inline, as bias_unlock: p2p_irecv called bias_unlock. */
-static inline __attribute__((always_inline)) bool bias_enter(struct bias_lock *b)
+/* The owner's value for this thread: its slot, with BIAS_FENCED where
+ * sm_fence_peers does not reach the peers (sm_fence_light is a full fence
+ * then, set once at start): the owner's fast entry need not look at which
+ * fence it needs (3 instructions a lock). */
+static uint32_t bias_owner(void) { return bias_slot | (sm_wake_unfenced ? 0 : BIAS_FENCED); }
+/* The entry of an owner that fences (as when ranks outnumber cores). */
+static __attribute__((noinline)) bool bias_enter_fenced(struct bias_lock *b, uint32_t me)
 {
-    uint32_t me = bias_slot;
-    if (atomic_load_explicit(&b->owner, memory_order_relaxed) != me) return false;
     atomic_store_explicit(&b->in[me], 1, memory_order_relaxed);
-    sm_fence_light();
+    sm_full_fence();
+    if (SM_LIKELY(atomic_load_explicit(&b->owner, memory_order_relaxed) == (me | BIAS_FENCED))) return true;
+    atomic_store_explicit(&b->in[me], 0, memory_order_release);        /* revoked meanwhile */
+    return false;
+}
+/* (The first look at the owner keeps threads without a slot, which share
+ * in[BIAS_NO_SLOT], from ever writing it: bias_unlock reads it.) */
+static inline bool bias_enter(struct bias_lock *b)
+{
+    uint32_t me = bias_slot, o = atomic_load_explicit(&b->owner, memory_order_relaxed);
+    if (SM_UNLIKELY(o != me)) return o == (me | BIAS_FENCED) && bias_enter_fenced(b, me);
+    atomic_store_explicit(&b->in[me], 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);  /* (sm_fence_peers reaches this process: bias_owner) */
     if (SM_LIKELY(atomic_load_explicit(&b->owner, memory_order_relaxed) == me)) return true;
     atomic_store_explicit(&b->in[me], 0, memory_order_release);        /* revoked meanwhile */
     return false;
@@ -258,7 +272,7 @@ static void bias_taken(struct bias_lock *b)
     if (o != BIAS_NOBODY) {
         atomic_store(&b->owner, BIAS_NOBODY);     /* (a full fence: before the load of in) */
         sm_fence_peers();
-        for (int i = 0; atomic_load_explicit(&b->in[o], memory_order_acquire); i++)
+        for (int i = 0; atomic_load_explicit(&b->in[o & ~BIAS_FENCED], memory_order_acquire); i++)
             if (i >= 64) sched_yield();
             else sm_cpu_relax();
         SET(b->revoked, b->revoked + 1);
@@ -271,7 +285,7 @@ static __attribute__((noinline)) void bias_lock_slow(struct bias_lock *b)
     spin_lock(&b->lk);
     bias_taken(b);
 }
-static inline __attribute__((always_inline)) void bias_lock(struct bias_lock *b)
+static inline void bias_lock(struct bias_lock *b)
 {
     if (SM_UNLIKELY(!bias_enter(b))) bias_lock_slow(b);
 }
@@ -286,11 +300,14 @@ static __attribute__((noinline)) void bias_unlock_slow(struct bias_lock *b)
 {
     if (++b->run >= BIAS_RUN) {
         b->run = 0;
-        if (bias_slot_get()) atomic_store_explicit(&b->owner, bias_slot, memory_order_relaxed);
+        if (bias_slot_get()) atomic_store_explicit(&b->owner, bias_owner(), memory_order_relaxed);
     }
     spin_unlock(&b->lk);
 }
-/* Inside through the bias, or through lk: this thread's `in` says which. */
+/* Inside through the bias, or through lk: this thread's `in` says which.
+ * Always inline: p2p_irecv called it (8 instructions a receive). (bias_lock
+ * always inline too changed the registers of p2p_recv_eager's
+ * single-threaded path: one instruction more.) */
 static inline __attribute__((always_inline)) void bias_unlock(struct bias_lock *b)
 {
     uint32_t me = bias_slot;
@@ -359,8 +376,8 @@ sm_status_t p2p_threads(void)
     if (pthread_key_create(&P.cache_key, cache_retire))
         return sm_fail(SM_ERR_NOMEM, "cannot make the point-to-point engine's thread key");
     bool slot = bias_slot_get();
-    atomic_store(&P.lk_recv.owner, slot ? bias_slot : BIAS_NOBODY);
-    atomic_store(&P.lk_send.owner, slot ? bias_slot : BIAS_NOBODY);
+    atomic_store(&P.lk_recv.owner, slot ? bias_owner() : BIAS_NOBODY);
+    atomic_store(&P.lk_send.owner, slot ? bias_owner() : BIAS_NOBODY);
     P.mt = true;
     return SM_OK;
 }
