@@ -145,10 +145,7 @@ static inline void *coll_global(const void *p)
 }
 
 static inline bool coll_aset(const struct coll_group *g) { return g->num == COLL_NUM_ASET; }
-static inline struct coll_slot *coll_slot_of(const struct coll_group *g, int i)
-{
-    return &coll_area_of(sm_group_rank(&g->m, i))->slot[g->num];
-}
+static inline struct coll_slot *coll_slot_of(const struct coll_group *g, int i) { return g->slots[i]; }
 /* Member i's record for collective seq. */
 static inline struct coll_rec *coll_rec_of(const struct coll_group *g, int i, uint32_t seq)
 {

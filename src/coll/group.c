@@ -103,10 +103,15 @@ static sm_status_t set_group(struct coll_group *g, const struct sm_group *m, int
     *g = (struct coll_group){ .num = -1, .aset = -1 };
     if (m) g->m = *m;
     if (!member) return SM_OK;
-    /* progress, then checked, then pend_sig */
-    if (!(g->seen = malloc(sizeof *g->seen * (2 * (size_t)m->size + COLL_RECS))))
+    /* progress, then checked, then pend_sig, then slots (8-byte aligned:
+     * 2 * size + COLL_RECS words before them) */
+    _Static_assert(COLL_RECS % 2 == 0, "slots after an even number of words");
+    size_t words = 2 * (size_t)m->size + COLL_RECS;
+    if (!(g->seen = malloc(sizeof *g->seen * words + sizeof *g->slots * (size_t)m->size)))
         return sm_fail(SM_ERR_NOMEM, "no memory for a group of %d", m->size);
     g->pend_sig = g->seen + 2 * m->size;
+    g->slots = (struct coll_slot **)(void *)(g->seen + words);
+    for (int i = 0; i < m->size; i++) g->slots[i] = &coll_area_of(sm_group_rank(m, i))->slot[num];
     for (int i = 0; i < 2 * m->size; i++) g->seen[i] = base - 1;   /* nothing of this group to finish */
     g->num = num;
     g->seq = g->pub = g->progress = g->checked = g->all_checked = base - 1;
@@ -372,7 +377,7 @@ void coll_group_destroy(struct coll_group *g)
         free(g->net), free(g->seen), free(g->late_why);
         g->late_why = NULL;
         mark(g->num, false);
-        g->net = NULL, g->seen = NULL, g->num = -1;
+        g->net = NULL, g->seen = NULL, g->slots = NULL, g->num = -1;
         return;
     }
     if (!peers_done(g)) coll_wait(peers_done, g);
@@ -381,7 +386,7 @@ void coll_group_destroy(struct coll_group *g)
     free(g->late_why);
     g->late_why = NULL, g->late_st = SM_OK, g->pend = 0;
     mark(g->num, false);
-    g->seen = NULL, g->bounce = NULL, g->num = -1;
+    g->seen = NULL, g->slots = NULL, g->bounce = NULL, g->num = -1;
 }
 
 void coll_group_aset(struct coll_group *g, int start, int logstride, int size)
