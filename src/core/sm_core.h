@@ -297,6 +297,11 @@ struct sm_wait_source {
      * while events come, until busy_ns pass without one. */
     bool (*busy)(void);
     long busy_ns, first_ns;
+    /* Optional: a large transfer of this rank is under way (a rendezvous,
+     * whose data moves only while both sides run the source): the poll
+     * goes on, from the start, until bulk_ns pass without an event. */
+    bool (*bulk)(void);
+    long bulk_ns;
 };
 void sm_wait_source(const struct sm_wait_source *s);
 /* A node's leader marks its exchange with the other nodes (on: true), and

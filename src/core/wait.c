@@ -229,7 +229,7 @@ void sm_wait_counts(uint64_t *idle, uint64_t *slept)
  * (mpi_yield_when_idle). true if the condition was met. */
 static bool source_busy_wait(const struct sm_wait_source *src, bool (*cond)(void *), void *arg)
 {
-    if (!src->busy || (src->busy_ns <= 0 && src->first_ns <= 0)) return false;
+    if (!src->busy || (src->busy_ns <= 0 && src->first_ns <= 0 && src->bulk_ns <= 0)) return false;
     uint64_t last = sm_now_ns();
     long budget = src->first_ns;
     while (src->busy()) {
@@ -240,7 +240,9 @@ static bool source_busy_wait(const struct sm_wait_source *src, bool (*cond)(void
         if (ran && cond(arg)) return true;
         uint64_t now = sm_now_ns();
         if (ran) last = now, budget = src->busy_ns;
-        else if ((int64_t)(now - last) >= budget) break;
+        else if ((int64_t)(now - last) >= budget &&
+                 !(src->bulk && (int64_t)(now - last) < src->bulk_ns && src->bulk()))
+            break;
         sched_yield();
     }
     return cond(arg);

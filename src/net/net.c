@@ -130,6 +130,7 @@ static struct {
     _Atomic long   inflight;        /* sends not yet complete */
     _Atomic long   recving;         /* receives posted, not complete */
     _Atomic long   waiting;         /* requests waited for (atomics, flushes, gets) */
+    _Atomic long   bulk;            /* sends and receives of NET_BULK bytes or more not complete */
     _Atomic uint64_t sent, received;
     _Atomic uint64_t msgs_sent, msgs_received;  /* messages, for SMARTMAP_STATS (what collectives cost) */
     _Atomic uint64_t polls, rings;  /* UCX progress calls; the watcher's wakes (SMARTMAP_STATS) */
@@ -236,11 +237,33 @@ static bool wake_busy(void)
            atomic_load_explicit(&N.waiting, memory_order_relaxed) > 0 ||
            atomic_load_explicit(&N.pending, memory_order_relaxed) > 0;
 }
+/* A large message's transfer (UCX's rendezvous over TCP: from 256 KiB for
+ * a standard send, NET_BULK) moves only while both sides run UCX: the
+ * sender writes as the socket drains, the receiver reads into the buffer.
+ * Gaps of more than 50 us between its events are common when ranks share
+ * a core (the rank beside it copying its own megabyte), and a wait that
+ * slept then cost the transfer the watcher's wake and the rank's at each
+ * gap: a 1 MiB broadcast on 4 nodes of 1 rank, 2 cores, 0.6-0.75x Open
+ * MPI's (whose ranks always poll). So while one is under way a wait polls
+ * with yields until SMARTMAP_NET_BULK_US (default 10000) pass without an
+ * event, from the start (docs/NOTES.md, big). */
+#define NET_BULK ((size_t)256 << 10)
+#define NET_BULK_US 10000
+static bool wake_bulk(void) { return atomic_load_explicit(&N.bulk, memory_order_relaxed) > 0; }
+static inline void bulk_begin(struct net_op *op, size_t len)
+{
+    if ((op->bulk = len >= NET_BULK)) atomic_fetch_add_explicit(&N.bulk, 1, memory_order_relaxed);
+}
+static inline void bulk_end(bool bulk)
+{
+    if (bulk) atomic_fetch_sub_explicit(&N.bulk, 1, memory_order_relaxed);
+}
 /* SMARTMAP_NET_SPIN_US (default 50): how long a wait with UCX work under
  * way polls after an event for the next before it sleeps; and
  * SMARTMAP_NET_SPIN_FIRST_US (default 0) for a first event (core/wait.c). */
 #define NET_SPIN_US 50
-static struct sm_wait_source wake_source = { wake_progress, wake_arm, wake_busy, NET_SPIN_US * 1000L, 0 };
+static struct sm_wait_source wake_source = { wake_progress, wake_arm, wake_busy, NET_SPIN_US * 1000L, 0,
+                                             wake_bulk, NET_BULK_US * 1000L };
 
 static void *watcher(void *arg)
 {
@@ -286,6 +309,8 @@ static bool wake_init(void)
     if (spin && *spin) wake_source.busy_ns = strtol(spin, NULL, 10) * 1000L;
     const char *first = getenv("SMARTMAP_NET_SPIN_FIRST_US");
     if (first && *first) wake_source.first_ns = strtol(first, NULL, 10) * 1000L;
+    const char *bulk = getenv("SMARTMAP_NET_BULK_US");
+    if (bulk && *bulk) wake_source.bulk_ns = strtol(bulk, NULL, 10) * 1000L;
     sm_wait_source(&wake_source);
     return true;
 }
@@ -384,6 +409,7 @@ static void send_cb(void *req, ucs_status_t s, void *user)
 {
     U.ucp_request_free(req);
     atomic_fetch_sub_explicit(&N.inflight, 1, memory_order_relaxed);
+    bulk_end(((struct net_op *)user)->bulk);
     sent(user, s);
 }
 
@@ -405,15 +431,19 @@ sm_status_t net_send(struct net_op *op, int peer, const void *buf, size_t len, u
     op->err = SM_OK, op->cancelled = false, op->ucx = NULL;
     count(&N.sent, len);
     count(&N.msgs_sent, 1);
+    bulk_begin(op, len);        /* (before the call: its callback may run in another thread's progress) */
     ucs_status_ptr_t r = sync ? U.ucp_tag_send_sync_nbx(N.ep[peer], buf, len, tag, &p)
                               : U.ucp_tag_send_nbx(N.ep[peer], buf, len, tag, &p);
-    if (SM_UNLIKELY(UCS_PTR_IS_ERR(r)))
+    if (SM_UNLIKELY(UCS_PTR_IS_ERR(r))) {
+        bulk_end(op->bulk);
         return ucx_fail(sync ? "ucp_tag_send_sync_nbx" : "ucp_tag_send_nbx", peer, UCS_PTR_STATUS(r));
+    }
     /* In flight only if UCX returned a request (a small send over TCP
      * completes at once: no locked add and sub for it). Its callback may
      * run in another thread's progress before the add: the count dips
      * below 0 a moment, which reads as none in flight, as it is. */
     if (r == NULL) {
+        bulk_end(op->bulk);
         sent(op, UCS_OK);
     } else {
         op->ucx = r;
@@ -426,6 +456,7 @@ static void received(struct net_op *op, ucs_status_t s, const ucp_tag_recv_info_
 {
     op->ucx = NULL;
     atomic_fetch_sub_explicit(&N.recving, 1, memory_order_relaxed);
+    bulk_end(op->bulk);
     op->cancelled = s == UCS_ERR_CANCELED;
     op->err = s == UCS_OK || op->cancelled ? SM_OK : s == UCS_ERR_MESSAGE_TRUNCATED ? SM_ERR_TRUNCATE : SM_ERR_PEER;
     if (!op->cancelled) {
@@ -459,6 +490,7 @@ static sm_status_t recv_started(struct net_op *op, ucs_status_ptr_t r, const ucp
 {
     if (UCS_PTR_IS_ERR(r)) {
         atomic_fetch_sub_explicit(&N.recving, 1, memory_order_relaxed);
+        bulk_end(op->bulk);
         op->ucx = NULL;
         return ucx_fail(call, -1, UCS_PTR_STATUS(r));
     }
@@ -476,6 +508,7 @@ sm_status_t net_recv(struct net_op *op, void *buf, size_t cap, uint64_t tag, uin
     op->err = SM_OK, op->cancelled = false, op->len = cap;
     op->ucx = &starting;
     atomic_fetch_add_explicit(&N.recving, 1, memory_order_relaxed);
+    bulk_begin(op, cap);
     return recv_started(op, U.ucp_tag_recv_nbx(N.worker, buf, cap, tag, mask, &p), &info, cap, "ucp_tag_recv_nbx");
 }
 
@@ -498,6 +531,7 @@ sm_status_t net_mrecv(struct net_op *op, void *buf, size_t cap, void *msg)
     op->err = SM_OK, op->cancelled = false, op->len = cap;
     op->ucx = &starting;
     atomic_fetch_add_explicit(&N.recving, 1, memory_order_relaxed);
+    bulk_begin(op, cap);
     return recv_started(op, U.ucp_tag_msg_recv_nbx(N.worker, buf, cap, msg, &p), &info, cap, "ucp_tag_msg_recv_nbx");
 }
 

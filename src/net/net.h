@@ -21,6 +21,7 @@ struct net_op {
     bool     cancelled;                  /* a receive cancelled by net_cancel */
     uint64_t tag;                        /* receive: the sender's tag */
     size_t   len;                        /* receive: bytes received */
+    bool     bulk;                       /* counted among the large transfers under way (net.c) */
 };
 
 /* Collective over every rank of the job (a PMIx fence): the worker, its

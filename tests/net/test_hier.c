@@ -9,7 +9,8 @@
  * scan or all; nonblocking: inb, three at
  * once; ibcast_64k, ibcast_8, iallreduce_64k, iallreduce_8; bcast_8 to
  * compare; bcast_small: 8 bytes from the ranks in turn, checked; bcast_late: from
- * rank 0, 20 ms late each call), for SMARTMAP_STATS'
+ * rank 0, 20 ms late each call; bcast_1m, bcast_1m_late: 1 MiB from rank 0,
+ * checked, on time or 20 ms late), for SMARTMAP_STATS'
  * counts. "nb": the nonblocking ones (check_nb); "nbmismatch": an Ibcast
  * whose second node expects less; "late": a broadcast whose root comes a
  * second late, the others' CPU time for it. */
@@ -598,6 +599,18 @@ static void loop(const char *kind, int n)
             if (late && me == root) usleep(20000);       /* the others wait, then sleep */
             OK(MPI_Bcast(b, 2, MPI_INT, root, MPI_COMM_WORLD));
             CHECK(b[0] == i && b[1] == -i, "%s %d from %d: %d %d", kind, i, root, b[0], b[1]);
+        }
+        bool late1m = !strcmp(kind, "bcast_1m_late");
+        if (!strcmp(kind, "bcast_1m") || late1m) {      /* from rank 0, a rendezvous each; checked */
+            int me;
+            MPI_Comm_rank(MPI_COMM_WORLD, &me);
+            if (me == 0) {
+                big[0] = (float)i, big[(1 << 18) - 1] = (float)-i;
+                if (late1m) usleep(20000);              /* the others poll a while, then sleep */
+            }
+            OK(MPI_Bcast(big, 1 << 18, MPI_FLOAT, 0, MPI_COMM_WORLD));
+            CHECK(big[0] == (float)i && big[(1 << 18) - 1] == (float)-i, "%s %d: %g %g", kind, i, big[0],
+                  big[(1 << 18) - 1]);
         }
         bool ib = !strcmp(kind, "ibcast_64k"), ib8 = !strcmp(kind, "ibcast_8");
         bool ia = !strcmp(kind, "iallreduce_64k"), ia8 = !strcmp(kind, "iallreduce_8");
