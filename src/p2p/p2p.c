@@ -238,8 +238,10 @@ static bool bias_slot_get(void)
 
 /* The owner's value for this thread: its slot, with BIAS_FENCED where
  * sm_fence_peers does not reach the peers (sm_fence_light is a full fence
- * then, set once at start): the owner's fast entry need not look at which
- * fence it needs (3 instructions a lock). */
+ * then; sm_wait_init decides, before p2p_threads; a forked child decides
+ * again but keeps its parent's owner values: MPI calls in a forked child
+ * are not supported): the owner's fast entry need not look at which fence
+ * it needs (3 instructions a lock). */
 static uint32_t bias_owner(void) { return bias_slot | (sm_wake_unfenced ? 0 : BIAS_FENCED); }
 /* The entry of an owner that fences (as when ranks outnumber cores). */
 static __attribute__((noinline)) bool bias_enter_fenced(struct bias_lock *b, uint32_t me)
