@@ -10,7 +10,10 @@
  * that may use threads pays on the single-threaded path. The latency's
  * limit, measured in the same run: a raw flag ping-pong through memory
  * ranks 0 and 1 share (MPI_Win_allocate_shared; no MPI call in the loop),
- * on 2 ranks, skipped where they share no memory (on different nodes).
+ * on 2 ranks, skipped where they share no memory (on different nodes),
+ * once before the latencies and once before the message rates: on a VM
+ * whose vCPUs the host places near or far apart, and moves between the
+ * two, each says which placement the figures after it were taken in.
  *   pingpong [-s SIZES] [-t SECONDS] [-b BATCHES]   (bench.h) */
 #include <mpi.h>
 #include <sched.h>
@@ -102,6 +105,13 @@ static double run(long iters, void *ctx)
     return t;
 }
 
+/* The flags' half round trip (s). */
+static double flag_time(const struct bench_opts *o)
+{
+    struct pp f = {0, 4};
+    return bench_time(run, &f, o) / 2;
+}
+
 /* Shared memory for the flags, or false where ranks 0 and 1 share none. */
 static bool flag_setup(MPI_Comm *node, MPI_Win *win)
 {
@@ -158,6 +168,13 @@ int main(int argc, char **argv)
     buf = malloc((size_t)maxsz + 1), rbuf = malloc((size_t)maxsz + 8 * WINDOW + 1);
     if (!buf || !rbuf) MPI_Abort(MPI_COMM_WORLD, 1);
     memset(buf, 1, (size_t)maxsz + 1);
+    MPI_Comm node;
+    MPI_Win win;
+    /* 2 ranks only: with more ranks than cores, the ranks waiting meanwhile
+     * (spinning, under MPICH) took the cores the flags needed, and the
+     * batches ran for minutes */
+    bool flags = n == 2 && flag_setup(&node, &win);
+    double flag_lat = flags ? flag_time(&o) : 0;
     double lat[BENCH_MAX_SIZES];
     for (int i = 0; i < o.nsizes; i++) {
         struct pp p = {(int)o.sizes[i], 0};
@@ -177,17 +194,12 @@ int main(int argc, char **argv)
         double t = bench_time(run, &p, &o);
         if (me == 0) printf("%-10d %12.2f\n", p.len, 2.0 * p.len * BIDIR / t / 1e6);
     }
-    MPI_Comm node;
-    MPI_Win win;
-    /* 2 ranks only: with more ranks than cores, the ranks waiting meanwhile
-     * (spinning, under MPICH) took the cores the flags needed, and the
-     * batches ran for minutes */
-    if (n == 2 && flag_setup(&node, &win)) {
-        struct pp f = {0, 4};
-        double t = bench_time(run, &f, &o) / 2;
+    if (flags) {
+        double t = flag_time(&o);
         if (me == 0)
-            printf("#@ pp_flag\n# raw flag ping-pong through MPI_Win_allocate_shared memory: half round trip (us)\n"
-                   "0 %12.4f\n", t * 1e6);
+            printf("#@ pp_flag\n# raw flag ping-pong through MPI_Win_allocate_shared memory, before the latencies: "
+                   "half round trip (us)\n0 %12.4f\n#@ pp_flag_rate\n# the same, before the message rates\n"
+                   "0 %12.4f\n", flag_lat * 1e6, t * 1e6);
         MPI_Win_unlock_all(win);
         MPI_Win_free(&win);
         MPI_Comm_free(&node);

@@ -251,6 +251,26 @@ elif test == "stats":
     check(got and got[0].startswith("2.15x") and got[1] == "yes", "message rate paired by round: %s" % (got,))
     got = heads.get("collectives, 4 ranks on 2 cores: none slower than Open MPI at 8 B, 4 KiB, 64 KiB")
     check(got == ("0 of 1 slower", "yes"), "4-rank collectives paired by round: %s" % (got,))
+    # a round's order: smartmap's variants, smartmap, the other MPIs (the compared pairs next to each
+    # other), reversed every other round
+    names = lambda rep: [m["name"] for m in sb.run_order([{"name": x} for x in
+                         ("smartmap", "smartmap-cma", "smartmap-multiple", "openmpi", "mpich")], rep)]
+    check(names(0) == ["smartmap-cma", "smartmap-multiple", "smartmap", "openmpi", "mpich"] and
+          names(1) == names(0)[::-1], "run order: %s, then %s" % (names(0), names(1)))
+    # the VM's modes: the flag before the message rates says whether a run's vCPUs were near (~60 ns) or
+    # far (~270 ns); a pair whose runs were in different modes is left out, each mode's ratio is given,
+    # and the expectation is met only when met in every mode
+    flags = r("pp_flag_rate", 0, "smartmap", (0.06, 0.27, 0.06, 0.06, 0.27)) + \
+        r("pp_flag_rate", 0, "openmpi", (0.06, 0.27, 0.27, 0.06, 0.06))
+    heads = dict((e, (v, ok)) for e, v, ok in sb.headlines(sb.summarize(
+        flags + r("msgrate", 8, "smartmap", (40, 10, 40, 40, 10)) + r("msgrate", 8, "openmpi", (20, 10, 10, 20, 20))), [2]))
+    got = heads.get("message rate, 8 B, 2 ranks, window of 64: >= 1.5x Open MPI's")
+    check(got and got[0].startswith("near 2.00x (2 rounds), far 1.00x (1 round), 2 rounds in different modes left out")
+          and got[1] == "no", "message rate within modes: %s" % (got,))
+    split, mixed = sb.mode_split(sb.summarize(flags + r("msgrate", 8, "smartmap", (40, 10, 40, 40, 10)) +
+                                              r("msgrate", 8, "openmpi", (20, 5, 10, 20, 20))),
+                                 ("msgrate", 8, "smartmap"), ("msgrate", 8, "openmpi"), "pp_flag_rate")
+    check(split == {"near": (2.0, 2), "far": (2.0, 1)} and mixed == 2, "mode split: %s, %d" % (split, mixed))
 elif test == "offnode":
     # smartmap over UCX between fake nodes against Open MPI's pml/ucx, both under mpirun
     if "openmpi" not in mpis():
