@@ -853,7 +853,11 @@ static sm_status_t rsag_run(struct span_op *o)
  * 374 (0.95x), 1 MiB 426 / 440 (0.98x), 2 MiB 1075 / 1111 (0.99x), 4 MiB
  * 2861 / 2242 (1.23x, 11 of 12); 1 MiB alone in a run (`rr2.sh 3 4 4x1
  * 1048576 Bcast`) 557 / 461 (1.15x, 11 of 12), in smbench's size list
- * 451 / 431 (1.05x, 8 of 12). Cut into 2, 4 or 8 segments, each passed
+ * 451 / 431 (1.05x, 8 of 12), and in 40 more rounds against main 501 /
+ * 496 (1.04x, 23 of 40: no more than the 1.00-1.05x that the sizes
+ * whose code is main's read in the same rounds; Open MPI 459, whose
+ * chain hops as ours do: what is left is the 1 MiB transfer, NOTES big).
+ * Cut into 2, 4 or 8 segments, each passed
  * on as it arrives, the chain was slower at 1 MiB (0.90x, 0.73x, 0.29x
  * the whole message's): each segment is its own rendezvous, or below 256
  * KiB an eager copy, that ranks sharing a core must be scheduled for. A
