@@ -633,19 +633,25 @@ static bool rdbl_wanted(const struct coll_group *g, const struct coll_args *a, s
     return (bytes >= SPAN_RDBL_MIN || !(n & (n - 1))) && (bytes < SPAN_RING_MIN_AR || n == 2);
 }
 
-/* One step: send sbytes at s to member to, receive rbytes at r from
- * member from (NULL: none); both done. A failure (o's first) makes this
+/* One step: send sbytes at s (typemap st_) to member to, receive rbytes
+ * at r (typemap rt) from member from (NULL: none); both done. A failure (o's first) makes this
  * member's later messages empty, and every step is still taken, so that
  * no peer waits for one. True while this member has not failed. */
-static bool ring_step(struct span_op *o, void *s, size_t sbytes, int to, void *r, size_t rbytes, int from)
+static bool typed_step(struct span_op *o, void *s, size_t sbytes, const struct dt_type *st_, int to, void *r,
+                       size_t rbytes, const struct dt_type *rt, int from)
 {
-    sm_status_t st = r ? post(o, false, r, rbytes, NULL, from) : SM_OK;
+    sm_status_t st = r ? post(o, false, r, rbytes, rt, from) : SM_OK;
     if (st) op_fail(o, st);
-    if (s && (st = post(o, true, s, sbytes, NULL, to))) op_fail(o, st);
+    if (s && (st = post(o, true, s, sbytes, st_, to))) op_fail(o, st);
     for (int i = 0; i < o->nreq; i++) p2p_wait(o->req[i]);
     reqs_end(o);
     if (o->st) o->failed = true;
     return !o->failed;
+}
+/* (bytes of packed streams) */
+static bool ring_step(struct span_op *o, void *s, size_t sbytes, int to, void *r, size_t rbytes, int from)
+{
+    return typed_step(o, s, sbytes, NULL, to, r, rbytes, NULL, from);
 }
 
 #define SPAN_SMALL 256
@@ -829,6 +835,77 @@ static sm_status_t rsag_run(struct span_op *o)
     return red_vec_end(o, &v, true);
 }
 
+/* --- Large broadcasts down a chain -----------------------------------------------
+ * The round above has the root send the whole message to every other
+ * member at once: n - 1 copies out of one rank, through its one link (and
+ * here its one core). From SPAN_CHAIN_MIN on SPAN_CHAIN_NMIN to
+ * SPAN_CHAIN_NMAX members a chain instead, as Open MPI 4.1's coll/tuned
+ * does for 4 to 7 processes from 1 MiB (unsegmented; offbig counted its
+ * bytes): the root sends to the member after it in the group's order,
+ * which passes the message on once it has it, and so on; one copy out of
+ * each member but the last. On 4 nodes of 1 rank over UCX TCP (ranks 0
+ * and 2 on one core, 1 and 3 on the other) the flat round puts its 3 MiB
+ * of sends and rank 2's receive on one core, where the chain's hops
+ * alternate cores. Chosen by (docs/NOTES.md, tree: /tmp/tree/rr2.sh, 4x1,
+ * smbench's coll program, -t 0.03 -b 5, this flat / chain, per-round
+ * ratio, 12 rounds each): `rr2.sh 3 4 4x1 262144,...,4194304 Bcast`
+ * 256 KiB 191 / 232 us (0.81x), 512 KiB 273 / 298 (0.91x), 768 KiB 343 /
+ * 374 (0.95x), 1 MiB 426 / 440 (0.98x), 2 MiB 1075 / 1111 (0.99x), 4 MiB
+ * 2861 / 2242 (1.23x, 11 of 12); 1 MiB alone in a run (`rr2.sh 3 4 4x1
+ * 1048576 Bcast`) 557 / 461 (1.15x, 11 of 12), in smbench's size list
+ * 451 / 431 (1.05x, 8 of 12), and in 40 more rounds against main 501 /
+ * 496 (1.04x, 23 of 40: no more than the 1.00-1.05x that the sizes
+ * whose code is main's read in the same rounds; Open MPI 459, whose
+ * chain hops as ours do: what is left is the 1 MiB transfer, NOTES big).
+ * Cut into 2, 4 or 8 segments, each passed
+ * on as it arrives, the chain was slower at 1 MiB (0.90x, 0.73x, 0.29x
+ * the whole message's): each segment is its own rendezvous, or below 256
+ * KiB an eager copy, that ranks sharing a core must be scheduled for. A
+ * binomial tree (0 -> 2, then 0 -> 1 and 2 -> 3; or 0 -> 1, then 0 -> 2
+ * and 1 -> 3) 0.83x the flat round. On 3 members (3x1) the chain was
+ * 0.95x the flat round at 1 MiB (Open MPI: a binary tree there); on 4
+ * nodes of 2 (the 4 leaders on one core) 0.89x, the price of a shape
+ * whose nodes share a core: kept, as a real node's leader has a link of
+ * its own. From 8 members, Open MPI's table leaves the chain (its
+ * latency grows with the members): the flat round. */
+#define SPAN_CHAIN_MIN (1u << 20)
+#define SPAN_CHAIN_NMIN 4
+#define SPAN_CHAIN_NMAX 7
+
+/* Every member decides alike: the kind, the members, the message's size. */
+static bool chain_wanted(const struct coll_group *g, const struct coll_args *a)
+{
+    int n = g->m.size;
+    if (a->kind != COLL_BCAST || n < SPAN_CHAIN_NMIN || n > SPAN_CHAIN_NMAX) return false;
+    bool sep = g->m.me == a->root && a->src.base && a->src.base != COLL_IN_PLACE;
+    const struct coll_buf *b = sep ? &a->src : &a->dst;
+    return b->count * type_size(b->type) >= SPAN_CHAIN_MIN;
+}
+
+/* Member v places after the root receives from v - 1 and sends to v + 1,
+ * each with its own typemap. A failure (a receive of another size, or
+ * this member's own) makes what it passes on empty, so the rest of the
+ * chain fails too rather than waiting. */
+static sm_status_t chain_run(struct span_op *o)
+{
+    struct coll_args *a = &o->a;
+    int n = o->g->m.size, me = o->g->m.me, root = a->root;
+    struct p2p_req *reqs[2];
+    o->req = reqs;
+    const struct dt_type *dt, *st;
+    size_t db, sb;
+    void *d = whole(&a->dst, &dt, &db), *s = d;
+    st = dt, sb = db;
+    if (me != root) {
+        typed_step(o, NULL, 0, NULL, 0, d, db, dt, (me + n - 1) % n);
+    } else if (a->src.base && a->src.base != COLL_IN_PLACE) {      /* the shorthand's separate source */
+        s = whole(&a->src, &st, &sb);
+        if (d) self_copy(o, d, dt, s, st, sb, db);
+    }
+    if ((me + 1) % n != root) typed_step(o, s, sb, st, (me + 1) % n, NULL, 0, NULL, 0);
+    return op_status(o);
+}
+
 sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a)
 {
     struct span_op o;
@@ -842,6 +919,10 @@ sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a)
         bool rsag = a->kind == COLL_ALLREDUCE && n >= 4 && !(n & (n - 1)) &&
                     (ring || (bytes >= SPAN_RSAG_MIN && bytes < SPAN_RSAG_MAX));
         return st ? st : rsag ? rsag_run(&o) : ring ? ring_run(&o) : rdbl_run(&o);
+    }
+    if (chain_wanted(g, a)) {
+        sm_status_t st = op_check(&o, g, a);
+        return st ? st : chain_run(&o);
     }
     sm_status_t st = op_begin(&o, g, a);
     if (st) return st;

@@ -10,9 +10,11 @@
  * once; ibcast_64k, ibcast_8, iallreduce_64k, iallreduce_8; bcast_8 to
  * compare; bcast_small: 8 bytes from the ranks in turn, checked; bcast_late: from
  * rank 0, 20 ms late each call; bcast_1m, bcast_1m_late: 1 MiB from rank 0,
- * checked, on time or 20 ms late), for SMARTMAP_STATS'
+ * checked, on time or 20 ms late; bcast_chain: past 1 MiB from every rank
+ * in turn, odd lengths and a vector type, checked), for SMARTMAP_STATS'
  * counts. "nb": the nonblocking ones (check_nb); "nbmismatch": an Ibcast
- * whose second node expects less; "late": a broadcast whose root comes a
+ * whose second node expects less; "chainmismatch": 1 MiB whose rank 2
+ * expects less (nodes of 1 rank); "late": a broadcast whose root comes a
  * second late, the others' CPU time for it. */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -559,6 +561,35 @@ static void check_nb(MPI_Comm parent)
     OK(MPI_Comm_free(&c));
 }
 
+/* Call i of "bcast_chain", from root: an odd number of floats past 1 MiB
+ * (every element checked), or on odd calls as many floats every other one
+ * (MPI_Type_vector: the holes must stay as they were). */
+static void bcast_chain(int i, int root, int me)
+{
+    enum { N = (1 << 18) + 3 };
+    bool vec = i % 2;
+    float *b = malloc(sizeof(float) * (vec ? 2 * N : N));
+    CHECK(b != NULL, "no memory");
+    MPI_Datatype t = MPI_FLOAT;
+    if (vec) {
+        OK(MPI_Type_vector(N, 1, 2, MPI_FLOAT, &t));
+        OK(MPI_Type_commit(&t));
+    }
+    for (int k = 0; k < (vec ? 2 * N : N); k++) {
+        bool hole = vec && k % 2;
+        b[k] = me == root && !hole ? (float)((k * 7 + i) % 1000) : -1.0f;
+    }
+    OK(MPI_Bcast(b, vec ? 1 : N, t, root, MPI_COMM_WORLD));
+    for (int k = 0; k < (vec ? 2 * N : N); k++) {
+        bool hole = vec && k % 2;
+        float want = hole ? -1.0f : (float)((k * 7 + i) % 1000);
+        CHECK(b[k] == want, "bcast_chain %d from %d (%s): element %d is %g, not %g", i, root,
+              vec ? "vector" : "floats", k, b[k], want);
+    }
+    if (vec) OK(MPI_Type_free(&t));
+    free(b);
+}
+
 static void loop(const char *kind, int n)
 {
     int v = 1, w, *g = malloc(sizeof(int) * 1024);
@@ -612,6 +643,11 @@ static void loop(const char *kind, int n)
             CHECK(big[0] == (float)i && big[(1 << 18) - 1] == (float)-i, "%s %d: %g %g", kind, i, big[0],
                   big[(1 << 18) - 1]);
         }
+        if (!strcmp(kind, "bcast_chain")) {     /* from 1 MiB: span.c's chain between 4 to 7 leaders */
+            int me, np;
+            MPI_Comm_rank(MPI_COMM_WORLD, &me), MPI_Comm_size(MPI_COMM_WORLD, &np);
+            bcast_chain(i, i % np, me);
+        }
         bool ib = !strcmp(kind, "ibcast_64k"), ib8 = !strcmp(kind, "ibcast_8");
         bool ia = !strcmp(kind, "iallreduce_64k"), ia8 = !strcmp(kind, "iallreduce_8");
         if (ib || ib8 || ia || ia8) {
@@ -651,6 +687,28 @@ int main(int argc, char **argv)
         CHECK(wr < k ? rc == MPI_SUCCESS : rc != MPI_SUCCESS, "MPI_Bcast returned %d", rc);
         MPI_Recv(b, 1, MPI_INT, k, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);     /* ended with the job */
         return 1;
+    }
+    if (argc > 1 && !strcmp(argv[1], "chainmismatch")) {
+        /* past 1 MiB down span.c's chain (4 to 7 nodes of 1 rank), rank 2
+         * expecting a float less: its receive is truncated and fails; the
+         * ranks after it get an empty message and fail, not wait; the
+         * others succeed, and the communicator still works after */
+        enum { N = (1 << 18) + 1000 };  /* both counts past the chain's 1 MiB (across it, members take different rounds) */
+        float *b = calloc(N, sizeof(float));
+        CHECK(b != NULL, "no memory");
+        if (wr == 0) b[0] = 5, b[N - 1] = 6;
+        OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        OK(MPI_Bcast(b, 2, MPI_FLOAT, 0, MPI_COMM_WORLD));     /* the split by nodes */
+        int rc = MPI_Bcast(b, wr == 2 ? N - 1 : N, MPI_FLOAT, 0, MPI_COMM_WORLD);
+        bool ok = wr < 2 ? rc == MPI_SUCCESS && b[0] == 5 && b[N - 1] == 6 : rc != MPI_SUCCESS;
+        CHECK(ok, "rank %d: MPI_Bcast with rank 2's count short returned %d (%g %g)", wr, rc, b[0], b[N - 1]);
+        int v = 1, w = 0;
+        OK(MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(w == ws, "allreduce after: %d", w);
+        printf("chain mismatch: rank %d as expected (%d)\n", wr, rc);
+        free(b);
+        MPI_Finalize();
+        return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "nbmismatch")) {
         /* the same across nodes, nonblocking: the leader's receive between
