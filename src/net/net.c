@@ -81,6 +81,7 @@ sm_status_t net_mem_finalize(void) { return SM_OK; }
 #include <ucp/api/ucp.h>
 
 #define NET_KEY "smartmap.ucx"
+static sm_status_t connect_to(int peer);
 /* The remote keys of a rank's two registered regions (net.h): its slot up
  * to the symmetric region (published at net_init), and the symmetric
  * region (at net_mem_init). */
@@ -134,6 +135,7 @@ static struct {
     _Atomic uint64_t sent, received;
     _Atomic uint64_t msgs_sent, msgs_received;  /* messages, for SMARTMAP_STATS (what collectives cost) */
     _Atomic uint64_t polls, rings;  /* UCX progress calls; the watcher's wakes (SMARTMAP_STATS) */
+    int            eps_start, eps_later;    /* endpoints made at net_init, on first use (SMARTMAP_STATS) */
     /* one-sided */
     bool           mem_up;          /* the symmetric region is registered (net_mem_init) */
     ucp_mem_h      memh[2];         /* [0]: the slot below SM_SYM_OFF, [1]: the symmetric region */
@@ -337,6 +339,40 @@ static void wait_until(bool (*done)(void *), void *arg)
     while (!done(arg)) run();
 }
 
+/* Endpoints to the ranks on other nodes, made at the start rather than at
+ * the first send, as Open MPI's pml/ucx makes them for the ranks it knows
+ * at MPI_Init (add_procs). One ucp_worker_progress polls each of UCX's
+ * interfaces in turn (over TCP an epoll_wait each: two between fake nodes
+ * on one machine, tcp/lo and tcp/eth0, an endpoint having a lane on each),
+ * in the order UCX activated them, and a message that completes a receive
+ * on one waits for the others' polls before the reply can be sent. With
+ * the endpoint made by the first send, the rank that sent first polled the
+ * interface carrying the small messages first: every reply of its
+ * ping-pong waited for one more epoll_wait (perf tracepoints, in 100% of
+ * its receives; the other rank and Open MPI's ranks in none); made here,
+ * the order comes out the other way round on both sides (0 in 100%). 2
+ * ranks as 2 nodes of 1 over TCP, a /tmp loop of 8-byte ping-pongs
+ * alternated with main's build: docs/NOTES.md (offrate). Beyond
+ * SMARTMAP_NET_EAGER_MAX ranks on other nodes (default 64) endpoints are
+ * made on first use again: a TCP connection to every rank of a large job
+ * from every rank costs more at the start than the poll does later. */
+#define NET_EAGER_MAX 64
+static sm_status_t connect_all(void)
+{
+    const char *e = getenv("SMARTMAP_NET_EAGER_MAX");
+    long max = e && *e ? strtol(e, NULL, 10) : NET_EAGER_MAX;
+    int n = sm_core.size;
+    if (n - sm_core.nlocal > max) return SM_OK;
+    for (int k = 1; k < n; k++) {      /* (from the next rank on: not every rank's first connection to rank 0) */
+        int r = (sm_core.rank + k) % n;
+        if (sm_rank_local(r) || N.ep[r]) continue;
+        sm_status_t st = connect_to(r);
+        if (st) return st;
+        N.eps_start++, N.eps_later--;
+    }
+    return SM_OK;
+}
+
 sm_status_t net_init(void)
 {
     if (N.up) return SM_OK;
@@ -378,6 +414,7 @@ sm_status_t net_init(void)
         !(N.rkey[0] = calloc((size_t)sm_core.size, sizeof *N.rkey[0])))
         return sm_fail(SM_ERR_NOMEM, "no memory for %d endpoints", sm_core.size);
     N.up = true;
+    if ((st = connect_all())) return st;
     /* SMARTMAP_NET_POLL=1: waits poll UCX instead of sleeping (to compare). */
     const char *poll_only = getenv("SMARTMAP_NET_POLL");
     N.wakes = (p.features & UCP_FEATURE_WAKEUP) && !(poll_only && *poll_only == '1') && wake_init();
@@ -393,6 +430,7 @@ static __attribute__((noinline)) sm_status_t connect_to(int peer)
     ucp_ep_params_t ep = { .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = a };
     ucs_status_t s = U.ucp_ep_create(N.worker, &ep, &N.ep[peer]);
     free(a);
+    if (s == UCS_OK) N.eps_later++;
     return s == UCS_OK ? SM_OK : ucx_fail("ucp_ep_create", peer, s);
 }
 
@@ -756,6 +794,7 @@ sm_status_t net_finalize(void)
         sm_say("bytes between nodes (UCX): sent %llu, received %llu; messages sent %llu, received %llu",
                (unsigned long long)atomic_load(&N.sent), (unsigned long long)atomic_load(&N.received),
                (unsigned long long)atomic_load(&N.msgs_sent), (unsigned long long)atomic_load(&N.msgs_received));
+        sm_say("endpoints to other nodes (UCX): %d made at the start, %d on first use", N.eps_start, N.eps_later);
         if (atomic_load(&N.put_bytes) || atomic_load(&N.get_bytes) || atomic_load(&N.amos)) say_onesided();
     }
     wait_stats();
