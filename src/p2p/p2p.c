@@ -885,20 +885,8 @@ static inline bool cancelled(struct ring_ctl *c, struct desc *d, uint64_t h)
  * Only while two receives or more wait (a window of them; the one being
  * posted counts), never for a lone one (a blocking receive, a ping-pong),
  * nor after single messages (a receive per neighbour); the pause is taken
- * outside the receive side's lock.
- * A window of receives from that one sender (the first posted receive is
- * for it, another waits behind) pauses too when a drain that took records
- * ends on an empty look: a sender slowed to one line transfer a record
- * (the far mode: the receiver's every look takes the line it fills) makes
- * a record at a time, so each drain found one, the next look another, and
- * no look was an empty one after a burst (osu_mbw_mr's window behind its
- * reply: 9.3-9.6 M/s there, Open MPI's 9.1; docs/NOTES.md, far). */
+ * outside the receive side's lock. */
 #define RX_BACK_OFF 16
-/* Whether receive r (NULL: none) takes only messages of job rank s. */
-static inline bool from_peer(const struct p2p_req *r, int s)
-{
-    return r && r->src != P2P_ANY_SOURCE && !r->remote && r->comm->world[r->src] == s;
-}
 static void rx_back_off(void)
 {
     __atomic_fetch_add(&P.stats.back_offs, 1, __ATOMIC_RELAXED);   /* (outside the lock) */
@@ -930,8 +918,7 @@ static bool drain_ring(int s, bool to_end, struct p2p_req *cand)
             if (!took && P.burst[s]) {      /* caught up: pause if others wait too (rx_back_off) */
                 P.back_off |= P.burst[s] >= 2 && P.posted.head && (cand || P.posted.head->next);
                 P.burst[s] = 0;
-            } else if (took && from_peer(P.posted.head, s) && P.posted.head->next)
-                P.back_off = true;      /* caught up with s, into a window of its receives */
+            }
             break;
         }
         took++;
