@@ -1323,10 +1323,10 @@ static bool ring_has_space(const struct p2p_req *r) { return ring_room(r->peer, 
  * request's, the stack's) fill the store buffer behind that one in about a
  * message. Where that wait is a far line transfer (this VM's slow mode,
  * flag ping-pong ~270 ns), a stream of 8-byte messages (two to a line)
- * went at one transfer a line: 10.6 M/s in every far run, Open MPI's 10.2.
- * Asked for 16 lines (32 small messages) ahead, the wait is over before
- * the stores come: 36.5 M/s (/tmp microbenchmark of smbench's window of
- * 64, far runs: 8 lines 30.2, 32 lines 36.9; docs/NOTES.md, far). The
+ * went at one transfer a line: 10.6 M/s (median of 25 far runs), Open
+ * MPI's 9.9. Asked for 16 lines (32 small messages) ahead, the wait is
+ * over before the stores come: 30.5 M/s (23 far runs of smbench's window
+ * of 64; 8 lines ahead 30.2, 32 lines 36.9 in fewer; docs/NOTES.md, far). The
  * line ahead is past the receiver's head unless the ring is nearly full;
  * then the hint only takes a line the receiver reads again later. */
 #define RING_PF_AHEAD 16
