@@ -14,7 +14,8 @@ const struct sm_setting sm_settings[SM_SET_COUNT] = {
         "At exit, each rank prints its counters: the bytes sm_put/sm_get moved on each path (direct, kernel, "
         "staged), the point-to-point paths taken (blocking receives straight from the ring, those that "
         "watched it first, sends complete when started, messages kept aside, receives posted behind a "
-        "matching one, sends queued for room; with threads, the locks taken through the spin lock), its "
+        "matching one, a receive window's pauses behind its sender, sends queued for room; with threads, "
+        "the locks taken through the spin lock), its "
         "waits' sleeps and idle yields, the CPUs its machine's ranks may run on (the union of their affinity "
         "masks) and whether they are oversubscribed, and the bytes sent to other nodes." },
     [SM_SET_FALLBACK] = { "SMARTMAP_FALLBACK", SM_KIND_CHOICE, SM_READ_LIB, "kernel", "kernel|staged",
