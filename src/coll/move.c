@@ -112,14 +112,19 @@ static size_t bytes_of(const struct coll_buf *b, int nblocks)
 static size_t carried_bytes(const struct coll_op *o, const struct coll_buf *b, int nblocks, size_t *data)
 {
     if (!b->counts && !b->type) return *data = (size_t)(nblocks > 1 ? nblocks - 1 : 1) * b->count;   /* plain bytes */
-    struct coll_lay l;
-    coll_lay_local(&l, b);
     bool others = nblocks > 1;
     size_t t = 0;
-    if (!b->counts) t = (size_t)(others ? nblocks - 1 : nblocks) * l.count * l.size;
-    else
+    if (!b->counts) t = (size_t)(others ? nblocks - 1 : nblocks) * b->count * coll_elem_size(b->type);
+    else if (!b->types) {       /* one type: its size times the counts (coll_block's bytes, without its layout) */
+        for (int i = 0; i < nblocks; i++)
+            if ((!others || i != o->me) && b->counts[i] > 0) t += (size_t)b->counts[i];
+        t *= coll_elem_size(b->type);
+    } else {
+        struct coll_lay l;
+        coll_lay_local(&l, b);
         for (int i = 0; i < nblocks; i++)
             if (!others || i != o->me) t += coll_block(&l, i, nblocks).bytes;
+    }
     *data = t;
     return b->counts && others ? 2 * sizeof(int) * (size_t)nblocks + t : t;
 }
@@ -150,6 +155,21 @@ static void publish_carried(struct coll_op *o, char *c, const struct coll_buf *b
     o->flags |= REC_VBLOCKS;
     int *counts = (int *)(void *)c, *displs = counts + nblocks;
     char *bytes = c + 2 * sizeof(int) * (size_t)nblocks;
+    const struct dt_type *t = b->type;
+    if (!b->types && (!t || t->contig)) {      /* each block one run (every v source of the lean path): memcpy at once */
+        size_t es = coll_elem_size(t);
+        ptrdiff_t ext = t ? dt_extent(t) : 1;
+        const char *base = (const char *)b->base + (t ? t->true_lb : 0);
+        size_t at = 0;
+        for (int i = 0; i < nblocks; i++) {
+            int n = i == o->me ? 0 : b->counts[i];
+            size_t len = n > 0 ? (size_t)n * es : 0;
+            if (len) memcpy(bytes + at, base + (ptrdiff_t)b->displs[i] * ext, len);
+            counts[i] = (int)len, displs[i] = (int)at;
+            at += len;
+        }
+        return;
+    }
     struct coll_lay l;
     coll_lay_local(&l, b);
     size_t at = 0;

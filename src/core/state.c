@@ -21,4 +21,5 @@ void sm_cpus_settle(const pid_t *pids, int n, int ranks)
     if (cpus <= 0 || (online > 0 && cpus > online)) cpus = online > 0 ? (int)online : 1;  /* (none read) */
     sm_core.cpus = cpus;
     sm_core.oversubscribed = ranks > cpus;
+    sm_core.per_cpu = (uint16_t)(ranks > 0 ? (ranks + cpus - 1) / cpus : 1);
 }

@@ -66,6 +66,56 @@ static void vcollectives(MPI_Comm c, int r, int s)
 #undef CHECK_ALL
 }
 
+/* Small scatterv, every root: counts with zeros, displacements out of
+ * order with gaps between the blocks, MPI_IN_PLACE at the root, on bytes,
+ * ints and a contiguous type whose data starts 8 bytes into its element;
+ * scaled so that the root's blocks fit its record (the lean path) or not.
+ * The receiver's bytes outside its block, and the root's send buffer, stay
+ * as they were. */
+static unsigned char sv_val(int root, int i, int k, int b) { return (unsigned char)(root * 50 + i * 7 + k * 3 + b + 1); }
+static void small_scatterv(MPI_Comm c)
+{
+    int r, s;
+    OK(MPI_Comm_rank(c, &r));
+    OK(MPI_Comm_size(c, &s));
+    MPI_Datatype shifted;   /* one int 8 bytes into an element of extent 4 (lb 8): contiguous, true_lb 8 */
+    int one = 1;
+    MPI_Aint at = 8;
+    OK(MPI_Type_create_hindexed(1, &one, &at, MPI_INT, &shifted));
+    OK(MPI_Type_commit(&shifted));
+    struct { MPI_Datatype t; int es, lb; } T[] = { { MPI_BYTE, 1, 0 }, { MPI_INT, 4, 0 }, { shifted, 4, 8 } };
+    int *cnt = malloc(sizeof(int) * (size_t)s), *dsp = malloc(sizeof(int) * (size_t)s);
+    for (int ti = 0; ti < 3; ti++)
+        for (int scale = 1; scale <= 5; scale += 4)
+            for (int root = 0; root < s; root++)
+                for (int inpl = 0; inpl < 2; inpl++) {
+                    int es = T[ti].es, lb = T[ti].lb, tot = 0;
+                    for (int i = 0; i < s; i++) cnt[i] = (i + root) % 3 == 2 ? 0 : scale * (1 + i % 2);
+                    for (int i = s - 1; i >= 0; i--) dsp[i] = tot, tot += cnt[i] + 1;   /* reversed, a gap after each */
+                    size_t sbytes = (size_t)lb + (size_t)tot * (size_t)es + 16, rbytes = (size_t)lb + 16 * (size_t)es + 16;
+                    unsigned char *sb = malloc(sbytes), *keep = malloc(sbytes), *rb = malloc(rbytes);
+                    memset(sb, 0x5a, sbytes);
+                    for (int i = 0; i < s; i++)
+                        for (int k = 0; k < cnt[i]; k++)
+                            for (int b = 0; b < es; b++) sb[lb + (size_t)(dsp[i] + k) * (size_t)es + (size_t)b] = sv_val(root, i, k, b);
+                    memcpy(keep, sb, sbytes);
+                    memset(rb, 0xee, rbytes);
+                    bool ip = inpl && r == root;
+                    OK(MPI_Scatterv(r == root ? sb : NULL, cnt, dsp, T[ti].t, ip ? MPI_IN_PLACE : rb, cnt[r], T[ti].t, root, c));
+                    if (r == root) CHECK(!memcmp(sb, keep, sbytes), "scatterv type %d root %d: the send buffer changed", ti, root);
+                    for (size_t j = 0; j < rbytes; j++) {
+                        size_t off = j - (size_t)lb;
+                        bool in = !ip && j >= (size_t)lb && off < (size_t)cnt[r] * (size_t)es;
+                        unsigned char want = in ? sv_val(root, r, (int)(off / (size_t)es), (int)(off % (size_t)es)) : 0xee;
+                        CHECK(rb[j] == want, "scatterv type %d x%d root %d%s: rank %d byte %zu = %#x, want %#x", ti, scale,
+                              root, inpl ? " in place" : "", r, j, rb[j], want);
+                    }
+                    free(sb), free(keep), free(rb);
+                }
+    free(cnt), free(dsp);
+    OK(MPI_Type_free(&shifted));
+}
+
 static void collectives(MPI_Comm c)
 {
     int r, s;
@@ -360,6 +410,8 @@ int main(int argc, char **argv)
     OK(MPI_Comm_size(MPI_COMM_WORLD, &n));
     collectives(MPI_COMM_WORLD);
     collectives(MPI_COMM_SELF);
+    small_scatterv(MPI_COMM_WORLD);
+    small_scatterv(MPI_COMM_SELF);
     communicators();
     interleaved();
     attributes();
