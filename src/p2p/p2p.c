@@ -1003,6 +1003,7 @@ static void deliver_msg(struct p2p_req *r, struct p2p_msg *m);
 #define NET_TAG_MASK ((1ull << NET_TAG_BITS) - 1)
 #define NET_SRC_SHIFT NET_TAG_BITS
 #define NET_CTX_SHIFT 32
+_Static_assert(SM_NMAX <= 256, "a job rank fits the UCX tag's 8 bits of source");
 
 static inline uint64_t net_tag(uint32_t ctx, int world, int tag)
 {
