@@ -115,7 +115,7 @@ struct sm_core {
     int      cpus;                /* CPUs the ranks on this machine may run on (sm_cpus_settle) */
     bool     huge_pages;
     uint16_t per_cpu;             /* ranks on this machine a CPU, rounded up (sm_cpus_settle; in
-                                   * huge_pages' padding: the struct's layout stays main's) */
+                                   * the padding after huge_pages) */
     int      own_fd;              /* the rank's memfd (close-on-exec) */
     uint64_t slot_bytes;          /* valid bytes of every rank's slot: SM_SYM_OFF + sym_bytes */
     uint64_t heap_bytes;          /* malloc arena at SM_HEAP_OFF */

@@ -135,7 +135,7 @@ static struct {
     _Atomic uint64_t sent, received;
     _Atomic uint64_t msgs_sent, msgs_received;  /* messages, for SMARTMAP_STATS (what collectives cost) */
     _Atomic uint64_t polls, rings;  /* UCX progress calls; the watcher's wakes (SMARTMAP_STATS) */
-    int            eps_start, eps_later;    /* endpoints made at net_init, on first use (SMARTMAP_STATS) */
+    int            eps_start;       /* endpoints made at net_init (SMARTMAP_STATS; the rest: on first use) */
     /* one-sided */
     bool           mem_up;          /* the symmetric region is registered (net_mem_init) */
     ucp_mem_h      memh[2];         /* [0]: the slot below SM_SYM_OFF, [1]: the symmetric region */
@@ -368,7 +368,7 @@ static sm_status_t connect_all(void)
         if (sm_rank_local(r) || N.ep[r]) continue;
         sm_status_t st = connect_to(r);
         if (st) return st;
-        N.eps_start++, N.eps_later--;
+        N.eps_start++;
     }
     return SM_OK;
 }
@@ -430,7 +430,6 @@ static __attribute__((noinline)) sm_status_t connect_to(int peer)
     ucp_ep_params_t ep = { .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = a };
     ucs_status_t s = U.ucp_ep_create(N.worker, &ep, &N.ep[peer]);
     free(a);
-    if (s == UCS_OK) N.eps_later++;
     return s == UCS_OK ? SM_OK : ucx_fail("ucp_ep_create", peer, s);
 }
 
@@ -794,7 +793,9 @@ sm_status_t net_finalize(void)
         sm_say("bytes between nodes (UCX): sent %llu, received %llu; messages sent %llu, received %llu",
                (unsigned long long)atomic_load(&N.sent), (unsigned long long)atomic_load(&N.received),
                (unsigned long long)atomic_load(&N.msgs_sent), (unsigned long long)atomic_load(&N.msgs_received));
-        sm_say("endpoints to other nodes (UCX): %d made at the start, %d on first use", N.eps_start, N.eps_later);
+        int eps = 0;
+        for (int r = 0; r < sm_core.size; r++) eps += N.ep[r] != NULL;
+        sm_say("endpoints to other nodes (UCX): %d made at the start, %d on first use", N.eps_start, eps - N.eps_start);
         if (atomic_load(&N.put_bytes) || atomic_load(&N.get_bytes) || atomic_load(&N.amos)) say_onesided();
     }
     wait_stats();

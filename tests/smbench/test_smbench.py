@@ -87,6 +87,8 @@ if test == "quick":
           in report, "MPI_THREAD_MULTIPLE from one thread measured, and its headline")
     check(all(has(data, "pp_flag", i, {0}) for i in ["smartmap"] + mpis()) and "#### Raw flag ping-pong" in report,
           "the raw flag ping-pong measured by the ping-pong program, for every implementation")
+    check(all(has(data, "pp_flag_rate", i, {0}) for i in ["smartmap"] + mpis()),
+          "the flag measured again before the message rates (the VM's mode of those), for every implementation")
 elif test == "shmem":
     r, data, report, out = quick_run("shmem")
     for impl in ["smartmap"] + mpis():
