@@ -273,6 +273,11 @@ elif test == "stats":
                                               r("msgrate", 8, "openmpi", (20, 5, 10, 20, 20))),
                                  ("msgrate", 8, "smartmap"), ("msgrate", 8, "openmpi"), "pp_flag_rate")
     check(split == {"near": (2.0, 2), "far": (2.0, 1)} and mixed == 2, "mode split: %s, %d" % (split, mixed))
+    # a mode of fewer than 3 rounds is quoted but decides only when no mode has 3
+    at_least = lambda f: f >= 1.5
+    got = [sb.split_met(sp, at_least) for sp in ({"near": (2.0, 3), "far": (1.0, 2)}, {"near": (2.0, 3), "far": (1.0, 3)},
+                                                 {"near": (2.0, 2), "far": (1.0, 1)}, {"near": (2.0, 2), "far": (1.6, 1)})]
+    check(got == ["yes", "no", "no", "yes"], "modes deciding: %s" % got)
 elif test == "offnode":
     # smartmap over UCX between fake nodes against Open MPI's pml/ucx, both under mpirun
     if "openmpi" not in mpis():
