@@ -835,7 +835,7 @@ static sm_status_t rsag_run(struct span_op *o)
     return red_vec_end(o, &v, true);
 }
 
-/* --- Large broadcasts down a chain -----------------------------------------------
+/* --- Broadcasts down a chain (large) or a binary tree (small) --------------------
  * The round above has the root send the whole message to every other
  * member at once: n - 1 copies out of one rank, through its one link (and
  * here its one core). From SPAN_CHAIN_MIN on SPAN_CHAIN_NMIN to
@@ -872,37 +872,64 @@ static sm_status_t rsag_run(struct span_op *o)
 #define SPAN_CHAIN_NMIN 4
 #define SPAN_CHAIN_NMAX 7
 
-/* Every member decides alike: the kind, the members, the message's size. */
-static bool chain_wanted(const struct coll_group *g, const struct coll_args *a)
+/* Small broadcasts on as many members go down a binary tree in the
+ * group's order from the root (Open MPI 4.1's coll/tuned for 4 to 7
+ * processes below 8 KiB: a binary tree, binomial at some sizes): the root
+ * sends to 2 members, the first of them passes it on to a third, where
+ * the flat round sends n - 1 from the root. On 4 nodes of 1 rank over UCX
+ * TCP, 2 cores, every message a sendto and a receive's epoll_wait and
+ * recvfrom, the flat round put 3 sends and a receive on the root's core
+ * (ranks 0 and 2 on one, 1 and 3 on the other) and 2 receives on the
+ * other, the tree 3 operations on each. Chosen by (docs/NOTES.md, net4;
+ * smbench's coll program, -t 0.03 -b 5, /tmp/net4/rr2.sh 3 3 4x1
+ * 8,64,512,4096,16384 Bcast, tree / flat, per-round ratio, 9 rounds):
+ * 8 B 1.05x, 64 B 1.11x, 512 B 1.17x, 4 KiB 1.18x (9 of 9), 16 KiB 1.06x
+ * (6 of 9); against main, 12 rounds (rr2.sh 3 4 4x1 8,...,1048576
+ * Allreduce,Bcast): 8 B 1.01x, 512 B 1.08x, 4 KiB 1.08x (12 of 12), i.e.
+ * 0.98x, 1.01x, 0.97x Open MPI's (main 0.97x, 0.92x, 0.90x). From 8 KiB
+ * Open MPI's table takes the flat round (linear), as here. */
+#define SPAN_TREE_MAX 8192
+
+/* How a blocking broadcast goes (every member decides alike: the kind, the
+ * members, the message's size): 0 the flat round, else the fanout of the
+ * tree it goes down (1: the chain). */
+static int bcast_fanout(const struct coll_group *g, const struct coll_args *a)
 {
     int n = g->m.size;
-    if (a->kind != COLL_BCAST || n < SPAN_CHAIN_NMIN || n > SPAN_CHAIN_NMAX) return false;
+    if (a->kind != COLL_BCAST || n < SPAN_CHAIN_NMIN || n > SPAN_CHAIN_NMAX) return 0;
     bool sep = g->m.me == a->root && a->src.base && a->src.base != COLL_IN_PLACE;
     const struct coll_buf *b = sep ? &a->src : &a->dst;
-    return b->count * type_size(b->type) >= SPAN_CHAIN_MIN;
+    size_t bytes = b->count * type_size(b->type);
+    return bytes >= SPAN_CHAIN_MIN ? 1 : bytes < SPAN_TREE_MAX ? 2 : 0;
 }
 
-/* Member v places after the root receives from v - 1 and sends to v + 1,
- * each with its own typemap. A failure (a receive of another size, or
- * this member's own) makes what it passes on empty, so the rest of the
- * chain fails too rather than waiting. */
-static sm_status_t chain_run(struct span_op *o)
+/* Down a tree of fanout k in the group's order from the root: member v
+ * places after it (v = 0: the root) receives from (v - 1) / k and sends to
+ * k v + 1 ... k v + k, each with its own typemap. A failure (a receive of
+ * another size, or this member's own) makes what it passes on empty, so
+ * the members below fail too rather than waiting. */
+static sm_status_t tree_run(struct span_op *o, int k)
 {
     struct coll_args *a = &o->a;
-    int n = o->g->m.size, me = o->g->m.me, root = a->root;
+    int n = o->g->m.size, me = o->g->m.me, root = a->root, v = (me - root + n) % n;
     struct p2p_req *reqs[2];
     o->req = reqs;
     const struct dt_type *dt, *st;
     size_t db, sb;
     void *d = whole(&a->dst, &dt, &db), *s = d;
     st = dt, sb = db;
-    if (me != root) {
-        typed_step(o, NULL, 0, NULL, 0, d, db, dt, (me + n - 1) % n);
+    if (v) {
+        typed_step(o, NULL, 0, NULL, 0, d, db, dt, (root + (v - 1) / k) % n);
     } else if (a->src.base && a->src.base != COLL_IN_PLACE) {      /* the shorthand's separate source */
         s = whole(&a->src, &st, &sb);
         if (d) self_copy(o, d, dt, s, st, sb, db);
     }
-    if ((me + 1) % n != root) typed_step(o, s, sb, st, (me + 1) % n, NULL, 0, NULL, 0);
+    for (int c = k * v + 1; c <= k * v + k && c < n; c++) {
+        sm_status_t e = post(o, true, s, sb, st, (root + c) % n);
+        if (e) op_fail(o, e), o->failed = true;
+    }
+    for (int i = 0; i < o->nreq; i++) p2p_wait(o->req[i]);
+    reqs_end(o);
     return op_status(o);
 }
 
@@ -920,9 +947,10 @@ sm_status_t coll_span_run(struct coll_group *g, const struct coll_args *a)
                     (ring || (bytes >= SPAN_RSAG_MIN && bytes < SPAN_RSAG_MAX));
         return st ? st : rsag ? rsag_run(&o) : ring ? ring_run(&o) : rdbl_run(&o);
     }
-    if (chain_wanted(g, a)) {
+    int k = bcast_fanout(g, a);
+    if (k) {
         sm_status_t st = op_check(&o, g, a);
-        return st ? st : chain_run(&o);
+        return st ? st : tree_run(&o, k);
     }
     sm_status_t st = op_begin(&o, g, a);
     if (st) return st;

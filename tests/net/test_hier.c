@@ -14,6 +14,7 @@
  * in turn, odd lengths and a vector type, checked), for SMARTMAP_STATS'
  * counts. "nb": the nonblocking ones (check_nb); "nbmismatch": an Ibcast
  * whose second node expects less; "chainmismatch": 1 MiB whose rank 2
+ * expects less (nodes of 1 rank); "treemismatch": 8 floats whose rank 1
  * expects less (nodes of 1 rank); "late": a broadcast whose root comes a
  * second late, the others' CPU time for it. */
 #include <stdbool.h>
@@ -688,24 +689,31 @@ int main(int argc, char **argv)
         MPI_Recv(b, 1, MPI_INT, k, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);     /* ended with the job */
         return 1;
     }
-    if (argc > 1 && !strcmp(argv[1], "chainmismatch")) {
-        /* past 1 MiB down span.c's chain (4 to 7 nodes of 1 rank), rank 2
-         * expecting a float less: its receive is truncated and fails; the
-         * ranks after it get an empty message and fail, not wait; the
-         * others succeed, and the communicator still works after */
-        enum { N = (1 << 18) + 1000 };  /* both counts past the chain's 1 MiB (across it, members take different rounds) */
-        float *b = calloc(N, sizeof(float));
+    if (argc > 1 && (!strcmp(argv[1], "chainmismatch") || !strcmp(argv[1], "treemismatch"))) {
+        /* chain: past 1 MiB down span.c's chain (4 to 7 nodes of 1 rank),
+         * rank 2 expecting a float less: its receive is truncated and
+         * fails; the ranks after it get an empty message and fail, not
+         * wait. tree: 8 floats down span.c's binary tree (the same shapes),
+         * rank 1 expecting a float less: it fails, and rank 3, which it
+         * passes the message on to, gets an empty one and fails; ranks 0
+         * and 2 succeed. Either way the communicator still works after. */
+        bool tree = argv[1][0] == 't';
+        int N = tree ? 8 : (1 << 18) + 1000;    /* the chain's counts both past its 1 MiB (across it, members take different rounds) */
+        int bad = tree ? 1 : 2;
+        float *b = calloc((size_t)N, sizeof(float));
         CHECK(b != NULL, "no memory");
         if (wr == 0) b[0] = 5, b[N - 1] = 6;
         OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-        OK(MPI_Bcast(b, 2, MPI_FLOAT, 0, MPI_COMM_WORLD));     /* the split by nodes */
-        int rc = MPI_Bcast(b, wr == 2 ? N - 1 : N, MPI_FLOAT, 0, MPI_COMM_WORLD);
-        bool ok = wr < 2 ? rc == MPI_SUCCESS && b[0] == 5 && b[N - 1] == 6 : rc != MPI_SUCCESS;
-        CHECK(ok, "rank %d: MPI_Bcast with rank 2's count short returned %d (%g %g)", wr, rc, b[0], b[N - 1]);
+        float f[2] = { 0, 0 };
+        OK(MPI_Bcast(f, 2, MPI_FLOAT, 0, MPI_COMM_WORLD));     /* the split by nodes */
+        int rc = MPI_Bcast(b, wr == bad ? N - 1 : N, MPI_FLOAT, 0, MPI_COMM_WORLD);
+        bool fails = tree ? wr == 1 || wr == 3 : wr >= 2;
+        bool ok = !fails ? rc == MPI_SUCCESS && b[0] == 5 && b[N - 1] == 6 : rc != MPI_SUCCESS;
+        CHECK(ok, "rank %d: MPI_Bcast with rank %d's count short returned %d (%g %g)", wr, bad, rc, b[0], b[N - 1]);
         int v = 1, w = 0;
         OK(MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         CHECK(w == ws, "allreduce after: %d", w);
-        printf("chain mismatch: rank %d as expected (%d)\n", wr, rc);
+        printf("%s mismatch: rank %d as expected (%d)\n", tree ? "tree" : "chain", wr, rc);
         free(b);
         MPI_Finalize();
         return 0;
