@@ -879,14 +879,20 @@ static inline bool cancelled(struct ring_ctl *c, struct desc *d, uint64_t h)
  * transfer; perf puts its time in the request memset that follows). So the
  * first empty look after looks that found two records or more in a row
  * (in one drain or in consecutive ones: a receive takes one at a time)
- * pauses about
- * one line transfer (RX_BACK_OFF pauses of ~25 ns here, ~400 ns: a
- * slow-state transfer), and the next look finds a line or more filled.
+ * pauses (RX_BACK_OFF pauses of ~25 ns here: ~1.6 us, about six far line
+ * transfers), and the next look finds several lines filled.
  * Only while two receives or more wait (a window of them; the one being
  * posted counts), never for a lone one (a blocking receive, a ping-pong),
  * nor after single messages (a receive per neighbour); the pause is taken
- * outside the receive side's lock. */
-#define RX_BACK_OFF 16
+ * outside the receive side's lock. Chosen by osu_mbw_mr's pattern (its
+ * reply makes the receiver catch up at every window) in the VM's far mode
+ * (flag ping-pong ~270 ns), medians of rounds alternated with main's 16
+ * (one transfer, ~400 ns) and Open MPI, /tmp/rate/mr.c (docs/NOTES.md,
+ * rate): 16 -> 9.7 M/s, 64 -> 12.2, 128 -> ~10 (two runs); near mode
+ * unchanged (~40 against 40; the window of 64 and the 0-byte latency
+ * too). A longer pause delays the window's last records (the reply's
+ * wait grows) more than it frees the sender. */
+#define RX_BACK_OFF 64
 static void rx_back_off(void)
 {
     __atomic_fetch_add(&P.stats.back_offs, 1, __ATOMIC_RELAXED);   /* (outside the lock) */
