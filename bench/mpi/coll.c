@@ -2,11 +2,15 @@
  * (Alltoallw aside): time per call, the slowest rank's, for sizes in bytes
  * (per rank's block where the collective has blocks; reductions on
  * MPI_FLOAT with MPI_SUM, the whole vector). Roots rotate as IMB's do.
+ * With 2 ranks, the raw flag ping-pong of flag.h before and after the
+ * collectives (coll_flag, coll_flag_end): which placement of a VM's vCPUs
+ * the run was in, and whether it changed during the run.
  * Standard MPI only, so the same source builds with any MPI's mpicc.
  *   coll [-s SIZES] [-t SECONDS] [-b BATCHES] [-o Bcast,Reduce,...]  (bench.h) */
 #include <mpi.h>
 
 #include "../bench.h"
+#include "flag.h"
 
 enum op { BARRIER, BCAST, REDUCE, ALLREDUCE, REDUCE_SCATTER_BLOCK, REDUCE_SCATTER, SCAN, EXSCAN, GATHER, GATHERV,
           SCATTER, SCATTERV, ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, NOPS };
@@ -78,6 +82,16 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < big / sizeof(float); i++) ((float *)sb)[i] = 1.0f;
     memset(rb, 0, big);
+    /* 2 ranks only, as pingpong.c's flags; the window is freed meanwhile
+     * (a window might add work to an MPI's progress) */
+    bool flags = n == 2 && flag_setup();
+    if (flags) {
+        double t = flag_time(&o);
+        flag_free();
+        if (me == 0)
+            printf("#@ coll_flag\n# raw flag ping-pong (flag.h), before the collectives: half round trip (us)\n"
+                   "0 %12.4f\n", t * 1e6);
+    }
     for (int op = 0; op < NOPS; op++) {
         if (!bench_want(&o, names[op])) continue;
         int red = op == REDUCE || op == ALLREDUCE || op == SCAN || op == EXSCAN || op == REDUCE_SCATTER ||
@@ -98,6 +112,11 @@ int main(int argc, char **argv)
             if (me == 0) printf("%-10d %12.4f\n", c.len, t * 1e6);
             fflush(stdout);
         }
+    }
+    if (flags && flag_setup()) {
+        double t = flag_time(&o);
+        if (me == 0) printf("#@ coll_flag_end\n# the same, after the collectives\n0 %12.4f\n", t * 1e6);
+        flag_free();
     }
     free(sb);
     free(rb);

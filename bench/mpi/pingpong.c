@@ -16,11 +16,9 @@
  * two, each says which placement the figures after it were taken in.
  *   pingpong [-s SIZES] [-t SECONDS] [-b BATCHES]   (bench.h) */
 #include <mpi.h>
-#include <sched.h>
-#include <stdatomic.h>
-#include <stdbool.h>
 
 #include "../bench.h"
+#include "flag.h"
 
 #define WINDOW 64
 #define BIDIR 16
@@ -29,20 +27,7 @@ static int me, n;
 static char *buf, *rbuf;
 static long maxsz;
 
-struct pp { int len, what; };   /* what: 0 ping-pong, 1 bidirectional, 2 message rate, 3 with replies, 4 flags */
-
-/* The flags of the raw ping-pong, each rank's on a line of its own */
-static _Atomic unsigned long *flag_mine, *flag_theirs;
-
-/* Spin, then give the core away: a loaded machine (ranks outnumbering
- * cores) would otherwise make every turn wait for a time slice. */
-static inline void relax(int *spins)
-{
-    if (++*spins > 4096) sched_yield();
-#if defined(__x86_64__) || defined(__i386__)
-    else __builtin_ia32_pause();
-#endif
-}
+struct pp { int len, what; };   /* what: 0 ping-pong, 1 bidirectional, 2 message rate, 3 with replies */
 
 /* rank 0's time (ranks beyond the pairs wait in the broadcast) */
 static double run(long iters, void *ctx)
@@ -54,17 +39,7 @@ static double run(long iters, void *ctx)
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (long i = 0; i < iters; i++) {
-        if (p->what == 4 && me < 2) {
-            unsigned long v = (unsigned long)i + 1;
-            int spins = 0;
-            if (me == 0) {
-                atomic_store_explicit(flag_theirs, v, memory_order_release);
-                while (atomic_load_explicit(flag_mine, memory_order_acquire) != v) relax(&spins);
-            } else {
-                while (atomic_load_explicit(flag_mine, memory_order_acquire) != v) relax(&spins);
-                atomic_store_explicit(flag_theirs, v, memory_order_release);
-            }
-        } else if (p->what == 0 && me < 2) {
+        if (p->what == 0 && me < 2) {
             if (me == 0) {
                 MPI_Send(buf, p->len, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
                 MPI_Recv(buf, p->len, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -100,46 +75,8 @@ static double run(long iters, void *ctx)
         }
     }
     double t = MPI_Wtime() - t0;
-    if (p->what == 4 && me < 2) atomic_store(flag_mine, 0);     /* for the next batch, counting from 1 again */
     MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     return t;
-}
-
-/* The flags' half round trip (s). */
-static double flag_time(const struct bench_opts *o)
-{
-    struct pp f = {0, 4};
-    return bench_time(run, &f, o) / 2;
-}
-
-/* Shared memory for the flags, or false where ranks 0 and 1 share none. */
-static bool flag_setup(MPI_Comm *node, MPI_Win *win)
-{
-    int nr = -1, ok = 1, all = 0;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
-    MPI_Comm_set_errhandler(*node, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(*node, &nr);
-    if (me < 2) ok = nr == me;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    void *base = NULL;
-    ok = all && MPI_Win_allocate_shared(me < 2 ? 4096 : 0, 1, MPI_INFO_NULL, *node, &base, win) == MPI_SUCCESS;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all) {
-        if (ok) MPI_Win_free(win);
-        return false;
-    }
-    if (me < 2) {
-        MPI_Aint sz;
-        int du;
-        void *mine, *theirs;
-        MPI_Win_shared_query(*win, me, &sz, &du, &mine);
-        MPI_Win_shared_query(*win, 1 - me, &sz, &du, &theirs);
-        flag_mine = mine, flag_theirs = theirs;
-        atomic_store(flag_mine, 0);
-    }
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
-    MPI_Barrier(MPI_COMM_WORLD);
-    return true;
 }
 
 int main(int argc, char **argv)
@@ -168,12 +105,10 @@ int main(int argc, char **argv)
     buf = malloc((size_t)maxsz + 1), rbuf = malloc((size_t)maxsz + 8 * WINDOW + 1);
     if (!buf || !rbuf) MPI_Abort(MPI_COMM_WORLD, 1);
     memset(buf, 1, (size_t)maxsz + 1);
-    MPI_Comm node;
-    MPI_Win win;
     /* 2 ranks only: with more ranks than cores, the ranks waiting meanwhile
      * (spinning, under MPICH) took the cores the flags needed, and the
      * batches ran for minutes */
-    bool flags = n == 2 && flag_setup(&node, &win);
+    bool flags = n == 2 && flag_setup();
     double flag_lat = flags ? flag_time(&o) : 0;
     double lat[BENCH_MAX_SIZES];
     for (int i = 0; i < o.nsizes; i++) {
@@ -200,9 +135,7 @@ int main(int argc, char **argv)
             printf("#@ pp_flag\n# raw flag ping-pong through MPI_Win_allocate_shared memory, before the latencies: "
                    "half round trip (us)\n0 %12.4f\n#@ pp_flag_rate\n# the same, before the message rates\n"
                    "0 %12.4f\n", flag_lat * 1e6, t * 1e6);
-        MPI_Win_unlock_all(win);
-        MPI_Win_free(&win);
-        MPI_Comm_free(&node);
+        flag_free();
     }
     struct pp p = {8, 2};
     double t = bench_time(run, &p, &o);

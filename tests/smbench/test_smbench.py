@@ -110,6 +110,12 @@ elif test == "coll":
             check(has(data, "coll_" + op, impl, {8, 1024}), "every blocking collective: %s under %s" % (op, impl))
         for m in ("shcoll_broadcast", "shcoll_fcollect", "shcoll_collect", "shcoll_alltoall", "shcoll_reduce"):
             check(has(data, m, impl, {8, 1024}), "SHMEM collectives and their MPI baseline: %s, %s" % (m, impl))
+        # the VM's mode of each run (2 ranks): the flag before and after, once per run (the SHMEM group's
+        # runs of the coll program drop theirs), and the headline paired within the modes
+        flags = [x for x in data["samples"] if x["metric"] in ("coll_flag", "coll_flag_end") and x["impl"] == impl]
+        check(sorted(x["metric"] for x in flags) == ["coll_flag", "coll_flag_end"] and all(x["size"] == 0 for x in flags),
+              "the coll program's flags, once each: %s, %s" % (impl, flags))
+    check("| collectives, 2 ranks: no case slower than the best other from 8 B |" in report, "the 2-rank headline")
     for impl in mpis():
         check(has(data, "coll_overlap_ratio", impl, {1024}) and has(data, "coll_overlap", impl),
               "Iallreduce overlap: " + impl)
@@ -224,6 +230,15 @@ elif test == "stats":
     vals = {x["value"] for x in samples if x["size"] == 8 and x["impl"] == "smartmap"}
     check(n8 == 6 or len(vals) == 1, "a noisy row gets more rounds, up to 6: %d %s" % (n8, vals))
     check(sb.command(args, g["impls"][0], [8], None)[-2:] == ["-s", "8"], "a round again passes only the noisy sizes")
+    # a run's flags are kept in the adaptive rounds too (they say the mode of the noisy rows measured again)
+    with open(prog, "w") as f:
+        f.write("import sys\nwith open(%r, 'a+') as c:\n    c.write(sys.argv[1]); c.seek(0); k = c.read().count('s')\n"
+                "print('#@ coll_flag')\nprint(0, 0.06)\nprint('#@ coll_gatherv')\n"   # smartmap's row 8 noisy by turns
+                "print(8, (1.0, 3.0)[k %% 2] if sys.argv[1] == 's' else 2.0)\nprint(64, 1.0)\n" % os.path.join(work, "runs"))
+    samples, _ = sb.Runner(args, [dict(g, metrics=set())]).run()
+    runs = lambda metric: {(x["impl"], x["rep"]) for x in samples if x["metric"] == metric}
+    check(len(runs("coll_gatherv")) > 6 and runs("coll_flag") == runs("coll_gatherv"),
+          "the flags of the adaptive rounds: %s, %s" % (sorted(runs("coll_flag")), sorted(runs("coll_gatherv"))))
     args.time_limit = 1e-9   # minutes: over before the first adaptive round
     r = sb.Runner(args, [dict(g, metrics=set())])
     samples, _ = r.run()
@@ -273,11 +288,50 @@ elif test == "stats":
                                               r("msgrate", 8, "openmpi", (20, 5, 10, 20, 20))),
                                  ("msgrate", 8, "smartmap"), ("msgrate", 8, "openmpi"), "pp_flag_rate")
     check(split == {"near": (2.0, 2), "far": (2.0, 1)} and mixed == 2, "mode split: %s, %d" % (split, mixed))
+    # flags measured across a flip lie between the modes (coll runs, 07:03: 0.045-0.061, 0.099, 0.123, 0.214-0.272
+    # us): no jump of 2x is left between neighbours, and the modes must still be found
+    spread = r("pp_flag", 0, "smartmap", (0.045, 0.052, 0.061, 0.099, 0.123, 0.214, 0.24, 0.272))
+    got = sb.flag_modes(sb.summarize(spread))
+    check([got[("smartmap", k)] for k in (0, 1, 2, 5, 6, 7)] == ["near"] * 3 + ["far"] * 3, "modes across flips: %s" % got)
+    got = sb.flag_modes(sb.summarize(r("pp_flag", 0, "smartmap", (0.05, 0.06, 0.055, 0.09))))
+    check(set(got.values()) == {"all"}, "one mode: %s" % got)
     # a mode of fewer than 3 rounds is quoted but decides only when no mode has 3
     at_least = lambda f: f >= 1.5
     got = [sb.split_met(sp, at_least) for sp in ({"near": (2.0, 3), "far": (1.0, 2)}, {"near": (2.0, 3), "far": (1.0, 3)},
                                                  {"near": (2.0, 2), "far": (1.0, 1)}, {"near": (2.0, 2), "far": (1.6, 1)})]
     check(got == ["yes", "no", "no", "yes"], "modes deciding: %s" % got)
+    # the 2-rank collectives' headline within the modes of the coll program's flags (before, after): Open
+    # MPI's round 5 changed mode (far, then near) and is left out; exscan is slower only in the far mode's
+    # 2 rounds (near has 3: far does not decide), gatherv in the near mode's 3
+    near, far = 0.06, 0.27
+    coll = lambda metric, impl, vals: [dict(x, suite="coll") for x in r(metric, 512 if "exscan" in metric else 64, impl, vals)]
+    cflags = [dict(x, suite="coll", size=0) for x in
+              r("coll_flag", 0, "smartmap", (near,) * 3 + (far,) * 3) + r("coll_flag_end", 0, "smartmap", (near,) * 3 + (far,) * 3) +
+              r("coll_flag", 0, "openmpi", (near,) * 3 + (far,) * 3) + r("coll_flag_end", 0, "openmpi", (near,) * 3 + (far, far, near)) +
+              r("coll_flag", 0, "mpich", (near,) * 6) + r("coll_flag_end", 0, "mpich", (near,) * 6)]
+    cases = coll("coll_exscan", "smartmap", (1, 1, 1, 3, 3, 3)) + coll("coll_exscan", "openmpi", (1.2, 1.2, 1.2, 2.7, 2.7, 2.7)) + \
+        coll("coll_gatherv", "smartmap", (1, 1, 1, 3, 3, 3)) + coll("coll_gatherv", "openmpi", (0.9, 0.9, 0.9, 3.3, 3.3, 3.3)) + \
+        coll("coll_exscan", "mpich", (9,) * 6) + coll("coll_gatherv", "mpich", (9,) * 6)
+    what = "collectives, 2 ranks: no case slower than the best other from 8 B"
+    heads = dict((e, (v, ok)) for e, v, ok in sb.headlines(sb.summarize(cflags + cases), [2]))
+    check(heads.get(what) == ("near 1 of 2 slower (worst: gatherv 64 B 0.90x, exscan 512 B 1.20x), far in fewer than 3 "
+                              "rounds, 2 of 12 paired rounds left out (runs in different modes)", "no"),
+          "collectives within modes: %s" % (heads.get(what),))
+    ok_near = [x for x in cases if not (x["metric"] == "coll_gatherv" and x["impl"] == "openmpi")] + \
+        coll("coll_gatherv", "openmpi", (1.1, 1.1, 1.1, 3.3, 3.3, 3.3))
+    heads = dict((e, (v, ok)) for e, v, ok in sb.headlines(sb.summarize(cflags + ok_near), [2]))
+    check(heads.get(what, ("", ""))[1] == "yes", "a mode of 2 rounds does not decide: %s" % (heads.get(what),))
+    # without flags (older results) one mode, as before: there the far rounds hide gatherv's 0.90x
+    heads = dict((e, (v, ok)) for e, v, ok in sb.headlines(sb.summarize(cases), [2]))
+    check(heads.get(what) == ("0 of 2 slower; worst: gatherv 64 B 1.00x, exscan 512 B 1.05x", "yes"),
+          "collectives without flags: %s" % (heads.get(what),))
+    # a smartmap that is far whenever Open MPI is near: every round mixes two machines, no case is decided
+    apart = [dict(x, suite="coll", size=0) for x in r("coll_flag", 0, "smartmap", (far, far, far, near)) +
+             r("coll_flag", 0, "openmpi", (near, near, near, far))]
+    heads = dict((e, (v, ok)) for e, v, ok in sb.headlines(sb.summarize(
+        apart + coll("coll_gatherv", "smartmap", (3, 3, 3, 1)) + coll("coll_gatherv", "openmpi", (1, 1, 1, 3))), [2]))
+    check(heads.get(what) == ("4 of 4 paired rounds left out (runs in different modes), 1 case in no mode", "no"),
+          "collectives in no mode: %s" % (heads.get(what),))
 elif test == "offnode":
     # smartmap over UCX between fake nodes against Open MPI's pml/ucx, both under mpirun
     if "openmpi" not in mpis():
