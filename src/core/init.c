@@ -577,10 +577,12 @@ static void settle_job_cpus(void)
         if (__atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) == SM_CTRL_MAGIC && c->pid > 0) pids[n++] = c->pid;
     }
     bool was = sm_core.oversubscribed;
+    uint16_t was_per = sm_core.per_cpu;
     sm_cpus_settle(pids, n, sm_core.size);
-    /* Wakers fence from here on (each rank switches on its way out of the
-     * barrier: a wake missed meanwhile costs a sleep's timeout, 50 us). */
-    if (sm_core.oversubscribed != was) sm_wait_init();
+    /* Wakers fence or not from here on, by the ranks a CPU (each rank
+     * switches on its way out of the barrier: a wake missed meanwhile costs
+     * a sleep's timeout, 50 us). */
+    if (sm_core.oversubscribed != was || sm_core.per_cpu != was_per) sm_wait_init();
 }
 
 /* --- Joining the job -------------------------------------------------------- */

@@ -226,7 +226,7 @@ void sm_on_private_stack(void (*fn)(void));
 void sm_dump_init(void);
 
 /* wait.c. Choose how wakers and sleepers fence; once per process, before
- * its first wake (and again if sm_cpus_settle found it oversubscribed). */
+ * its first wake (and again if sm_cpus_settle changed the ranks a CPU). */
 void sm_wait_init(void);
 
 /* state.c. How many CPUs the ranks on this machine may run on, and whether

@@ -29,8 +29,22 @@
  * waits end in sleeps most of the time, and the IPIs each sleep sent to the
  * CPUs running other ranks cost more than the wakers' fences: wakers fence
  * (measured: 128 and 256 ranks on 2 cores, Allreduce + Barrier, half the
- * time). Without membarrier (old kernel, seccomp) wakers fence too. */
+ * time). Without membarrier (old kernel, seccomp) wakers fence too.
+ * But with 3 or 4 ranks a CPU the yields before a sleep (yield_iters) make
+ * sleeps rare (8 ranks on 2 cores, 8 B scans: ~100 in 200000 calls a rank)
+ * and a waker's fence waits for its stores' lines to come back from the
+ * other CPU: every small collective's release wakes (coll_wake_all), and
+ * sm_wake_fence was 26% of the samples of 8 B exscans in the VM's far mode
+ * (6% in its near one; perf record -e cpu-clock). Sleepers fence there:
+ *   smrun -n NP --bind-to core bench_mpi_coll -s 8 -t 0.03 -o Barrier,Bcast,
+ *   Reduce,Allreduce,Reduce_scatter_block,Scan,Exscan,Gather,Gatherv,Scatter,
+ *   Scatterv,Allgather,Alltoall (wakers fencing against sleepers fencing, 6
+ *   rounds alternated, medians of the per-round ratios; docs/NOTES.md, coll8)
+ *   8 ranks: scan, exscan 1.30x less time, reduce 1.20, barrier 1.15,
+ *            bcast 1.14, allreduce 1.08; alltoall 0.94, allgather 0.96
+ *   4 ranks (2 a CPU): bcast 1.20, the rest 0.89-1.05: left fencing. */
 bool sm_wake_unfenced;          /* this process is registered: wakers need no fence */
+static bool wakers_fence(void) { return sm_core.oversubscribed && (sm_core.per_cpu < 3 || sm_core.per_cpu > 4); }
 
 static _Atomic uint64_t mate_waits;     /* SMARTMAP_STATS (sm_wait_mate_waits) */
 void sm_wait_init(void)
@@ -45,7 +59,7 @@ void sm_wait_init(void)
             }
     if (sm_core.own_fd >= 0)    /* the slot is mapped (not when the job could not be joined) */
         atomic_store_explicit(&sm_ctrl_of(sm_core.rank)->cpu, cpu, memory_order_relaxed);
-    long q = sm_core.oversubscribed ? 0 : syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    long q = wakers_fence() ? 0 : syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     sm_wake_unfenced = q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
                        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
 }
