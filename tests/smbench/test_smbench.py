@@ -300,6 +300,9 @@ elif test == "stats":
     got = [sb.split_met(sp, at_least) for sp in ({"near": (2.0, 3), "far": (1.0, 2)}, {"near": (2.0, 3), "far": (1.0, 3)},
                                                  {"near": (2.0, 2), "far": (1.0, 1)}, {"near": (2.0, 2), "far": (1.6, 1)})]
     check(got == ["yes", "no", "no", "yes"], "modes deciding: %s" % got)
+    # every round's two runs in different modes: the row stays, nothing paired, not met
+    check(sb.split_met({}, at_least) == "no" and sb.show_split({}, 3).startswith("no round with both runs in one mode"),
+          "no mode paired: %s" % sb.show_split({}, 3))
     # the 2-rank collectives' headline within the modes of the coll program's flags (before, after): Open
     # MPI's round 5 changed mode (far, then near) and is left out; exscan is slower only in the far mode's
     # 2 rounds (near has 3: far does not decide), gatherv in the near mode's 3
