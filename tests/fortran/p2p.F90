@@ -99,8 +99,14 @@ program p2p
   call MPI_SEND_INIT(ibuf, 10, MPI_INTEGER, next, 6, MPI_COMM_WORLD, preq(1), ierr)
   do i = 1, 3
     ibuf = rank + i
+    ! The buffers are not arguments of Startall/Waitall: without the
+    ! registers' sync (MPI-3.1 17.1.17; MPI_ASYNC_PROTECTS_NONBLOCKING is
+    ! .FALSE.) gfortran -O3 moves ibuf's stores and ibuf2's loads across them.
+    call MPI_F_SYNC_REG(ibuf)
     call MPI_STARTALL(2, preq, ierr)
     call MPI_WAITALL(2, preq, statuses, ierr)
+    call MPI_F_SYNC_REG(ibuf)
+    call MPI_F_SYNC_REG(ibuf2)
     call check(all(ibuf2 == prev + i), 'persistent exchange')
     call check(preq(1) /= MPI_REQUEST_NULL, 'a persistent request stays')
   end do

@@ -82,8 +82,14 @@ program p2p_f08
   call MPI_Send_init(ibuf, 10, MPI_INTEGER, next, 6, MPI_COMM_WORLD, preq(1))
   do i = 1, 3
     ibuf = rank + i
+    ! The buffers are not arguments of Startall/Waitall: without the
+    ! registers' sync (MPI-3.1 17.1.17; MPI_ASYNC_PROTECTS_NONBLOCKING is
+    ! .FALSE.) gfortran -O3 moves ibuf's stores and ibuf2's loads across them.
+    call MPI_F_SYNC_REG(ibuf)
     call MPI_Startall(2, preq)
     call MPI_Waitall(2, preq, statuses)
+    call MPI_F_SYNC_REG(ibuf)
+    call MPI_F_SYNC_REG(ibuf2)
     call check(all(ibuf2 == prev + i), 'persistent exchange')
     call check(preq(1) /= MPI_REQUEST_NULL, 'a persistent request stays')
   end do
