@@ -37,8 +37,10 @@ int main(void)
     if (me == 0) printf("net_p2p: %d ranks, %d on this node, rank %d is %s\n", np, sm_core.nlocal, far,
                         sm_rank_local(far) ? "on this node" : "on another node");
 
-    /* sizes across UCX's eager and rendezvous thresholds, both partners */
-    static const size_t sizes[] = { 0, 1, 8, 100, 1024, 8192, 8193, 65536, 262144, 1u << 20, MAX };
+    /* sizes across UCX's eager and rendezvous thresholds, both partners: over TCP a
+     * standard send (FAST_CMPL, net_send) goes eagerly below 256 KiB and by
+     * rendezvous from it (UCX_RNDV_SEND_NBR_THRESH), so one byte each side */
+    static const size_t sizes[] = { 0, 1, 8, 100, 1024, 8192, 8193, 65536, 262143, 262144, 262145, 1u << 20, MAX };
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) pingpong(far, sizes[i], out, in, (unsigned)i);
     int near = me ^ 1;
     if (near < np)
