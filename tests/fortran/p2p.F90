@@ -16,7 +16,10 @@ program p2p
   integer :: rank, nproc, ierr, next, prev, n, i, idx, cls, slen, cnt
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 2), reqs(2), req, preq(2)
   double precision :: sbuf(100), rbuf(100)
-  integer :: ibuf(10), ibuf2(10)
+  ! asynchronous: the persistent and nonblocking requests below read ibuf and
+  ! fill ibuf2 inside MPI_WAITALL, which does not take them as arguments; without
+  ! it gfortran -O3 keeps ibuf2 in registers across the wait (failed on 3+ ranks)
+  integer, asynchronous :: ibuf(10), ibuf2(10)
   character(len=MPI_MAX_ERROR_STRING) :: msg
   logical :: flag
 
