@@ -52,9 +52,11 @@ enum rec_flags {
     REC_SHARE = 2,      /* broadcast reader: its dst takes copies from others (claim/done below) */
     REC_PUSH = 4,       /* gather root: peers write their blocks into its dst */
     REC_FAILED = 8,     /* the member failed before moving data: its peers fail too */
-    REC_VBLOCKS = 16,   /* with REC_CARRIED: blocks of their own sizes, at aux n int byte counts, n int
-                         * offsets, then the bytes (move.c publish_carried): no layout to read */
+    REC_VBLOCKS = 16,   /* with REC_CARRIED: blocks of their own sizes, at aux n uint16_t ends (block i
+                         * is bytes [end[i-1], end[i]) of what follows), then the bytes (move.c
+                         * publish_carried): no layout to read */
 };
+_Static_assert(COLL_BOUNCE <= UINT16_MAX, "a carried v source's ends fit 2 bytes");
 
 /* A member's record for one collective on a group: written by the member,
  * then stamped with the collective's sequence number, read by its peers.

@@ -1006,7 +1006,7 @@ static bool mlean_expect(const struct coll_group *g, enum coll_kind kind, bool v
 {
     int n = g->m.size, me = g->m.me;
     bool paces = me == root && sm_core.oversubscribed && n > 2 * sm_core.cpus;
-    size_t others = 0, arrays = v && n > 1 ? 2 * sizeof(int) * (size_t)n : 0;
+    size_t others = 0, arrays = v && n > 1 ? sizeof(uint16_t) * (size_t)n : 0;   /* 2-byte ends a block */
     for (int d = 0; d < n; d++)
         if (d != me || n == 1) others += kind == COLL_ALLTOALL ? mcnt(v, blk, me, d) : mcnt(v, blk, d, 0);
     others += arrays;           /* the arrays in front of the bytes (REC_VBLOCKS) */
