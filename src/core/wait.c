@@ -442,7 +442,13 @@ uint64_t sm_wait_mate_waits(void) { return atomic_load_explicit(&mate_waits, mem
  * allreduces, involuntary switches 1.47 -> 1.04 a call and rank (Open
  * MPI's 1.02-1.04), 28.0 -> 26.4 us a call (Open MPI 24.4); smbench's
  * coll, 5 rounds alternated, 8 B and 4 KiB allreduce 1.07x less time
- * (docs/NOTES.md, net5). Still a turn of the bounded count. */
+ * (docs/NOTES.md, net5). Still a turn of the bounded count. Only in a wait
+ * for what UCX alone brings (alone: a receive from another node): a wait
+ * for this node's memory may need the rank sharing the core (a member's
+ * for its leader's broadcast: 2 nodes of 2, bcast 4 KiB 0.97x when every
+ * wait with the source looked again); and only for a rank alone on its
+ * node (2 nodes of 2, the leaders' waits alone looking again: bcast 8 B
+ * 0.97x, 0 of 6 rounds, where the node's other rank may have work). */
 static _Atomic uint64_t ran_turns;      /* SMARTMAP_STATS (sm_wait_ran_turns) */
 uint64_t sm_wait_ran_turns(void) { return atomic_load_explicit(&ran_turns, memory_order_relaxed); }
 static void wait_yielding(unsigned kinds, bool (*cond)(void *), void *arg, const struct sm_wait_source *src,
@@ -451,7 +457,7 @@ static void wait_yielding(unsigned kinds, bool (*cond)(void *), void *arg, const
     uint64_t t0 = 0;
     for (int i = alone ? yield_iters_alone() : src ? yield_iters_source() : yield_iters(); i > 0; i--) {
         if (cond(arg)) return;
-        if (src && src->progress()) {
+        if (src && src->progress() && alone && sm_core.nlocal == 1) {
             atomic_fetch_add_explicit(&ran_turns, 1, memory_order_relaxed);
             continue;
         }
