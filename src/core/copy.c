@@ -86,6 +86,9 @@ void sm_stats_report(void)
     sm_say("waits: %llu sleeps, %llu yields that found the core idle; %d CPU%s for the ranks on this machine%s",
            (unsigned long long)slept, (unsigned long long)idle, sm_core.cpus, sm_core.cpus == 1 ? "" : "s",
            sm_core.oversubscribed ? " (oversubscribed)" : "");
+    if (sm_wait_ran_turns())
+        sm_say("waits' turns that ran UCX events and looked again, not yielding: %llu",
+               (unsigned long long)sm_wait_ran_turns());
     if (sm_wait_mate_waits())
         sm_say("waits for a rank on this rank's CPU, yielding from the first turn: %llu",
                (unsigned long long)sm_wait_mate_waits());

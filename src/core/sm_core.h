@@ -318,6 +318,7 @@ void sm_wait_lean(int rank);
 uint64_t sm_wait_leans(void);
 /* Waits' sleeps (sm_wait_for) and the yields that found the core idle and went on (oversubscribed). */
 void sm_wait_counts(uint64_t *idle_yields, uint64_t *sleeps);
+uint64_t sm_wait_ran_turns(void);     /* waits' turns that ran the source's events and did not yield */
 bool sm_wait_has_source(void);
 /* End the sleeps of this rank's waits (of every thread): the source's ring. */
 void sm_wake_self(void);
