@@ -178,6 +178,15 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 }
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 
+int smpi_info_merge(MPI_Info *dst, MPI_Info src, const char *R)
+{
+    struct smpi_info *in = smpi_info(src);
+    if (!in || !in->n) return MPI_SUCCESS;
+    int rc = *dst == MPI_INFO_NULL ? PMPI_Info_create(dst) : MPI_SUCCESS;
+    for (int i = 0; !rc && i < in->n; i++) rc = put(*dst, in->kv[i].key, in->kv[i].val, R);
+    return rc;
+}
+
 int PMPI_Info_free(MPI_Info *info)
 {
     static const char R[] = "MPI_Info_free";
