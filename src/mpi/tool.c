@@ -6,6 +6,7 @@
  * its own state (a nesting count), independent of MPI_Init/Finalize, and
  * returns its error codes without calling error handlers (§14.3.9). */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "sm_core.h"
