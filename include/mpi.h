@@ -176,12 +176,22 @@ enum {
     MPI_ERR_UNSUPPORTED_OPERATION, MPI_ERR_NO_SUCH_FILE, MPI_ERR_FILE_EXISTS,
     MPI_ERR_BAD_FILE, MPI_ERR_ACCESS, MPI_ERR_NO_SPACE, MPI_ERR_QUOTA, MPI_ERR_READ_ONLY,
     MPI_ERR_FILE_IN_USE, MPI_ERR_DUP_DATAREP, MPI_ERR_CONVERSION, MPI_ERR_IO,
+    /* the tool information interface's (§14.3.9); its routines return them */
+    MPI_T_ERR_MEMORY, MPI_T_ERR_NOT_INITIALIZED, MPI_T_ERR_CANNOT_INIT, MPI_T_ERR_INVALID_INDEX,
+    MPI_T_ERR_INVALID_ITEM, MPI_T_ERR_INVALID_HANDLE, MPI_T_ERR_OUT_OF_HANDLES, MPI_T_ERR_OUT_OF_SESSIONS,
+    MPI_T_ERR_INVALID_SESSION, MPI_T_ERR_CVAR_SET_NOT_NOW, MPI_T_ERR_CVAR_SET_NEVER,
+    MPI_T_ERR_PVAR_NO_STARTSTOP, MPI_T_ERR_PVAR_NO_WRITE, MPI_T_ERR_PVAR_NO_ATOMIC, MPI_T_ERR_INVALID_NAME,
+    MPI_T_ERR_INVALID,
     MPI_ERR_LASTCODE
 };
 
 /* The MPI-1 attribute calls (deprecated, still in MPI 3.1). */
 typedef MPI_Comm_copy_attr_function MPI_Copy_function;
 typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+
+/* The MPI-1 error handler type (removed in MPI 3.0 with MPI_Errhandler_create;
+ * kept for the programs that still use them, as Open MPI's MPI-1 compatibility does). */
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
 
 /* Predefined attribute callbacks. */
 SMPI_API int smpi_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
@@ -217,6 +227,10 @@ SMPI_DECL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
 SMPI_DECL(int, Errhandler_free, (MPI_Errhandler *errhandler))
 SMPI_DECL(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler))
 SMPI_DECL(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+/* MPI-1's names for the communicator's (removed in MPI 3.0, as above) */
+SMPI_DECL(int, Errhandler_create, (MPI_Handler_function *function, MPI_Errhandler *errhandler))
+SMPI_DECL(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
+SMPI_DECL(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler))
 SMPI_DECL(int, Error_string, (int errorcode, char *string, int *resultlen))
 SMPI_DECL(int, Error_class, (int errorcode, int *errorclass))
 SMPI_DECL(int, Add_error_class, (int *errorclass))
@@ -303,6 +317,8 @@ SMPI_DECL(int, Comm_size, (MPI_Comm comm, int *size))
 SMPI_DECL(int, Comm_rank, (MPI_Comm comm, int *rank))
 SMPI_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
 SMPI_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
+SMPI_DECL(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+SMPI_DECL(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
 SMPI_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
 SMPI_DECL(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
 SMPI_DECL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info,
@@ -437,6 +453,18 @@ SMPI_DECL(int, Unpack_external, (const char *datarep, const void *inbuf, MPI_Ain
                                  void *outbuf, int outcount, MPI_Datatype datatype))
 SMPI_DECL(int, Pack_external_size, (const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size))
 SMPI_DECL(int, Get_address, (const void *location, MPI_Aint *address))
+/* The MPI-1 names of the routines above (deprecated in MPI 2.0, removed in
+ * 3.0; the MPI 2.2 prototypes): old programs still call them. */
+SMPI_DECL(int, Address, (void *location, MPI_Aint *address))
+SMPI_DECL(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype))
+SMPI_DECL(int, Type_hindexed, (int count, int *array_of_blocklengths, MPI_Aint *array_of_displacements,
+                               MPI_Datatype oldtype, MPI_Datatype *newtype))
+SMPI_DECL(int, Type_struct, (int count, int *array_of_blocklengths, MPI_Aint *array_of_displacements,
+                             MPI_Datatype *array_of_types, MPI_Datatype *newtype))
+SMPI_DECL(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent))
+SMPI_DECL(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement))
+SMPI_DECL(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
 SMPI_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
 SMPI_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
 SMPI_DECL(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses,
@@ -748,6 +776,69 @@ SMPI_DECL(int, Status_f082c, (const MPI_F08_status *f08_status, MPI_Status *c_st
 SMPI_DECL(int, Status_c2f08, (const MPI_Status *c_status, MPI_F08_status *f08_status))
 SMPI_DECL(int, Status_f082f, (const MPI_F08_status *f08_status, MPI_Fint *f_status))
 SMPI_DECL(int, Status_f2f08, (const MPI_Fint *f_status, MPI_F08_status *f08_status))
+
+/* --- The tool information interface (MPI 3.1 §14.3) -----------------------
+ * smartmap has no control or performance variables and no categories: the
+ * counts are 0 and every index is invalid, correctly. Callable before
+ * MPI_Init and after MPI_Finalize, from any thread. */
+typedef struct smpi_t_enum    *MPI_T_enum;
+typedef struct smpi_t_cvar    *MPI_T_cvar_handle;
+typedef struct smpi_t_pvar    *MPI_T_pvar_handle;
+typedef struct smpi_t_session *MPI_T_pvar_session;
+#define MPI_T_ENUM_NULL          SMPI_PREDEF(MPI_T_enum, 0)
+#define MPI_T_CVAR_HANDLE_NULL   SMPI_PREDEF(MPI_T_cvar_handle, 0)
+#define MPI_T_PVAR_HANDLE_NULL   SMPI_PREDEF(MPI_T_pvar_handle, 0)
+#define MPI_T_PVAR_ALL_HANDLES   SMPI_PREDEF(MPI_T_pvar_handle, 1)
+#define MPI_T_PVAR_SESSION_NULL  SMPI_PREDEF(MPI_T_pvar_session, 0)
+enum { MPI_T_VERBOSITY_USER_BASIC, MPI_T_VERBOSITY_USER_DETAIL, MPI_T_VERBOSITY_USER_ALL,
+       MPI_T_VERBOSITY_TUNER_BASIC, MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_VERBOSITY_TUNER_ALL,
+       MPI_T_VERBOSITY_MPIDEV_BASIC, MPI_T_VERBOSITY_MPIDEV_DETAIL, MPI_T_VERBOSITY_MPIDEV_ALL };
+enum { MPI_T_BIND_NO_OBJECT, MPI_T_BIND_MPI_COMM, MPI_T_BIND_MPI_DATATYPE, MPI_T_BIND_MPI_ERRHANDLER,
+       MPI_T_BIND_MPI_FILE, MPI_T_BIND_MPI_GROUP, MPI_T_BIND_MPI_OP, MPI_T_BIND_MPI_REQUEST,
+       MPI_T_BIND_MPI_WIN, MPI_T_BIND_MPI_MESSAGE, MPI_T_BIND_MPI_INFO };
+enum { MPI_T_SCOPE_CONSTANT, MPI_T_SCOPE_READONLY, MPI_T_SCOPE_LOCAL, MPI_T_SCOPE_GROUP,
+       MPI_T_SCOPE_GROUP_EQ, MPI_T_SCOPE_ALL, MPI_T_SCOPE_ALL_EQ };
+enum { MPI_T_PVAR_CLASS_STATE, MPI_T_PVAR_CLASS_LEVEL, MPI_T_PVAR_CLASS_SIZE, MPI_T_PVAR_CLASS_PERCENTAGE,
+       MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_PVAR_CLASS_LOWWATERMARK, MPI_T_PVAR_CLASS_COUNTER,
+       MPI_T_PVAR_CLASS_AGGREGATE, MPI_T_PVAR_CLASS_TIMER, MPI_T_PVAR_CLASS_GENERIC };
+
+SMPI_DECL(int, T_init_thread, (int required, int *provided))
+SMPI_DECL(int, T_finalize, (void))
+SMPI_DECL(int, T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name, int *name_len))
+SMPI_DECL(int, T_enum_get_item, (MPI_T_enum enumtype, int index, int *value, char *name, int *name_len))
+SMPI_DECL(int, T_cvar_get_num, (int *num_cvar))
+SMPI_DECL(int, T_cvar_get_info, (int cvar_index, char *name, int *name_len, int *verbosity,
+                                 MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                                 int *bind, int *scope))
+SMPI_DECL(int, T_cvar_get_index, (const char *name, int *cvar_index))
+SMPI_DECL(int, T_cvar_handle_alloc, (int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count))
+SMPI_DECL(int, T_cvar_handle_free, (MPI_T_cvar_handle *handle))
+SMPI_DECL(int, T_cvar_read, (MPI_T_cvar_handle handle, void *buf))
+SMPI_DECL(int, T_cvar_write, (MPI_T_cvar_handle handle, const void *buf))
+SMPI_DECL(int, T_pvar_get_num, (int *num_pvar))
+SMPI_DECL(int, T_pvar_get_info, (int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                                 MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                                 int *bind, int *readonly, int *continuous, int *atomic))
+SMPI_DECL(int, T_pvar_get_index, (const char *name, int var_class, int *pvar_index))
+SMPI_DECL(int, T_pvar_session_create, (MPI_T_pvar_session *session))
+SMPI_DECL(int, T_pvar_session_free, (MPI_T_pvar_session *session))
+SMPI_DECL(int, T_pvar_handle_alloc, (MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+                                     MPI_T_pvar_handle *handle, int *count))
+SMPI_DECL(int, T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle *handle))
+SMPI_DECL(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+SMPI_DECL(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+SMPI_DECL(int, T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+SMPI_DECL(int, T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf))
+SMPI_DECL(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+SMPI_DECL(int, T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+SMPI_DECL(int, T_category_get_num, (int *num_cat))
+SMPI_DECL(int, T_category_get_info, (int cat_index, char *name, int *name_len, char *desc, int *desc_len,
+                                     int *num_cvars, int *num_pvars, int *num_categories))
+SMPI_DECL(int, T_category_get_index, (const char *name, int *cat_index))
+SMPI_DECL(int, T_category_get_cvars, (int cat_index, int len, int indices[]))
+SMPI_DECL(int, T_category_get_pvars, (int cat_index, int len, int indices[]))
+SMPI_DECL(int, T_category_get_categories, (int cat_index, int len, int indices[]))
+SMPI_DECL(int, T_category_changed, (int *stamp))
 
 #undef SMPI_DECL
 

@@ -236,25 +236,28 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 }
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 
-static int dup(struct smpi_comm *c, MPI_Comm *newcomm, const char *R)
+/* A duplicate gets the hints: c's (MPI_Comm_dup, idup: MPI 3.1 §6.4.2), or
+ * info's (MPI_Comm_dup_with_info). */
+static int dup(struct smpi_comm *c, const char *hints, MPI_Info info, MPI_Comm *newcomm, const char *R)
 {
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
+    int rc;
     if (c->inter) {
-        int rc = c->inter->ops->dup(c, newcomm, NULL, R);
-        return rc ? rc : attrs_copy(c, *newcomm, R);
+        rc = c->inter->ops->dup(c, newcomm, NULL, R);
+    } else {
+        smpi_refs_add(&c->group->refs, 1);
+        rc = comm_new(c->group, c, NULL, newcomm, R);
+        if (!rc) (*newcomm)->topo = smpi_topo_ref(c->topo);       /* a duplicate keeps the topology */
     }
-    smpi_refs_add(&c->group->refs, 1);
-    int rc = comm_new(c->group, c, NULL, newcomm, R);
-    if (rc) return rc;
-    (*newcomm)->topo = smpi_topo_ref(c->topo);       /* a duplicate keeps the topology */
-    return attrs_copy(c, *newcomm, R);
+    if (!rc) rc = hints ? smpi_hints_copy(&(*newcomm)->hints, hints, R) : smpi_hints_merge(&(*newcomm)->hints, info, R);
+    return rc ? rc : attrs_copy(c, *newcomm, R);
 }
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     SMPI_CHECK_INIT("MPI_Comm_dup");
     SMPI_GET_COMM(c, comm, "MPI_Comm_dup");
-    return dup(c, newcomm, "MPI_Comm_dup");
+    return dup(c, c->hints, MPI_INFO_NULL, newcomm, "MPI_Comm_dup");
 }
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 
@@ -263,10 +266,35 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     static const char R[] = "MPI_Comm_dup_with_info";
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
-    SMPI_CHECK_INFO(c, info, R);         /* no hints are read */
-    return dup(c, newcomm, R);
+    SMPI_CHECK_INFO(c, info, R);         /* kept as the new communicator's hints, none read */
+    return dup(c, NULL, info, newcomm, R);
 }
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+
+/* Hints (MPI 3.1 §6.4.4): smartmap reads none, so the hints in use are the
+ * ones set, merged over the earlier calls' and passed on by MPI_Comm_dup. */
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    static const char R[] = "MPI_Comm_set_info";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    SMPI_CHECK_INFO(c, info, R);         /* MPI_INFO_NULL sets nothing, as MPI_Win_set_info */
+    smpi_attrs_lock();                   /* two threads setting hints on one communicator */
+    return smpi_attrs_unlock(smpi_hints_merge(&c->hints, info, R));
+}
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    static const char R[] = "MPI_Comm_get_info";
+    SMPI_CHECK_INIT(R);
+    SMPI_GET_COMM(c, comm, R);
+    if (!info_used) return smpi_error(c, MPI_ERR_ARG, R, "info_used is NULL");
+    smpi_attrs_lock();
+    int rc = smpi_hints_info(c->hints, info_used, R);
+    return smpi_attrs_unlock(rc);        /* a new object: the caller frees it */
+}
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 
 /* Nonblocking: the new communicator exists at once (its attributes copied
  * now), its group in the engine and so its context come with the request. */
@@ -291,6 +319,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     if (!newcomm) return smpi_error(c, MPI_ERR_ARG, R, "newcomm is NULL");
     if (c->inter) {
         int rc = c->inter->ops->dup(c, newcomm, request, R);
+        if (!rc) rc = smpi_hints_copy(&(*newcomm)->hints, c->hints, R);
         return rc ? rc : attrs_copy(c, *newcomm, R);
     }
     struct smpi_comm *n = calloc(1, sizeof *n);
@@ -315,7 +344,8 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     n->topo = smpi_topo_ref(c->topo);                /* a duplicate keeps the topology */
     *newcomm = n;
     *request = q;
-    return attrs_copy(c, n, R);
+    int rc = smpi_hints_copy(&n->hints, c->hints, R);
+    return rc ? rc : attrs_copy(c, n, R);
 }
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
 

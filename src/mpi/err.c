@@ -68,6 +68,22 @@ static const char *const class_text[MPI_ERR_LASTCODE] = {
     [MPI_ERR_FILE_IN_USE] = "MPI_ERR_FILE_IN_USE: file in use",
     [MPI_ERR_DUP_DATAREP] = "MPI_ERR_DUP_DATAREP: data representation already defined",
     [MPI_ERR_CONVERSION] = "MPI_ERR_CONVERSION: data conversion failed",
+    [MPI_T_ERR_MEMORY] = "MPI_T_ERR_MEMORY: out of memory",
+    [MPI_T_ERR_NOT_INITIALIZED] = "MPI_T_ERR_NOT_INITIALIZED: the tool interface is not initialised",
+    [MPI_T_ERR_CANNOT_INIT] = "MPI_T_ERR_CANNOT_INIT: the tool interface cannot be initialised",
+    [MPI_T_ERR_INVALID_INDEX] = "MPI_T_ERR_INVALID_INDEX: invalid variable or category index",
+    [MPI_T_ERR_INVALID_ITEM] = "MPI_T_ERR_INVALID_ITEM: invalid enumeration item index",
+    [MPI_T_ERR_INVALID_HANDLE] = "MPI_T_ERR_INVALID_HANDLE: invalid tool interface handle",
+    [MPI_T_ERR_OUT_OF_HANDLES] = "MPI_T_ERR_OUT_OF_HANDLES: no more variable handles",
+    [MPI_T_ERR_OUT_OF_SESSIONS] = "MPI_T_ERR_OUT_OF_SESSIONS: no more performance variable sessions",
+    [MPI_T_ERR_INVALID_SESSION] = "MPI_T_ERR_INVALID_SESSION: invalid performance variable session",
+    [MPI_T_ERR_CVAR_SET_NOT_NOW] = "MPI_T_ERR_CVAR_SET_NOT_NOW: control variable cannot be set now",
+    [MPI_T_ERR_CVAR_SET_NEVER] = "MPI_T_ERR_CVAR_SET_NEVER: control variable cannot be set",
+    [MPI_T_ERR_PVAR_NO_STARTSTOP] = "MPI_T_ERR_PVAR_NO_STARTSTOP: performance variable cannot be started or stopped",
+    [MPI_T_ERR_PVAR_NO_WRITE] = "MPI_T_ERR_PVAR_NO_WRITE: performance variable cannot be written",
+    [MPI_T_ERR_PVAR_NO_ATOMIC] = "MPI_T_ERR_PVAR_NO_ATOMIC: performance variable cannot be read and reset atomically",
+    [MPI_T_ERR_INVALID_NAME] = "MPI_T_ERR_INVALID_NAME: no variable or category of that name",
+    [MPI_T_ERR_INVALID] = "MPI_T_ERR_INVALID: invalid use of the tool interface",
     [MPI_ERR_IO] = "MPI_ERR_IO: I/O error",
 };
 
@@ -224,9 +240,8 @@ static int errh_check(MPI_Errhandler e)
     return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || (smpi_user_errh(e) && smpi_user_errh(e)->fn);
 }
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+static int set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler, const char *R)
 {
-    static const char R[] = "MPI_Comm_set_errhandler";
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     if (!errh_check(errhandler))
@@ -237,11 +252,22 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     c->errh = errhandler;
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return set_errhandler(comm, errhandler, "MPI_Comm_set_errhandler");
+}
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+/* MPI-1's name (removed in MPI 3.0): the same call, its errors under its own name */
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    static const char R[] = "MPI_Comm_get_errhandler";
+    return set_errhandler(comm, errhandler, "MPI_Errhandler_set");
+}
+#pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
+
+static int get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler, const char *R)
+{
     SMPI_CHECK_INIT(R);
     SMPI_GET_COMM(c, comm, R);
     if (!errhandler) return smpi_error(c, MPI_ERR_ARG, R, "errhandler is NULL");
@@ -249,7 +275,19 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     *errhandler = c->errh;
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return get_errhandler(comm, errhandler, "MPI_Comm_get_errhandler");
+}
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+
+/* MPI-1's name: as MPI_Comm_get_errhandler, a new reference the caller may free */
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return get_errhandler(comm, errhandler, "MPI_Errhandler_get");
+}
+#pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
@@ -264,9 +302,8 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 }
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
+static int create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler, const char *R)
 {
-    static const char R[] = "MPI_Comm_create_errhandler";
     SMPI_CHECK_INIT(R);
     if (!function) return smpi_error(NULL, MPI_ERR_ARG, R, "function is NULL");
     if (!errhandler) return smpi_error(NULL, MPI_ERR_ARG, R, "errhandler is NULL");
@@ -276,7 +313,19 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errh
     *errhandler = e;
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
+{
+    return create_errhandler(function, errhandler, "MPI_Comm_create_errhandler");
+}
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+
+/* MPI-1's name; MPI_Handler_function is the communicator's handler type */
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
+{
+    return create_errhandler(function, errhandler, "MPI_Errhandler_create");
+}
+#pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {

@@ -178,6 +178,68 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 }
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 
+/* --- Hints kept without an info object --------------------------------------
+ * A communicator keeps its hints as one malloc'd block of "key\0value\0"
+ * pairs ended by an empty key (keys are never empty): objects.c frees it
+ * with free() and so does not depend on this file (info.c reports through
+ * err.c, which depends on objects.c). */
+#define EACH_HINT(k, v, h) \
+    for (const char *k = (h), *v = k ? k + strlen(k) + 1 : NULL; k && *k; k = v + strlen(v) + 1, v = k + strlen(k) + 1)
+
+static char *hints_pack(const struct smpi_info *in)
+{
+    size_t len = 1;
+    for (int i = 0; i < in->n; i++) len += strlen(in->kv[i].key) + strlen(in->kv[i].val) + 2;
+    char *b = malloc(len), *q = b;
+    for (int i = 0; b && i < in->n; i++)
+        for (int j = 0; j < 2; j++) {
+            const char *x = j ? in->kv[i].val : in->kv[i].key;
+            size_t n = strlen(x) + 1;
+            memcpy(q, x, n), q += n;
+        }
+    if (b) *q = 0;
+    return b;
+}
+
+int smpi_hints_merge(char **hints, MPI_Info info, const char *R)
+{
+    struct smpi_info *in = smpi_info(info);
+    if (!in || !in->n) return MPI_SUCCESS;
+    struct smpi_info all = { SMPI_MAGIC_INFO, 0, 0, NULL };
+    int rc = MPI_SUCCESS;
+    EACH_HINT(k, v, *hints) if (!rc) rc = put(&all, k, v, R);
+    for (int i = 0; !rc && i < in->n; i++) rc = put(&all, in->kv[i].key, in->kv[i].val, R);
+    char *b = rc ? NULL : hints_pack(&all);
+    if (!rc && !b) rc = smpi_error(NULL, MPI_ERR_NO_MEM, R, "no memory for %d hints", all.n);
+    if (b) free(*hints), *hints = b;
+    for (int i = 0; i < all.n; i++) free(all.kv[i].key), free(all.kv[i].val);
+    free(all.kv);
+    return rc;
+}
+
+int smpi_hints_copy(char **dst, const char *src, const char *R)
+{
+    if (!src) return MPI_SUCCESS;
+    size_t len = 1;
+    EACH_HINT(k, v, src) len = (size_t)(v + strlen(v) + 1 - src) + 1;
+    char *b = malloc(len);
+    if (!b) return smpi_error(NULL, MPI_ERR_NO_MEM, R, "no memory for the hints");
+    memcpy(b, src, len);
+    free(*dst), *dst = b;
+    return MPI_SUCCESS;
+}
+
+int smpi_hints_info(const char *hints, MPI_Info *out, const char *R)
+{
+    MPI_Info d;
+    int rc = PMPI_Info_create(&d);
+    if (rc) return rc;
+    EACH_HINT(k, v, hints) if (!rc) rc = put(d, k, v, R);
+    if (rc) { PMPI_Info_free(&d); return rc; }
+    *out = d;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Info_free(MPI_Info *info)
 {
     static const char R[] = "MPI_Info_free";

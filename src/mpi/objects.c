@@ -133,6 +133,7 @@ void smpi_comm_unref(struct smpi_comm *c)
     smpi_topo_unref(c->topo);
     smpi_group_unref(c->group);
     smpi_errh_unref(c->errh);
+    free(c->hints);
     c->magic = 0;
     free(c);
 }

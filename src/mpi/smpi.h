@@ -70,6 +70,7 @@ struct smpi_comm {
     struct smpi_attr *attrs;    /* user attributes */
     struct smpi_topo *topo;     /* process topology (topo.c), or NULL; shared by dups */
     struct smpi_inter *inter;   /* an intercommunicator's other side (inter.c), else NULL */
+    char    *hints;             /* MPI_Comm_set_info's pairs (info.c's block), or NULL */
     bool     linked;            /* made by connect/accept/join: its remote group counted in sm_link
                                  * until MPI_Comm_disconnect (dynamic.c) */
 };
@@ -385,6 +386,11 @@ int  smpi_attrs_unlock(int rc);
 
 /* Info objects (info.c): the object, or NULL for MPI_INFO_NULL and bad handles. */
 struct smpi_info *smpi_info(MPI_Info h);
+/* A communicator's hints (info.c): *hints (NULL: none) with info's pairs
+ * set over it; a copy of src in *dst; a new info object holding them. */
+int smpi_hints_merge(char **hints, MPI_Info info, const char *R);
+int smpi_hints_copy(char **dst, const char *src, const char *R);
+int smpi_hints_info(const char *hints, MPI_Info *out, const char *R);
 #define SMPI_CHECK_INFO(c, h, R) do { if ((h) != MPI_INFO_NULL && !smpi_info(h)) \
     return smpi_error(c, MPI_ERR_INFO, R, "info %p is not an info object", (void *)(h)); } while (0)
 

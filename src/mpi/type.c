@@ -189,10 +189,9 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 }
 #pragma weak MPI_Type_vector = PMPI_Type_vector
 
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                             MPI_Datatype *newtype)
+static int hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype,
+                   const char *R)
 {
-    static const char R[] = "MPI_Type_create_hvector";
     CHECK_OLD(old, oldtype, R); CHECK_COUNT(count, R); CHECK_OUT(newtype, R);
     if (blocklength < 0) return smpi_error(NULL, MPI_ERR_ARG, R, "blocklength %d is negative", blocklength);
     struct dt_type *d = NULL;
@@ -201,7 +200,21 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
     return made(st, d, MPI_COMBINER_HVECTOR,
                 &(struct contents){ .i = { { ints, 2 } }, .a = &stride, .na = 1, .d = &old, .nd = 1 }, newtype, R);
 }
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+    return hvector(count, blocklength, stride, oldtype, newtype, "MPI_Type_create_hvector");
+}
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+
+/* MPI-1's name (removed in MPI 3.0). Its combiner is MPI_COMBINER_HVECTOR:
+ * MPI_COMBINER_HVECTOR_INTEGER was Fortran's, with integer strides. */
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return hvector(count, blocklength, stride, oldtype, newtype, "MPI_Type_hvector");
+}
+#pragma weak MPI_Type_hvector = PMPI_Type_hvector
 
 /* The indexed family's checks: count blocks of bl[i] (or blocklength) elements. */
 static int check_blocks(int count, const int *bl, int blocklength, const void *displs, const char *R)
@@ -246,6 +259,12 @@ int PMPI_Type_create_hindexed(int count, const int bl[], const MPI_Aint displs[]
 }
 #pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
 
+int PMPI_Type_hindexed(int count, int *bl, MPI_Aint *displs, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return indexed(count, bl, 0, displs, NULL, oldtype, newtype, MPI_COMBINER_HINDEXED, "MPI_Type_hindexed");
+}
+#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displs[], MPI_Datatype oldtype,
                                    MPI_Datatype *newtype)
 {
@@ -262,10 +281,9 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint d
 }
 #pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
 
-int PMPI_Type_create_struct(int count, const int bl[], const MPI_Aint displs[], const MPI_Datatype types[],
-                            MPI_Datatype *newtype)
+static int type_struct(int count, const int bl[], const MPI_Aint displs[], const MPI_Datatype types[],
+                       MPI_Datatype *newtype, const char *R)
 {
-    static const char R[] = "MPI_Type_create_struct";
     CHECK_OUT(newtype, R);
     if (count > 0 && (!types || !bl)) return smpi_error(NULL, MPI_ERR_ARG, R, "%s is NULL", types ? "bl" : "types");
     int rc = check_blocks(count, bl, 0, displs, R);
@@ -291,7 +309,19 @@ int PMPI_Type_create_struct(int count, const int bl[], const MPI_Aint displs[], 
     free(objs), free(dts);
     return rc;
 }
+
+int PMPI_Type_create_struct(int count, const int bl[], const MPI_Aint displs[], const MPI_Datatype types[],
+                            MPI_Datatype *newtype)
+{
+    return type_struct(count, bl, displs, types, newtype, "MPI_Type_create_struct");
+}
 #pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+
+int PMPI_Type_struct(int count, int *bl, MPI_Aint *displs, MPI_Datatype *types, MPI_Datatype *newtype)
+{
+    return type_struct(count, bl, displs, types, newtype, "MPI_Type_struct");
+}
+#pragma weak MPI_Type_struct = PMPI_Type_struct
 
 int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
                                MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -740,6 +770,32 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 }
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 
+/* MPI-1's queries (removed in MPI 3.0): the extent, and the lower and upper
+ * bounds (MPI 2.2 §4.1.6: ub = lb + extent, so a resized type's). */
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+    QUERY(t, datatype, "MPI_Type_extent", extent, extent);
+    *extent = smpi_extent(t);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_extent = PMPI_Type_extent
+
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    QUERY(t, datatype, "MPI_Type_lb", displacement, displacement);
+    *displacement = t->dt->lb;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_lb = PMPI_Type_lb
+
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    QUERY(t, datatype, "MPI_Type_ub", displacement, displacement);
+    *displacement = t->dt->lb + smpi_extent(t);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_ub = PMPI_Type_ub
+
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
     QUERY(t, datatype, "MPI_Type_get_true_extent", true_lb, true_extent);
@@ -755,6 +811,14 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Get_address = PMPI_Get_address
+
+int PMPI_Address(void *location, MPI_Aint *address)
+{
+    if (!address) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Address", "address is NULL");
+    *address = (MPI_Aint)location;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Address = PMPI_Address
 
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
 #pragma weak MPI_Aint_add = PMPI_Aint_add

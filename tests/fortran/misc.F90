@@ -4,7 +4,9 @@
 ! INTEGER(KIND=MPI_ADDRESS_KIND), a Fortran error handler, a struct of
 ! relative displacements, MPI_ALLOC_MEM's address (and its TYPE(C_PTR) form
 ! with the module), Testsome's indices and a cancelled receive, info
-! strings, MPI_AINT_ADD/DIFF, MPI_SIZEOF (module).
+! strings, MPI_AINT_ADD/DIFF, MPI_SIZEOF (module); the MPI-1 type and error
+! handler routines MPI-3.0 removed (INTEGER extents and strides), and a
+! communicator's info hints.
 program misc
   use ftest
 #ifdef USE_MPI_MODULE
@@ -24,7 +26,7 @@ program misc
   logical :: flag
   double precision :: dv(4)
   character(len=MPI_MAX_INFO_VAL) :: value
-  integer :: info
+  integer :: info, iext, ilb, iub, htype
   external :: copy1, errh1
   integer :: handled, hcode
   common /misc_cb/ handled, hcode
@@ -72,6 +74,40 @@ program misc
   call MPI_SENDRECV_REPLACE(dv, 1, stype, rank, 1, rank, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
   call check(nint(dv(1)) == rank + 1 .and. nint(dv(4)) == rank + 4, 'MPI_TYPE_STRUCT exchange')
   call MPI_TYPE_FREE(stype, ierr)
+
+  ! The MPI-1 names: an hvector of INTEGER stride, its bounds; a handler.
+  call MPI_TYPE_HVECTOR(2, 1, 24, MPI_DOUBLE_PRECISION, htype, ierr)
+  call MPI_TYPE_COMMIT(htype, ierr)
+  call MPI_TYPE_EXTENT(htype, iext, ierr)
+  call MPI_TYPE_LB(htype, ilb, ierr)
+  call MPI_TYPE_UB(htype, iub, ierr)
+  call check(iext == 32 .and. ilb == 0 .and. iub == 32, 'MPI_TYPE_EXTENT, MPI_TYPE_LB, MPI_TYPE_UB')
+  dv = [1d0, 2d0, 3d0, 4d0] + rank
+  call MPI_SENDRECV_REPLACE(dv, 1, htype, rank, 2, rank, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+  call check(nint(dv(1)) == rank + 1 .and. nint(dv(4)) == rank + 4, 'MPI_TYPE_HVECTOR exchange')
+  call MPI_TYPE_FREE(htype, ierr)
+  call MPI_COMM_DUP(MPI_COMM_WORLD, dup, ierr)
+  call MPI_ERRHANDLER_CREATE(errh1, errh, ierr)
+  call MPI_ERRHANDLER_SET(dup, errh, ierr)
+  call MPI_ERRHANDLER_GET(dup, got, ierr)
+  call check(got == errh, 'MPI_ERRHANDLER_GET')
+  call MPI_COMM_CALL_ERRHANDLER(dup, MPI_ERR_COUNT, ierr)
+  call check(handled == 2 .and. hcode == MPI_ERR_COUNT, 'the handler of MPI_ERRHANDLER_CREATE')
+  call MPI_ERRHANDLER_FREE(got, ierr)
+  call MPI_ERRHANDLER_FREE(errh, ierr)
+
+  ! A communicator's hints, passed on by MPI_COMM_DUP.
+  call MPI_INFO_CREATE(info, ierr)
+  call MPI_INFO_SET(info, 'hint', 'yes', ierr)
+  call MPI_COMM_SET_INFO(dup, info, ierr)
+  call MPI_INFO_FREE(info, ierr)
+  call MPI_COMM_DUP(dup, got, ierr)
+  call MPI_COMM_GET_INFO(got, info, ierr)
+  call MPI_INFO_GET(info, 'hint', MPI_MAX_INFO_VAL, value, flag, ierr)
+  call check(flag .and. value == 'yes', 'MPI_COMM_SET_INFO, MPI_COMM_GET_INFO of a dup')
+  call MPI_INFO_FREE(info, ierr)
+  call MPI_COMM_FREE(got, ierr)
+  call MPI_COMM_FREE(dup, ierr)
 
   ! MPI_ALLOC_MEM gives an address.
   call MPI_ALLOC_MEM(64_MPI_ADDRESS_KIND, MPI_INFO_NULL, base, ierr)

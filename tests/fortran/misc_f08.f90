@@ -3,7 +3,8 @@
 ! delete functions are Fortran), a Fortran error handler, strings (info
 ! objects, names, versions), LOGICAL results, 1-based indices of
 ! Testsome/Waitsome, groups' range triplets, MPI_Alloc_mem into a C_PTR,
-! MPI_Aint_add/diff, MPI_SIZEOF, MPI_Status_f082f/f2f08, MPI_F_sync_reg.
+! MPI_Aint_add/diff, MPI_SIZEOF, MPI_Status_f082f/f2f08, MPI_F_sync_reg,
+! MPI_Comm_set_info/get_info.
 module misc_f08_cb
   use mpi_f08
   implicit none
@@ -129,6 +130,14 @@ program misc_f08
   value = 'untouched'
   call MPI_Info_get(info, 'colour', MPI_MAX_INFO_VAL, value, flag)
   call check(.not. flag .and. value == 'untouched', 'MPI_Info_get of an absent key')
+  ! a communicator's hints: the ones set, a new object each time
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+  call MPI_Comm_set_info(dup, info)
+  call MPI_Comm_get_info(dup, info2)
+  call MPI_Info_get(info2, 'size', MPI_MAX_INFO_VAL, value, flag)
+  call check(flag .and. value == '10', 'MPI_Comm_set_info, MPI_Comm_get_info')
+  call MPI_Info_free(info2)
+  call MPI_Comm_free(dup)
   call MPI_Info_dup(info, info2)
   call MPI_Info_get(info2, 'color', 4, value, flag)
   call check(flag .and. value == 'deep', 'MPI_Info_get truncated to valuelen')
