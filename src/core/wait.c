@@ -107,7 +107,6 @@ static void futex_wake(volatile uint32_t *w)
  * Linux 5.16): a word sleeper that the event source must be able to wake.
  * false where the kernel refuses it (the caller sleeps briefly instead). */
 static bool waitv_ok = true;
-
 static bool futex_wait2(const volatile uint32_t *w, uint32_t old, const volatile uint32_t *bell, uint32_t seq, long ns)
 {
 #ifdef SYS_futex_waitv
@@ -430,9 +429,6 @@ void sm_wait_on(unsigned kinds, int rank, bool (*cond)(void *), void *arg)
 }
 uint64_t sm_wait_mate_waits(void) { return atomic_load_explicit(&mate_waits, memory_order_relaxed); }
 
-/* The yields and the sleeps, after the spins. A sleeper counts itself under each kind it waits for, so that a waker
- * of another kind (a put to a rank asleep in a barrier) reads a count of 0
- * on a line nobody writes and goes on; all sleep on the one doorbell word. */
 /* A turn whose UCX runs ran events (a send's completion, a message for
  * another request, a fragment) looks again at once instead of yielding:
  * what ran may have brought this wait's own event next, and Open MPI's
@@ -451,6 +447,10 @@ uint64_t sm_wait_mate_waits(void) { return atomic_load_explicit(&mate_waits, mem
  * 0.97x, 0 of 6 rounds, where the node's other rank may have work). */
 static _Atomic uint64_t ran_turns;      /* SMARTMAP_STATS (sm_wait_ran_turns) */
 uint64_t sm_wait_ran_turns(void) { return atomic_load_explicit(&ran_turns, memory_order_relaxed); }
+
+/* The yields and the sleeps, after the spins. A sleeper counts itself under each kind it waits for, so that a waker
+ * of another kind (a put to a rank asleep in a barrier) reads a count of 0
+ * on a line nobody writes and goes on; all sleep on the one doorbell word. */
 static void wait_yielding(unsigned kinds, bool (*cond)(void *), void *arg, const struct sm_wait_source *src,
                           bool alone)
 {

@@ -70,6 +70,9 @@ int PMPI_Finalize(void)
      * collective on MPI_COMM_WORLD (src/coll/sched.c) is done by the end of
      * a barrier: a failure is this call's error. */
     sm_status_t st = coll_barrier(&smpi_comm_world.cg);
+    /* the predefined communicators are never freed: their hints are, here */
+    free(smpi_comm_world.hints), smpi_comm_world.hints = NULL;
+    free(smpi_comm_self.hints), smpi_comm_self.hints = NULL;
     smpi_state = 2;
     sm_finalize_done("MPI_Finalize");
     if (st) return smpi_error(&smpi_comm_world, smpi_class_of(st), "MPI_Finalize", "%s", sm_fail_reason());

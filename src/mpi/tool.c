@@ -35,7 +35,7 @@ int PMPI_T_init_thread(int required, int *provided)
 {
     if (!provided || required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) return MPI_T_ERR_INVALID;
     pthread_mutex_lock(&t_lock);
-    t_inits++;
+    __atomic_store_n(&t_inits, t_inits + 1, __ATOMIC_RELEASE);    /* read unlocked by initialised() */
     pthread_mutex_unlock(&t_lock);
     *provided = required;                /* every level: the calls below take t_lock */
     return MPI_SUCCESS;
@@ -48,7 +48,8 @@ int PMPI_T_finalize(void)
 {
     pthread_mutex_lock(&t_lock);
     int rc = t_inits > 0 ? MPI_SUCCESS : MPI_T_ERR_NOT_INITIALIZED;
-    if (!rc && !--t_inits) {
+    if (!rc) __atomic_store_n(&t_inits, t_inits - 1, __ATOMIC_RELEASE);
+    if (!rc && !t_inits) {
         while (t_sessions) {
             struct smpi_t_session *s = t_sessions;
             t_sessions = s->next;

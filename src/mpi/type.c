@@ -804,19 +804,22 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
 }
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
 
-int PMPI_Get_address(const void *location, MPI_Aint *address)
+static int address_of(const void *location, MPI_Aint *address, const char *R)
 {
-    if (!address) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Get_address", "address is NULL");
+    if (!address) return smpi_error(NULL, MPI_ERR_ARG, R, "address is NULL");
     *address = (MPI_Aint)location;
     return MPI_SUCCESS;
+}
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+    return address_of(location, address, "MPI_Get_address");
 }
 #pragma weak MPI_Get_address = PMPI_Get_address
 
 int PMPI_Address(void *location, MPI_Aint *address)
 {
-    if (!address) return smpi_error(NULL, MPI_ERR_ARG, "MPI_Address", "address is NULL");
-    *address = (MPI_Aint)location;
-    return MPI_SUCCESS;
+    return address_of(location, address, "MPI_Address");
 }
 #pragma weak MPI_Address = PMPI_Address
 
